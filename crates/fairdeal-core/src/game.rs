@@ -1,0 +1,481 @@
+//! Games (what to deal) and deals (the cards laid out), and the shuffle.
+
+use core::fmt;
+
+use crate::keystream::{WordSource, uniform};
+use crate::{Card, Error};
+
+/// The parameter limits of each game.
+pub mod limits {
+    /// Decks in a `deck` or `hands` game.
+    pub const DECKS: (u32, u32) = (1, 8);
+    /// Players at a hold'em table.
+    pub const HOLDEM_PLAYERS: (u32, u32) = (2, 22);
+    /// Players at an omaha table.
+    pub const OMAHA_PLAYERS: (u32, u32) = (2, 11);
+}
+
+/// What to deal: a validated game and its parameters.
+///
+/// Made only through the checked constructors, so the deck is always large
+/// enough for the layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Game(Layout);
+
+/// The layout of a [`Game`], readable but only constructible through [`Game`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// The whole shuffled order of `decks` decks.
+    Deck {
+        /// 1 to 8.
+        decks: u8,
+    },
+    /// Texas hold'em: 2 hole cards each, then burn, flop, burn, turn, burn, river.
+    Holdem {
+        /// 2 to 22.
+        players: u8,
+    },
+    /// Omaha: 4 hole cards each, then the hold'em board.
+    Omaha {
+        /// 2 to 11.
+        players: u8,
+    },
+    /// `cards` each for `players`, dealt round robin; the rest kept in order.
+    Hands {
+        /// At least 1.
+        players: u16,
+        /// At least 1.
+        cards: u16,
+        /// 1 to 8.
+        decks: u8,
+    },
+}
+
+/// Names of the game types, as written on the wire and the command line.
+pub const GAME_TYPES: [&str; 4] = ["deck", "holdem", "omaha", "hands"];
+
+fn check_range(field: &'static str, value: u32, (min, max): (u32, u32)) -> Result<u32, Error> {
+    if (min..=max).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::OutOfRange {
+            field,
+            value: u64::from(value),
+            min: u64::from(min),
+            max: u64::from(max),
+        })
+    }
+}
+
+impl Game {
+    /// The whole shuffled order of `decks` decks (1 to 8).
+    pub fn deck(decks: u32) -> Result<Self, Error> {
+        let decks = check_range("decks", decks, limits::DECKS)? as u8;
+        Ok(Self(Layout::Deck { decks }))
+    }
+
+    /// Hold'em for `players` (2 to 22).
+    pub fn holdem(players: u32) -> Result<Self, Error> {
+        let players = check_range("players", players, limits::HOLDEM_PLAYERS)? as u8;
+        Ok(Self(Layout::Holdem { players }))
+    }
+
+    /// Omaha for `players` (2 to 11).
+    pub fn omaha(players: u32) -> Result<Self, Error> {
+        let players = check_range("players", players, limits::OMAHA_PLAYERS)? as u8;
+        Ok(Self(Layout::Omaha { players }))
+    }
+
+    /// `cards` each for `players` from `decks` decks: players ≥ 1, cards ≥ 1,
+    /// decks 1 to 8, players × cards ≤ 52 × decks.
+    pub fn hands(players: u32, cards: u32, decks: u32) -> Result<Self, Error> {
+        let decks = check_range("decks", decks, limits::DECKS)?;
+        let available = decks * Card::PER_DECK as u32;
+        let players = check_range("players", players, (1, available))?;
+        let cards = check_range("cards", cards, (1, available))?;
+        if players * cards > available {
+            return Err(Error::TooManyCards {
+                needed: u64::from(players) * u64::from(cards),
+                available: u64::from(available),
+            });
+        }
+        Ok(Self(Layout::Hands {
+            players: players as u16,
+            cards: cards as u16,
+            decks: decks as u8,
+        }))
+    }
+
+    /// Builds a game from its type name and optional parameters, as they
+    /// arrive from a command line or a request. A parameter the game does not
+    /// take is an error rather than silently ignored; `decks` defaults to 1.
+    pub fn from_parts(
+        game_type: &str,
+        players: Option<u32>,
+        cards: Option<u32>,
+        decks: Option<u32>,
+    ) -> Result<Self, Error> {
+        let game_type = match GAME_TYPES.iter().find(|&&name| name == game_type) {
+            Some(name) => *name,
+            None => return Err(Error::UnknownGame),
+        };
+        let required = |field: &'static str, value: Option<u32>| {
+            value.ok_or(Error::MissingParameter { game_type, field })
+        };
+        let refuse = |field: &'static str, value: Option<u32>| match value {
+            Some(_) => Err(Error::UnexpectedParameter { game_type, field }),
+            None => Ok(()),
+        };
+        match game_type {
+            "deck" => {
+                refuse("players", players)?;
+                refuse("cards", cards)?;
+                Self::deck(decks.unwrap_or(1))
+            }
+            "holdem" | "omaha" => {
+                refuse("cards", cards)?;
+                refuse("decks", decks)?;
+                let players = required("players", players)?;
+                if game_type == "holdem" {
+                    Self::holdem(players)
+                } else {
+                    Self::omaha(players)
+                }
+            }
+            _ => Self::hands(
+                required("players", players)?,
+                required("cards", cards)?,
+                decks.unwrap_or(1),
+            ),
+        }
+    }
+
+    /// The layout and its parameters.
+    pub fn layout(&self) -> Layout {
+        self.0
+    }
+
+    /// The type name: `deck`, `holdem`, `omaha` or `hands`.
+    pub fn type_name(&self) -> &'static str {
+        match self.0 {
+            Layout::Deck { .. } => "deck",
+            Layout::Holdem { .. } => "holdem",
+            Layout::Omaha { .. } => "omaha",
+            Layout::Hands { .. } => "hands",
+        }
+    }
+
+    /// Number of players, where the game has players.
+    pub fn players(&self) -> Option<u32> {
+        match self.0 {
+            Layout::Deck { .. } => None,
+            Layout::Holdem { players } | Layout::Omaha { players } => Some(u32::from(players)),
+            Layout::Hands { players, .. } => Some(u32::from(players)),
+        }
+    }
+
+    /// Cards per player, where the game has players.
+    pub fn cards_per_player(&self) -> Option<u32> {
+        match self.0 {
+            Layout::Deck { .. } => None,
+            Layout::Holdem { .. } => Some(2),
+            Layout::Omaha { .. } => Some(4),
+            Layout::Hands { cards, .. } => Some(u32::from(cards)),
+        }
+    }
+
+    /// Number of decks shuffled together.
+    pub fn decks(&self) -> u32 {
+        match self.0 {
+            Layout::Deck { decks } | Layout::Hands { decks, .. } => u32::from(decks),
+            Layout::Holdem { .. } | Layout::Omaha { .. } => 1,
+        }
+    }
+
+    /// Lays out an already shuffled deck of `self.decks()` decks.
+    pub(crate) fn lay_out(&self, deck: Vec<Card>) -> Deal {
+        debug_assert_eq!(deck.len(), self.decks() as usize * Card::PER_DECK);
+        let round_robin = |players: usize, cards: usize| -> Vec<Vec<Card>> {
+            (0..players)
+                .map(|seat| (0..cards).map(|k| deck[k * players + seat]).collect())
+                .collect()
+        };
+        match self.0 {
+            Layout::Deck { .. } => Deal::Deck { deck },
+            Layout::Holdem { players } | Layout::Omaha { players } => {
+                let players = usize::from(players);
+                let per_player = self.cards_per_player().unwrap_or(2) as usize;
+                let hands = round_robin(players, per_player);
+                let h = per_player * players;
+                Deal::Board {
+                    hands,
+                    board: vec![
+                        deck[h + 1],
+                        deck[h + 2],
+                        deck[h + 3],
+                        deck[h + 5],
+                        deck[h + 7],
+                    ],
+                    burns: vec![deck[h], deck[h + 4], deck[h + 6]],
+                }
+            }
+            Layout::Hands { players, cards, .. } => {
+                let (players, cards) = (usize::from(players), usize::from(cards));
+                let hands = round_robin(players, cards);
+                let rest = deck[players * cards..].to_vec();
+                Deal::Hands { hands, rest }
+            }
+        }
+    }
+}
+
+impl fmt::Display for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Layout::Deck { decks: 1 } => f.write_str("deck (1 deck)"),
+            Layout::Deck { decks } => write!(f, "deck ({decks} decks)"),
+            Layout::Holdem { players } => write!(f, "holdem, {players} players"),
+            Layout::Omaha { players } => write!(f, "omaha, {players} players"),
+            Layout::Hands {
+                players,
+                cards,
+                decks,
+            } => write!(
+                f,
+                "hands, {players} players x {cards} cards, {decks} deck{}",
+                if decks == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+/// Shuffles `items` in place: Fisher–Yates from the end, `j = uniform(i + 1)`.
+pub fn shuffle<T, S: WordSource + ?Sized>(items: &mut [T], source: &mut S) {
+    for i in (1..items.len()).rev() {
+        let j = uniform(source, i as u64 + 1) as usize;
+        items.swap(i, j);
+    }
+}
+
+/// The cards of one round, laid out for its game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Deal {
+    /// A `deck` game: the whole shuffled order.
+    Deck {
+        /// Top card first.
+        deck: Vec<Card>,
+    },
+    /// `holdem` or `omaha`.
+    Board {
+        /// One hand per seat, seat 0 first, cards in the order dealt.
+        hands: Vec<Vec<Card>>,
+        /// Flop (3), turn, river.
+        board: Vec<Card>,
+        /// The burn before the flop, the turn and the river.
+        burns: Vec<Card>,
+    },
+    /// A `hands` game.
+    Hands {
+        /// One hand per player, cards in the order dealt.
+        hands: Vec<Vec<Card>>,
+        /// The undealt cards, top first.
+        rest: Vec<Card>,
+    },
+}
+
+/// Where a card sits in a [`Deal`], for naming a difference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// `deck[position]`
+    Deck(usize),
+    /// `hands[seat][card_idx]`
+    Hand {
+        /// Seat, from 0.
+        seat: usize,
+        /// Card within the hand, from 0.
+        card_idx: usize,
+    },
+    /// `board[position]`
+    Board(usize),
+    /// `burns[position]`
+    Burn(usize),
+    /// `rest[position]`
+    Rest(usize),
+}
+
+impl fmt::Display for Slot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Slot::Deck(pos) => write!(f, "deck[{pos}]"),
+            Slot::Hand { seat, card_idx } => write!(f, "hands[{seat}][{card_idx}]"),
+            Slot::Board(pos) => write!(f, "board[{pos}]"),
+            Slot::Burn(pos) => write!(f, "burns[{pos}]"),
+            Slot::Rest(pos) => write!(f, "rest[{pos}]"),
+        }
+    }
+}
+
+impl Deal {
+    /// Every card with its slot, in a fixed order (hands, board, burns, rest).
+    pub fn slots(&self) -> Vec<(Slot, Card)> {
+        let hand_slots = |hands: &[Vec<Card>]| {
+            hands
+                .iter()
+                .enumerate()
+                .flat_map(|(seat, hand)| {
+                    hand.iter()
+                        .enumerate()
+                        .map(move |(card_idx, &card)| (Slot::Hand { seat, card_idx }, card))
+                })
+                .collect::<Vec<_>>()
+        };
+        fn positional(
+            cards: &[Card],
+            slot: fn(usize) -> Slot,
+        ) -> impl Iterator<Item = (Slot, Card)> + '_ {
+            cards
+                .iter()
+                .enumerate()
+                .map(move |(pos, &card)| (slot(pos), card))
+        }
+        match self {
+            Deal::Deck { deck } => positional(deck, Slot::Deck).collect(),
+            Deal::Board {
+                hands,
+                board,
+                burns,
+            } => {
+                let mut slots = hand_slots(hands);
+                slots.extend(positional(board, Slot::Board));
+                slots.extend(positional(burns, Slot::Burn));
+                slots
+            }
+            Deal::Hands { hands, rest } => {
+                let mut slots = hand_slots(hands);
+                slots.extend(positional(rest, Slot::Rest));
+                slots
+            }
+        }
+    }
+
+    /// Number of cards in the deal (the whole deck for `deck` and `hands`).
+    pub fn n_cards(&self) -> usize {
+        match self {
+            Deal::Deck { deck } => deck.len(),
+            Deal::Board {
+                hands,
+                board,
+                burns,
+            } => hands.iter().map(Vec::len).sum::<usize>() + board.len() + burns.len(),
+            Deal::Hands { hands, rest } => hands.iter().map(Vec::len).sum::<usize>() + rest.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game_err(
+        game_type: &str,
+        players: Option<u32>,
+        cards: Option<u32>,
+        decks: Option<u32>,
+    ) -> Option<Error> {
+        Game::from_parts(game_type, players, cards, decks).err()
+    }
+
+    #[test]
+    fn parameter_limits_are_enforced_and_named() {
+        assert_eq!(
+            game_err("holdem", Some(23), None, None),
+            Some(Error::OutOfRange {
+                field: "players",
+                value: 23,
+                min: 2,
+                max: 22
+            })
+        );
+        assert!(Game::holdem(22).is_ok() && Game::holdem(1).is_err());
+        assert!(Game::omaha(11).is_ok() && Game::omaha(12).is_err());
+        assert!(Game::deck(8).is_ok() && Game::deck(0).is_err() && Game::deck(9).is_err());
+        assert!(Game::hands(52, 1, 1).is_ok());
+        assert_eq!(
+            Game::hands(4, 14, 1).err(),
+            Some(Error::TooManyCards {
+                needed: 56,
+                available: 52
+            })
+        );
+        assert!(Game::hands(4, 14, 2).is_ok());
+        assert!(Game::hands(0, 5, 1).is_err() && Game::hands(5, 0, 1).is_err());
+        assert!(Game::hands(u32::MAX, u32::MAX, 8).is_err());
+    }
+
+    #[test]
+    fn parameters_a_game_does_not_take_are_refused() {
+        assert_eq!(
+            game_err("deck", Some(2), None, None),
+            Some(Error::UnexpectedParameter {
+                game_type: "deck",
+                field: "players"
+            })
+        );
+        assert_eq!(
+            game_err("holdem", Some(2), None, Some(2)),
+            Some(Error::UnexpectedParameter {
+                game_type: "holdem",
+                field: "decks"
+            })
+        );
+        assert_eq!(
+            game_err("omaha", None, None, None),
+            Some(Error::MissingParameter {
+                game_type: "omaha",
+                field: "players"
+            })
+        );
+        assert_eq!(
+            game_err("poker", None, None, None),
+            Some(Error::UnknownGame)
+        );
+        assert_eq!(
+            Game::from_parts("hands", Some(4), Some(5), None).map(|g| g.decks()),
+            Ok(1)
+        );
+    }
+
+    #[test]
+    fn holdem_layout_is_round_robin_then_burn_flop_burn_turn_burn_river() {
+        let deck = crate::fresh_deck(1);
+        let Ok(game) = Game::holdem(3) else {
+            panic!("valid game")
+        };
+        let Deal::Board {
+            hands,
+            board,
+            burns,
+        } = game.lay_out(deck.clone())
+        else {
+            panic!("holdem deals a board")
+        };
+        assert_eq!(hands[0], vec![deck[0], deck[3]]);
+        assert_eq!(hands[2], vec![deck[2], deck[5]]);
+        assert_eq!(burns, vec![deck[6], deck[10], deck[12]]);
+        assert_eq!(board, vec![deck[7], deck[8], deck[9], deck[11], deck[13]]);
+    }
+
+    #[test]
+    fn slots_name_every_card_once() {
+        let deck = crate::fresh_deck(1);
+        let Ok(game) = Game::hands(3, 4, 1) else {
+            panic!("valid game")
+        };
+        let deal = game.lay_out(deck);
+        let slots = deal.slots();
+        assert_eq!(slots.len(), 52);
+        assert_eq!(deal.n_cards(), 52);
+        assert_eq!(slots[5].0.to_string(), "hands[1][1]");
+        assert_eq!(slots[12].0.to_string(), "rest[0]");
+    }
+}

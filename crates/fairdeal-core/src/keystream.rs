@@ -1,0 +1,231 @@
+//! From the three round inputs to a stream of unbiased integers.
+//!
+//! round key = HMAC-SHA256(server seed, client seed ‖ ":" ‖ decimal nonce);
+//! keystream = ChaCha20 (RFC 8439 block function) keyed by the round key, all-zero
+//! nonce, block counter from 0, read as little-endian 32-bit words;
+//! `uniform(bound)` = Lemire's multiply-and-reject over those words.
+
+use core::fmt;
+
+use hmac::{Hmac, KeyInit, Mac};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+use sha2::Sha256;
+use zeroize::Zeroize;
+
+use crate::{ClientSeed, ServerSeed};
+
+/// The 32-byte key of one round's keystream.
+///
+/// Anyone holding it can compute that round's deal, so it is treated like the
+/// server seed: redacted `Debug`, zeroed on drop.
+#[derive(Clone)]
+pub struct RoundKey([u8; 32]);
+
+impl RoundKey {
+    /// HMAC-SHA256 keyed by the server seed over `client_seed:nonce`.
+    pub fn derive(server_seed: &ServerSeed, client_seed: &ClientSeed, nonce: u64) -> Self {
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(server_seed.as_bytes())
+            .expect("HMAC takes keys of any length");
+        mac.update(client_seed.as_str().as_bytes());
+        mac.update(b":");
+        // `u64`'s Display is ASCII decimal without leading zeros or sign.
+        mac.update(nonce.to_string().as_bytes());
+        Self(mac.finalize().into_bytes().into())
+    }
+
+    /// The raw key bytes.
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+impl Drop for RoundKey {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+impl fmt::Debug for RoundKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RoundKey(<redacted>)")
+    }
+}
+
+/// A source of 32-bit words for [`uniform`] and [`crate::shuffle`].
+///
+/// fairdeal-v1 uses only [`Keystream`]; the trait exists so tests and audits
+/// can run the very same sampling and shuffle code over other sources (for
+/// example, to show what a narrow or biased source does to it).
+pub trait WordSource {
+    /// The next 32-bit word.
+    fn next_word(&mut self) -> u32;
+}
+
+/// The ChaCha20 keystream of one round, counting the words it has produced.
+pub struct Keystream {
+    rng: ChaCha20Rng,
+    words_read: u64,
+}
+
+impl Keystream {
+    /// Starts the keystream of `key` at block 0, word 0.
+    pub fn new(key: &RoundKey) -> Self {
+        Self {
+            rng: ChaCha20Rng::from_seed(key.0),
+            words_read: 0,
+        }
+    }
+
+    /// How many 32-bit words have been read so far.
+    pub fn words_read(&self) -> u64 {
+        self.words_read
+    }
+}
+
+impl WordSource for Keystream {
+    fn next_word(&mut self) -> u32 {
+        self.words_read += 1;
+        self.rng.next_u32()
+    }
+}
+
+impl fmt::Debug for Keystream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Keystream")
+            .field("words_read", &self.words_read)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Largest bound [`uniform`] accepts: 2^32.
+pub const UNIFORM_MAX_BOUND: u64 = 1 << 32;
+
+/// An integer in `0..bound`, exactly uniform if the words are.
+///
+/// Lemire's multiply-and-reject: with t = (2^32 − bound) mod bound, draw x and
+/// take m = x · bound (64-bit) until the low 32 bits of m are ≥ t; answer the
+/// high 32 bits. Of the 2^32 word values exactly ⌊2^32 / bound⌋ map to each
+/// result; the t leftovers are rejected and redrawn.
+///
+/// # Panics
+/// If `bound` is outside `2..=2^32`. Deals never ask for more than 416.
+pub fn uniform<S: WordSource + ?Sized>(source: &mut S, bound: u64) -> u64 {
+    assert!(
+        (2..=UNIFORM_MAX_BOUND).contains(&bound),
+        "uniform: bound {bound} outside 2..=2^32"
+    );
+    lemire::<32>(|| u64::from(source.next_word()), bound)
+}
+
+/// Lemire's method over `BITS`-bit words (BITS ≤ 32). fairdeal-v1 uses 32;
+/// the narrower widths exist so tests can enumerate every word exhaustively
+/// and prove the method exactly uniform with this very code.
+pub(crate) fn lemire<const BITS: u32>(mut next_word: impl FnMut() -> u64, bound: u64) -> u64 {
+    let mask = (1u64 << BITS) - 1;
+    let mut product = next_word() * bound;
+    let mut low = product & mask;
+    // t < bound, so a low part ≥ bound is accepted without computing t (and
+    // without its division). The words consumed are the same as the spec's.
+    if low < bound {
+        let threshold = ((1u64 << BITS) - bound) % bound;
+        while low < threshold {
+            product = next_word() * bound;
+            low = product & mask;
+        }
+    }
+    product >> BITS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 8439 §2.3.2: the block function with a known key, counter and nonce.
+    /// rand_chacha splits the 128 bits after the constants and key as a 64-bit
+    /// block counter (words 12–13) and a 64-bit stream (words 14–15); with the
+    /// RFC's 32-bit counter and 96-bit nonce the same words are set this way.
+    #[test]
+    fn keystream_is_the_rfc_8439_block_function() {
+        let key: [u8; 32] = core::array::from_fn(|i| i as u8);
+        let mut rng = ChaCha20Rng::from_seed(key);
+        // counter = 1, nonce = 00:00:00:09:00:00:00:4a:00:00:00:00
+        let word12 = 1u64;
+        let word13 = u64::from(u32::from_le_bytes([0, 0, 0, 9]));
+        rng.set_word_pos(u128::from(word12 | (word13 << 32)) * 16);
+        rng.set_stream(u64::from(u32::from_le_bytes([0, 0, 0, 0x4a])));
+        let expected: [u32; 16] = [
+            0xe4e7f110, 0x15593bd1, 0x1fdd0f50, 0xc47120a3, 0xc7f4d1c7, 0x0368c033, 0x9aaa2204,
+            0x4e6cd4c3, 0x466482d2, 0x09aa9f07, 0x05d7c214, 0xa2028bd9, 0xd19c12b5, 0xb94e16de,
+            0xe883d0cb, 0x4e3c50a2,
+        ];
+        let got: [u32; 16] = core::array::from_fn(|_| rng.next_u32());
+        assert_eq!(got, expected);
+    }
+
+    /// Every word value of an 8-bit source, for every bound it can serve:
+    /// each result is produced by exactly ⌊256/bound⌋ words and the rest are
+    /// rejected. This is the same function fairdeal-v1 runs with 32-bit words.
+    #[test]
+    fn lemire_is_exactly_uniform_over_every_8_bit_word() {
+        for bound in 2..=256u64 {
+            let mut hits = vec![0u32; bound as usize];
+            let mut rejected = 0u32;
+            for word in 0..256u64 {
+                // Feed one word; a rejection asks for a second, which we mark.
+                let mut calls = 0;
+                let result = lemire::<8>(
+                    || {
+                        calls += 1;
+                        if calls == 1 { word } else { u64::MAX >> 56 }
+                    },
+                    bound,
+                );
+                if calls == 1 {
+                    hits[result as usize] += 1;
+                } else {
+                    rejected += 1;
+                }
+            }
+            let per_result = 256 / bound as u32;
+            assert!(hits.iter().all(|&h| h == per_result), "bound {bound}");
+            assert_eq!(rejected, 256 % bound as u32, "bound {bound}");
+        }
+    }
+
+    /// The same with 16-bit words for every bound up to 600 (an 8-deck shoe
+    /// needs 416).
+    #[test]
+    fn lemire_is_exactly_uniform_over_every_16_bit_word() {
+        for bound in 2..=600u64 {
+            let mut hits = vec![0u32; bound as usize];
+            let mut rejected = 0u32;
+            for word in 0..65536u64 {
+                let mut calls = 0;
+                let result = lemire::<16>(
+                    || {
+                        calls += 1;
+                        if calls == 1 { word } else { 0xffff }
+                    },
+                    bound,
+                );
+                if calls == 1 {
+                    hits[result as usize] += 1;
+                } else {
+                    rejected += 1;
+                }
+            }
+            let per_result = 65536 / bound as u32;
+            assert!(hits.iter().all(|&h| h == per_result), "bound {bound}");
+            assert_eq!(rejected, 65536 % bound as u32, "bound {bound}");
+        }
+    }
+
+    #[test]
+    fn lemire_accepts_the_full_32_bit_bound() {
+        let mut words = [7u32, 9].into_iter();
+        let mut source = || u64::from(words.next().expect("one word"));
+        // bound = 2^32: t = 0, every word accepted, result = the word itself.
+        assert_eq!(lemire::<32>(&mut source, UNIFORM_MAX_BOUND), 7);
+    }
+}

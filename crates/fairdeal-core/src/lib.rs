@@ -1,0 +1,58 @@
+//! # fairdeal-core: the fairdeal-v1 dealing protocol
+//!
+//! A provably-fair deal is a function of three inputs, fixed in this order:
+//!
+//! 1. the operator's [`ServerSeed`], published first only as its
+//!    [`Commitment`] (SHA-256 of the 32 seed bytes);
+//! 2. the player's [`ClientSeed`];
+//! 3. the round's nonce, a `u64` counting rounds within one seed pair.
+//!
+//! [`RoundKey::derive`] hashes them with HMAC-SHA256; the key drives a ChaCha20
+//! [`Keystream`]; [`uniform`] turns its words into unbiased integers by
+//! rejection; [`shuffle`] is Fisher–Yates from the end; a [`Game`] lays the
+//! shuffled deck out as a [`Deal`]. [`verify`] checks a recorded round once the
+//! seed is revealed. The full specification, with test vectors, is
+//! `docs/PROTOCOL.md` in the repository.
+//!
+//! ## Layout
+//! - `seed`: the inputs and the commitment; each type validates on
+//!   construction, so a value that exists is valid.
+//! - `keystream`: round key, ChaCha20 words, `uniform`.
+//! - `card`: cards, names, the unshuffled deck order.
+//! - `game`: games, layouts, the shuffle, deals.
+//! - `verify`: dealing a round, checking a recorded one.
+//! - `error`: the one error type, for malformed input.
+//!
+//! ## Invariants
+//! - No I/O, no clock, no async, no global state: the same inputs give the
+//!   same deal on every machine, forever. A change to what a published round
+//!   deals is a new protocol version, never an edit here.
+//! - No randomness but the operating system's, and only in
+//!   [`ServerSeed::from_os_rng`]; dealing is deterministic.
+//! - A server seed never reaches `Debug`, `Display`, `Serialize` or an error.
+//! - No `unsafe`.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod card;
+mod error;
+mod game;
+mod keystream;
+mod seed;
+#[cfg(feature = "serde")]
+mod serde_impls;
+mod verify;
+
+pub use card::{Card, Rank, Suit, fresh_deck};
+pub use error::Error;
+pub use game::{Deal, GAME_TYPES, Game, Layout, Slot, limits, shuffle};
+pub use keystream::{Keystream, RoundKey, UNIFORM_MAX_BOUND, WordSource, uniform};
+pub use seed::{
+    CLIENT_SEED_MAX_LEN, ClientSeed, Commitment, SERVER_SEED_LEN, ServerSeed, parse_nonce,
+};
+pub use verify::{
+    CommitmentCheck, DealCheck, VerifyReport, compare_deals, deal, shuffled_deck, verify,
+};
+
+/// The protocol this crate implements, as written in records and exports.
+pub const PROTOCOL: &str = "fairdeal-v1";

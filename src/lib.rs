@@ -1,0 +1,2 @@
+//! fairdeal: the service and command-line tool around `fairdeal-core`.
+pub mod cli;
