@@ -1,2 +1,17 @@
-//! fairdeal: the service and command-line tool around `fairdeal-core`.
+//! # fairdeal: the service and command-line tool around `fairdeal-core`
+//!
+//! ## Layout
+//! - `cli`: one module per subcommand, each an `Opts` struct and a `run`.
+//! - `render`: how a deal looks on a terminal.
+//! - `stats`: the statistical tests (chi-square, normal) shared by the
+//!   fairness tests and the audit.
+//!
+//! ## Error policy
+//! The protocol crate returns its own narrow `Error` for malformed input and a
+//! report value for a failed verification. CLI plumbing uses `anyhow` with
+//! context; input mistakes are wrapped in [`cli::InputError`] so the binary can
+//! exit with status 2 and a message that names the flag.
+
 pub mod cli;
+pub mod render;
+pub mod stats;

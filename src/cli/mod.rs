@@ -1,1 +1,71 @@
-//! CLI
+//! Command-line interface: one module per subcommand.
+
+use std::fmt;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub mod replay;
+
+/// fairdeal: provably-fair card dealing (protocol fairdeal-v1).
+#[derive(Debug, Parser)]
+#[command(name = "fairdeal", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Recompute a deal offline from its seeds and nonce.
+    Replay(replay::ReplayOpts),
+}
+
+/// Runs the parsed command.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Replay(opts) => replay::run(opts),
+    }
+}
+
+/// A mistake in what the user typed: the binary exits with status 2.
+#[derive(Debug)]
+pub struct InputError {
+    /// The flag at fault, e.g. `--server-seed`.
+    pub flag: &'static str,
+    /// The rule broken.
+    pub message: String,
+}
+
+impl InputError {
+    /// An error for a flag.
+    pub fn new(flag: &'static str, message: impl fmt::Display) -> Self {
+        Self {
+            flag,
+            message: message.to_string(),
+        }
+    }
+
+    /// Maps a protocol error to the flag that carries its field.
+    pub fn from_core(err: &fairdeal_core::Error) -> Self {
+        let flag = match err.field() {
+            "server_seed" => "--server-seed",
+            "server_seed_hash" => "--commitment",
+            "client_seed" => "--client-seed",
+            "nonce" => "--nonce",
+            "game.type" => "--game",
+            "game.players" => "--players",
+            "game.decks" => "--decks",
+            _ => "--cards",
+        };
+        Self::new(flag, err)
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid {}: {}", self.flag, self.message)
+    }
+}
+
+impl std::error::Error for InputError {}

@@ -1,0 +1,118 @@
+//! Properties every fairdeal-v1 deal has, whatever the inputs.
+
+use fairdeal_core::{Card, ClientSeed, Deal, Game, ServerSeed, deal, fresh_deck, shuffled_deck};
+use proptest::prelude::*;
+
+fn server_seed() -> impl Strategy<Value = ServerSeed> {
+    any::<[u8; 32]>().prop_map(ServerSeed::from_bytes)
+}
+
+fn client_seed() -> impl Strategy<Value = ClientSeed> {
+    // Any printable text of 1..=16 characters (at most 64 bytes).
+    "[^\\p{Cc}]{1,16}".prop_map(|s| ClientSeed::new(s).expect("generated seeds are valid"))
+}
+
+fn game() -> impl Strategy<Value = Game> {
+    prop_oneof![
+        (1u32..=8).prop_map(|d| Game::deck(d).expect("valid")),
+        (2u32..=22).prop_map(|p| Game::holdem(p).expect("valid")),
+        (2u32..=11).prop_map(|p| Game::omaha(p).expect("valid")),
+        (1u32..=8, 1u32..=52, 1u32..=52)
+            .prop_filter_map("fits the shoe", |(d, p, c)| { Game::hands(p, c, d).ok() }),
+    ]
+}
+
+fn sorted(mut cards: Vec<Card>) -> Vec<Card> {
+    cards.sort();
+    cards
+}
+
+fn all_cards(deal: &Deal) -> Vec<Card> {
+    deal.slots().into_iter().map(|(_, card)| card).collect()
+}
+
+proptest! {
+    #[test]
+    fn every_shuffle_is_a_permutation_of_the_shoe(
+        seed in server_seed(), client in client_seed(), nonce in any::<u64>(), decks in 1usize..=8
+    ) {
+        let deck = shuffled_deck(&seed, &client, nonce, decks);
+        prop_assert_eq!(sorted(deck), sorted(fresh_deck(decks)));
+    }
+
+    #[test]
+    fn every_deal_lays_out_the_shuffled_deck_without_loss_or_repeat(
+        seed in server_seed(), client in client_seed(), nonce in any::<u64>(), game in game()
+    ) {
+        let dealt = deal(&seed, &client, nonce, game);
+        let deck = shuffled_deck(&seed, &client, nonce, game.decks() as usize);
+        let cards = all_cards(&dealt);
+        match &dealt {
+            Deal::Deck { deck: d } => prop_assert_eq!(d, &deck),
+            Deal::Board { hands, board, burns } => {
+                let players = game.players().expect("players") as usize;
+                let per = game.cards_per_player().expect("cards") as usize;
+                prop_assert_eq!(hands.len(), players);
+                prop_assert_eq!(board.len(), 5);
+                prop_assert_eq!(burns.len(), 3);
+                for (seat, hand) in hands.iter().enumerate() {
+                    for (k, card) in hand.iter().enumerate() {
+                        prop_assert_eq!(*card, deck[k * players + seat]);
+                    }
+                }
+                // One deck, so every dealt card is distinct, and they are
+                // exactly the top cards of the shuffled deck.
+                prop_assert_eq!(sorted(cards), sorted(deck[..players * per + 8].to_vec()));
+            }
+            Deal::Hands { hands, rest } => {
+                let players = game.players().expect("players") as usize;
+                let per = game.cards_per_player().expect("cards") as usize;
+                prop_assert_eq!(hands.len(), players);
+                prop_assert!(hands.iter().all(|h| h.len() == per));
+                prop_assert_eq!(rest.as_slice(), &deck[players * per..]);
+                prop_assert_eq!(sorted(cards), sorted(fresh_deck(game.decks() as usize)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_same_inputs_always_give_the_same_deal(
+        seed in server_seed(), client in client_seed(), nonce in any::<u64>(), game in game()
+    ) {
+        prop_assert_eq!(deal(&seed, &client, nonce, game), deal(&seed, &client, nonce, game));
+    }
+
+    /// A whole 52-card order repeats by chance with probability 1/52! ≈ 1.2e-68.
+    #[test]
+    fn changing_any_input_changes_the_shuffle(
+        seed in any::<[u8; 32]>(), bit in 0usize..256, client in client_seed(), nonce in 0u64..u64::MAX
+    ) {
+        let original = ServerSeed::from_bytes(seed);
+        let deck = shuffled_deck(&original, &client, nonce, 1);
+
+        let mut flipped = seed;
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        prop_assert_ne!(&deck, &shuffled_deck(&ServerSeed::from_bytes(flipped), &client, nonce, 1));
+
+        let other_client = ClientSeed::new(format!("{}x", &client.as_str()[..client.as_str().len().min(60)]))
+            .expect("still valid");
+        prop_assert_ne!(&deck, &shuffled_deck(&original, &other_client, nonce, 1));
+
+        prop_assert_ne!(&deck, &shuffled_deck(&original, &client, nonce + 1, 1));
+    }
+
+    /// `client:nonce` is unambiguous in the HMAC message only because the
+    /// nonce is digits and comes last; this pins the separator's role.
+    #[test]
+    fn moving_digits_between_client_seed_and_nonce_changes_the_shuffle(
+        seed in server_seed(), nonce in 10u64..1_000_000
+    ) {
+        let text = nonce.to_string();
+        let (head, tail) = text.split_at(1);
+        let a = ClientSeed::new(format!("c{head}")).expect("valid");
+        let b = ClientSeed::new("c").expect("valid");
+        let tail: u64 = tail.parse().expect("digits");
+        // "c1:23456" vs "c:123456" — different messages, so different decks.
+        prop_assert_ne!(shuffled_deck(&seed, &a, tail, 1), shuffled_deck(&seed, &b, nonce, 1));
+    }
+}

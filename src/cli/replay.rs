@@ -1,0 +1,152 @@
+//! `fairdeal replay`: recompute one deal offline, from the seeds alone.
+//!
+//! Nothing here talks to a server: a player or auditor can run it on their own
+//! machine against a revealed seed and the published commitment.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use fairdeal_core::{ClientSeed, Commitment, Deal, Game, PROTOCOL, ServerSeed, deal, parse_nonce};
+use serde::Serialize;
+
+use super::InputError;
+use crate::render;
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  fairdeal replay --server-seed d4905855cea6d293c9b84ccf823ec7840e6c1562df0e5b4d796ecd45dce3801c \\
+      --client-seed 'my seed' --nonce 41 --game holdem --players 6
+  fairdeal replay --server-seed … --client-seed … --nonce 0 --game deck --decks 6 --json
+
+Exit status: 0 replayed (and the commitment matched, if given); 1 the seed does
+not match --commitment; 2 invalid input.")]
+pub struct ReplayOpts {
+    /// The revealed server seed: 64 hex characters (32 bytes).
+    #[arg(long, value_name = "HEX")]
+    pub server_seed: String,
+    /// The client seed: 1 to 64 bytes of UTF-8, no control characters.
+    #[arg(long, value_name = "TEXT")]
+    pub client_seed: String,
+    /// The round's nonce: 0 to 18446744073709551615.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub nonce: String,
+    /// The game: deck, holdem, omaha or hands.
+    #[arg(long, value_name = "GAME")]
+    pub game: String,
+    /// Players (holdem 2-22, omaha 2-11, hands at least 1).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub players: Option<String>,
+    /// Cards per player (hands only).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub cards: Option<String>,
+    /// Decks in the shoe (deck and hands, 1-8; default 1).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub decks: Option<String>,
+    /// The published commitment (SHA-256 of the server seed) to check the
+    /// seed against.
+    #[arg(long, value_name = "HEX")]
+    pub commitment: Option<String>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The inputs of one replay, checked.
+#[derive(Debug)]
+pub struct ReplayInput {
+    pub server_seed: ServerSeed,
+    pub client_seed: ClientSeed,
+    pub nonce: u64,
+    pub game: Game,
+    pub commitment: Option<Commitment>,
+}
+
+fn parse_count(flag: &'static str, text: Option<&str>) -> Result<Option<u32>, InputError> {
+    text.map(|text| {
+        text.parse::<u32>()
+            .map_err(|_| InputError::new(flag, format!("must be a whole number, got {text:?}")))
+    })
+    .transpose()
+}
+
+impl ReplayOpts {
+    /// Checks every flag, reporting the first one at fault.
+    pub fn parse(&self) -> Result<ReplayInput, InputError> {
+        let core = |err: fairdeal_core::Error| InputError::from_core(&err);
+        let server_seed = ServerSeed::from_hex(&self.server_seed).map_err(core)?;
+        let client_seed = ClientSeed::new(self.client_seed.as_str()).map_err(core)?;
+        let nonce = parse_nonce(&self.nonce).map_err(core)?;
+        let game = Game::from_parts(
+            &self.game,
+            parse_count("--players", self.players.as_deref())?,
+            parse_count("--cards", self.cards.as_deref())?,
+            parse_count("--decks", self.decks.as_deref())?,
+        )
+        .map_err(core)?;
+        let commitment = self
+            .commitment
+            .as_deref()
+            .map(Commitment::from_hex)
+            .transpose()
+            .map_err(core)?;
+        Ok(ReplayInput {
+            server_seed,
+            client_seed,
+            nonce,
+            game,
+            commitment,
+        })
+    }
+}
+
+/// `fairdeal replay --json` output.
+#[derive(Debug, Serialize)]
+pub struct ReplayRecord<'a> {
+    pub protocol: &'static str,
+    pub server_seed_hash: Commitment,
+    pub client_seed: &'a ClientSeed,
+    pub nonce: u64,
+    pub game: Game,
+    pub deal: &'a Deal,
+}
+
+pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
+    let input = opts.parse()?;
+    let computed = input.server_seed.commitment();
+    if let Some(published) = input.commitment
+        && published != computed
+    {
+        eprintln!(
+            "error: commitment mismatch: SHA-256 of the given server seed is {computed},\n\
+             but the published commitment is {published}.\n\
+             This seed is not the one that was committed to; its deals prove nothing."
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let dealt = deal(
+        &input.server_seed,
+        &input.client_seed,
+        input.nonce,
+        input.game,
+    );
+    if opts.json {
+        let record = ReplayRecord {
+            protocol: PROTOCOL,
+            server_seed_hash: computed,
+            client_seed: &input.client_seed,
+            nonce: input.nonce,
+            game: input.game,
+            deal: &dealt,
+        };
+        let text = serde_json::to_string(&record).context("encoding the replay as JSON")?;
+        println!("{text}");
+    } else {
+        print!(
+            "{}",
+            render::replay_table(&input, &computed, &dealt, input.commitment.is_some())
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,367 @@
+//! `fairdeal replay` driven as a user runs it: the real binary, real flags.
+
+use std::process::{Command, Output};
+
+const SEED_B: &str = "d4905855cea6d293c9b84ccf823ec7840e6c1562df0e5b4d796ecd45dce3801c";
+const HASH_B: &str = "b034e2041764d657468f5d1371c83fb8dc69fe688a324145b6043894cf1b0c29";
+
+fn replay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .arg("replay")
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).expect("UTF-8 output")
+}
+
+fn vector_b(extra: &[&str]) -> Output {
+    let mut args = vec![
+        "--server-seed",
+        SEED_B,
+        "--client-seed",
+        "🂡 lucky",
+        "--nonce",
+        "41",
+        "--game",
+        "holdem",
+        "--players",
+        "6",
+    ];
+    args.extend_from_slice(extra);
+    replay(&args)
+}
+
+#[test]
+fn json_output_is_the_documented_record_of_vector_b() {
+    let out = vector_b(&["--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one JSON object");
+    let expected = serde_json::json!({
+        "protocol": "fairdeal-v1",
+        "server_seed_hash": HASH_B,
+        "client_seed": "🂡 lucky",
+        "nonce": 41,
+        "game": {"type": "holdem", "players": 6},
+        "deal": {
+            "hands": [["Qc","6c"],["8d","2h"],["6s","7h"],["5h","9h"],["3d","3h"],["7c","Kd"]],
+            "board": ["Ad","7s","Qs","Jd","3s"],
+            "burns": ["Jh","4s","Kh"]
+        }
+    });
+    assert_eq!(record, expected);
+}
+
+#[test]
+fn human_output_shows_suit_symbols_seats_and_the_commitment() {
+    let out = vector_b(&["--commitment", HASH_B]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("seat 1    Q♣ 6♣"), "{text}");
+    assert!(text.contains("board     A♦ 7♠ Q♠   J♦   3♠"), "{text}");
+    assert!(text.contains("burns     J♥ 4♠ K♥"), "{text}");
+    assert!(text.contains(HASH_B), "{text}");
+    assert!(text.contains("matches the published commitment"), "{text}");
+}
+
+#[test]
+fn a_seed_that_does_not_match_the_commitment_exits_1_and_deals_nothing() {
+    let wrong = "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925";
+    let out = vector_b(&["--commitment", wrong, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty());
+    let err = stderr(&out);
+    assert!(err.contains("commitment mismatch"), "{err}");
+    assert!(err.contains(wrong) && err.contains(HASH_B), "{err}");
+}
+
+#[test]
+fn a_six_deck_shoe_is_listed_in_full_with_positions() {
+    let out = replay(&[
+        "--server-seed",
+        "8646875b6c41589ec1a43c96cd06abf07e6435e78c3264fe2c2d0fd582caa440",
+        "--client-seed",
+        "table-7",
+        "--nonce",
+        "18446744073709551615",
+        "--game",
+        "deck",
+        "--decks",
+        "6",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("(312 cards)"), "{text}");
+    assert!(
+        text.contains("1-13  3♣ 8♠ 2♣ 8♥ 5♠ 2♦ 5♥ Q♥ 3♠ J♣ 5♠ 9♠ 7♥"),
+        "{text}"
+    );
+    assert!(text.contains("300-312"), "{text}");
+}
+
+/// Each bad input exits 2 with one message naming the flag and the rule, and
+/// never echoes a server seed.
+#[test]
+fn bad_input_names_the_flag_and_the_rule() {
+    let seed = SEED_B;
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &[
+                "--server-seed",
+                &seed[..63],
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "deck",
+            ],
+            "--server-seed",
+            "got 63 characters",
+        ),
+        (
+            &[
+                "--server-seed",
+                &format!("{}g", &seed[..63]),
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "deck",
+            ],
+            "--server-seed",
+            "hexadecimal",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "",
+                "--nonce",
+                "0",
+                "--game",
+                "deck",
+            ],
+            "--client-seed",
+            "it is empty",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                &"x".repeat(65),
+                "--nonce",
+                "0",
+                "--game",
+                "deck",
+            ],
+            "--client-seed",
+            "65 bytes",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "a\tb",
+                "--nonce",
+                "0",
+                "--game",
+                "deck",
+            ],
+            "--client-seed",
+            "U+0009",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "-1",
+                "--game",
+                "deck",
+            ],
+            "--nonce",
+            "unsigned 64-bit",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "18446744073709551616",
+                "--game",
+                "deck",
+            ],
+            "--nonce",
+            "at most 18446744073709551615",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "poker",
+            ],
+            "--game",
+            "deck, holdem, omaha, hands",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "holdem",
+                "--players",
+                "23",
+            ],
+            "--players",
+            "2 to 22; got 23",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "holdem",
+            ],
+            "--players",
+            "holdem needs players",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "omaha",
+                "--players",
+                "12",
+            ],
+            "--players",
+            "2 to 11; got 12",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "hands",
+                "--players",
+                "4",
+                "--cards",
+                "14",
+            ],
+            "--cards",
+            "at most 52 x decks = 52; got 56",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "hands",
+                "--players",
+                "four",
+                "--cards",
+                "1",
+            ],
+            "--players",
+            "whole number",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "deck",
+                "--decks",
+                "9",
+            ],
+            "--decks",
+            "1 to 8; got 9",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "deck",
+                "--players",
+                "2",
+            ],
+            "--players",
+            "deck does not take players",
+        ),
+        (
+            &[
+                "--server-seed",
+                seed,
+                "--client-seed",
+                "x",
+                "--nonce",
+                "0",
+                "--game",
+                "deck",
+                "--commitment",
+                "abc",
+            ],
+            "--commitment",
+            "64 hexadecimal",
+        ),
+    ];
+    for (args, flag, rule) in cases {
+        let out = replay(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("invalid {flag}:")), "{args:?}: {err}");
+        assert!(err.contains(rule), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(!err.contains(&seed[..16]), "the seed leaked into: {err}");
+        assert!(stdout(&out).is_empty());
+    }
+}

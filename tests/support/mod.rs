@@ -1,0 +1,5 @@
+//! Shared helpers for the integration tests.
+#![allow(dead_code)]
+
+pub mod exact;
+pub mod shuffles;
