@@ -96,8 +96,8 @@ pub fn random_comparator_merge_sort(items: &mut [usize], r: &mut dyn Randomness)
     random_comparator_merge_sort(&mut items[..mid], r);
     random_comparator_merge_sort(&mut items[mid..], r);
     let (mut left, mut right) = (
-        items[..mid].to_vec().into_iter().peekable(),
-        items[mid..].to_vec().into_iter().peekable(),
+        items[..mid].iter().copied().peekable(),
+        items[mid..].iter().copied().peekable(),
     );
     let mut merged = Vec::with_capacity(items.len());
     while let (Some(&a), Some(&b)) = (left.peek(), right.peek()) {

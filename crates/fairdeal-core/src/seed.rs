@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn server_seed_errors_never_echo_the_input() {
         let secret = "d4905855cea6d293c9b84ccf823ec7840e6c1562df0e5b4d796ecd45dce3801z";
-        let err = ServerSeed::from_hex(secret).err().expect("not hex");
+        let err = ServerSeed::from_hex(secret).expect_err("not hex");
         assert_eq!(err, Error::ServerSeedNotHex);
         assert!(!err.to_string().contains("d4905855"));
     }
