@@ -13,5 +13,12 @@
 //! exit with status 2 and a message that names the flag.
 
 pub mod cli;
+pub mod dealer;
+pub mod http;
+pub mod keys;
+pub mod metrics;
 pub mod render;
+pub mod sealing;
 pub mod stats;
+pub mod store;
+pub mod telemetry;

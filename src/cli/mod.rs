@@ -5,7 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod db;
+pub mod keys;
 pub mod replay;
+pub mod serve;
 
 /// fairdeal: provably-fair card dealing (protocol fairdeal-v1).
 #[derive(Debug, Parser)]
@@ -17,14 +20,26 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the dealing service (HTTP API).
+    Serve(serve::ServeOpts),
+    /// Manage operator API keys.
+    Keys(keys::KeysOpts),
     /// Recompute a deal offline from its seeds and nonce.
     Replay(replay::ReplayOpts),
+    /// Print the OpenAPI description of the HTTP API (what openapi.yaml holds).
+    Openapi,
 }
 
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Serve(opts) => serve::run(opts),
+        Command::Keys(opts) => keys::run(opts),
         Command::Replay(opts) => replay::run(opts),
+        Command::Openapi => {
+            print!("{}", crate::http::openapi_yaml());
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

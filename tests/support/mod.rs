@@ -1,5 +1,6 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod app;
 pub mod exact;
 pub mod shuffles;

@@ -1,0 +1,80 @@
+//! `fairdeal keys`: operator API keys.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+
+use super::InputError;
+use super::db::DatabaseOpts;
+use crate::dealer::now_ms;
+use crate::http::wire::timestamp;
+
+#[derive(Debug, Args)]
+pub struct KeysOpts {
+    #[command(subcommand)]
+    pub command: KeysCommand,
+    #[command(flatten)]
+    pub db: DatabaseOpts,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Create a key; prints it as the only line on stdout (it is shown once:
+    /// only its hash is stored).
+    Create {
+        /// A name for the key: 1-64 letters, digits, '-', '_' or '.'.
+        #[arg(long)]
+        name: String,
+    },
+    /// List keys: name, created, revoked.
+    List,
+    /// Revoke the key with this name.
+    Revoke {
+        /// The key's name.
+        name: String,
+    },
+}
+
+pub fn run(opts: KeysOpts) -> anyhow::Result<ExitCode> {
+    if let KeysCommand::Create { name } = &opts.command {
+        crate::keys::check_name(name).map_err(|e| InputError::new("--name", e))?;
+    }
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let store = opts.db.open().await?;
+        let code = match &opts.command {
+            KeysCommand::Create { name } => {
+                let new = crate::keys::generate(name, now_ms())?;
+                store.insert_key(&new.row).await?;
+                println!("{}", new.key);
+                ExitCode::SUCCESS
+            }
+            KeysCommand::List => {
+                for key in store.keys().await? {
+                    let state = match key.revoked_at {
+                        Some(at) => format!("revoked {}", timestamp(at)),
+                        None => "active".to_owned(),
+                    };
+                    println!(
+                        "{}\tcreated {}\t{state}",
+                        key.name,
+                        timestamp(key.created_at)
+                    );
+                }
+                ExitCode::SUCCESS
+            }
+            KeysCommand::Revoke { name } => {
+                if store.revoke_key(name, now_ms()).await? {
+                    eprintln!("revoked {name:?}");
+                    ExitCode::SUCCESS
+                } else {
+                    eprintln!("error: no active key named {name:?}");
+                    ExitCode::FAILURE
+                }
+            }
+        };
+        store.close().await;
+        Ok(code)
+    })
+}

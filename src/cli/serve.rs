@@ -1,0 +1,127 @@
+//! `fairdeal serve`: the dealing service.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use tokio::net::TcpListener;
+
+use super::db::DatabaseOpts;
+use crate::dealer::{Dealer, now_ms};
+use crate::http::{self, AppState};
+use crate::metrics::Metrics;
+use crate::sealing::MasterKey;
+use crate::telemetry::{self, LogFormat};
+
+#[derive(Debug, Args)]
+pub struct ServeOpts {
+    /// Address to listen on.
+    #[arg(
+        long,
+        env = "FAIRDEAL_LISTEN",
+        default_value = "127.0.0.1:8080",
+        value_name = "ADDR"
+    )]
+    pub listen: SocketAddr,
+    #[command(flatten)]
+    pub db: DatabaseOpts,
+    /// The master key that seals unrevealed server seeds, as 64 hex
+    /// characters. Prefer a key file; never pass it on a command line.
+    #[arg(long, env = "FAIRDEAL_MASTER_KEY", hide_env_values = true, hide = true)]
+    pub master_key: Option<String>,
+    /// A file holding the master key (64 hex characters). Without this or
+    /// FAIRDEAL_MASTER_KEY, `<data dir>/master.key` is used, and created with
+    /// mode 0600 on first start. Processes sharing a database must share it.
+    #[arg(long, env = "FAIRDEAL_MASTER_KEY_FILE", value_name = "PATH")]
+    pub master_key_file: Option<PathBuf>,
+    /// Seconds after which a round still in play is closed automatically.
+    #[arg(
+        long,
+        env = "FAIRDEAL_ROUND_TIMEOUT",
+        default_value_t = 3600,
+        value_name = "SECONDS"
+    )]
+    pub round_timeout: u64,
+    /// Log format.
+    #[arg(long, env = "FAIRDEAL_LOG_FORMAT", value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}
+
+pub fn run(opts: ServeOpts) -> anyhow::Result<std::process::ExitCode> {
+    telemetry::init(opts.log_format);
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(serve(opts))?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
+    let store = opts.db.open().await?;
+    let (key, key_origin) = MasterKey::load(
+        opts.master_key.as_deref(),
+        opts.master_key_file.as_deref(),
+        &opts.db.data_dir,
+    )?;
+    if !store.check_key_fingerprint(&key.fingerprint()).await? {
+        anyhow::bail!(
+            "this database's seeds were sealed under a different master key than the one from {key_origin}; \
+             start with the original key (FAIRDEAL_MASTER_KEY or --master-key-file)"
+        );
+    }
+    tracing::info!(database = store.backend(), master_key = %key_origin, "database ready");
+    let dealer = Arc::new(Dealer::new(store.clone(), key));
+    let state = AppState {
+        dealer: dealer.clone(),
+        metrics: Arc::new(Metrics::new()),
+    };
+    let listener = TcpListener::bind(opts.listen)
+        .await
+        .with_context(|| format!("listening on {}", opts.listen))?;
+    let addr = listener.local_addr()?;
+    println!("fairdeal listening on http://{addr}");
+    println!("create an operator API key with: fairdeal keys create --name NAME");
+    tracing::info!(%addr, "listening");
+
+    let timeout_ms = i64::try_from(opts.round_timeout.saturating_mul(1000)).unwrap_or(i64::MAX);
+    let closer = tokio::spawn(async move {
+        let period = Duration::from_secs((opts.round_timeout / 4).clamp(1, 30));
+        let mut ticker = tokio::time::interval(period);
+        loop {
+            ticker.tick().await;
+            match dealer.close_stale_rounds(timeout_ms, now_ms()).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(rounds = n, "closed rounds left in play past the timeout"),
+                Err(err) => tracing::warn!(error = format!("{err:#}"), "auto-close failed"),
+            }
+        }
+    });
+    http::serve(listener, state, shutdown_signal()).await?;
+    closer.abort();
+    store.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,171 @@
+//! The seed-pair lifecycle in domain terms: commit, accept the client seed,
+//! deal, close, rotate. Handlers call this; this calls the protocol crate, the
+//! sealing key and the store.
+//!
+//! Order of events it guarantees:
+//! - a pair's commitment (and the next one's) exists before any client seed;
+//! - a round is dealt with the next nonce inside the transaction that
+//!   records it;
+//! - a seed is revealed only when none of its pair's rounds is in play.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
+
+use crate::sealing::{MasterKey, Slot};
+use crate::store::{
+    CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, Rotate, Rotation,
+    SetClientSeed, Store,
+};
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+fn fresh_seed() -> anyhow::Result<ServerSeed> {
+    ServerSeed::from_os_rng().map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))
+}
+
+/// The service's dealer.
+#[derive(Debug)]
+pub struct Dealer {
+    store: Store,
+    key: MasterKey,
+}
+
+impl Dealer {
+    pub fn new(store: Store, key: MasterKey) -> Self {
+        Self { store, key }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// A pair whose current and next seeds are fresh, sealed, and committed.
+    fn new_pair(
+        &self,
+        id: String,
+        current: &ServerSeed,
+        client_seed: Option<&ClientSeed>,
+        predecessor_id: Option<String>,
+    ) -> anyhow::Result<NewPair> {
+        let next = fresh_seed()?;
+        Ok(NewPair {
+            server_seed_hash: current.commitment().to_string(),
+            server_seed_sealed: self.key.seal(current, &id, Slot::Current)?,
+            next_server_seed_hash: next.commitment().to_string(),
+            next_server_seed_sealed: self.key.seal(&next, &id, Slot::Next)?,
+            status: if client_seed.is_some() {
+                "active"
+            } else {
+                "awaiting_client_seed"
+            },
+            client_seed: client_seed.map(|c| c.as_str().to_owned()),
+            created_at: now_ms(),
+            predecessor_id,
+            id,
+        })
+    }
+
+    /// Commits to a new pair; its client seed comes later, from the player.
+    pub async fn create_pair(&self) -> anyhow::Result<PairRow> {
+        let pair = self.new_pair(new_id(), &fresh_seed()?, None, None)?;
+        Ok(self.store.insert_pair(&pair).await?)
+    }
+
+    pub async fn set_client_seed(
+        &self,
+        pair_id: &str,
+        client_seed: &ClientSeed,
+    ) -> anyhow::Result<SetClientSeed> {
+        Ok(self
+            .store
+            .set_client_seed(pair_id, client_seed.as_str())
+            .await?)
+    }
+
+    /// Deals the pair's next round.
+    pub async fn deal_round(
+        &self,
+        pair_id: &str,
+        game: Game,
+        idempotency_key: Option<&str>,
+    ) -> anyhow::Result<InsertRound> {
+        let game_json = serde_json::to_string(&game)?;
+        self.store
+            .insert_round(pair_id, idempotency_key, |ctx: &DealContext<'_>| {
+                let seed = self
+                    .key
+                    .open(ctx.server_seed_sealed, pair_id, Slot::Current)
+                    .context("opening the pair's server seed")?;
+                let client = ClientSeed::new(ctx.client_seed)
+                    .map_err(|e| anyhow::anyhow!("stored client seed is invalid: {e}"))?;
+                let dealt = deal(&seed, &client, ctx.nonce, game);
+                Ok(NewRound {
+                    id: new_id(),
+                    game: game_json.clone(),
+                    deal: serde_json::to_string(&dealt)?,
+                    created_at: now_ms(),
+                })
+            })
+            .await
+    }
+
+    pub async fn close_round(&self, round_id: &str) -> anyhow::Result<CloseRound> {
+        Ok(self.store.close_round(round_id, now_ms()).await?)
+    }
+
+    /// Closes rounds that have been in play longer than `timeout_ms` as of `now`.
+    pub async fn close_stale_rounds(&self, timeout_ms: i64, now: i64) -> anyhow::Result<u64> {
+        Ok(self
+            .store
+            .close_stale_rounds(now.saturating_sub(timeout_ms), now)
+            .await?)
+    }
+
+    /// Reveals the pair's seed and opens its successor: the successor deals
+    /// with the seed promised as `next_server_seed_hash`, the new client seed,
+    /// nonce 0, and a fresh next commitment.
+    pub async fn rotate(&self, pair_id: &str, client_seed: &ClientSeed) -> anyhow::Result<Rotate> {
+        let successor_id = new_id();
+        self.store
+            .rotate(pair_id, |pair: &PairRow| {
+                let sealed_current = pair
+                    .server_seed_sealed
+                    .as_deref()
+                    .context("active pair without a sealed seed")?;
+                let sealed_next = pair
+                    .next_server_seed_sealed
+                    .as_deref()
+                    .context("active pair without a sealed next seed")?;
+                let current = self
+                    .key
+                    .open(sealed_current, &pair.id, Slot::Current)
+                    .context("opening the pair's server seed")?;
+                let next = self
+                    .key
+                    .open(sealed_next, &pair.id, Slot::Next)
+                    .context("opening the pair's next server seed")?;
+                let successor = self.new_pair(
+                    successor_id.clone(),
+                    &next,
+                    Some(client_seed),
+                    Some(pair.id.clone()),
+                )?;
+                Ok(Rotation {
+                    revealed_server_seed: current.reveal_hex(),
+                    successor,
+                })
+            })
+            .await
+    }
+}

@@ -1,0 +1,243 @@
+//! The API's one error type, answered as RFC 9457 `application/problem+json`,
+//! and the JSON body reader that names the field at fault.
+//!
+//! Policy: input mistakes are 400/413/415/422 with the field and the rule;
+//! unknown ids 404; state conflicts 409; anything else is logged and answered
+//! as an opaque 500 (its detail could name internals, never a seed: no error
+//! in this crate carries one).
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use utoipa::ToSchema;
+
+/// An RFC 9457 problem document.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Problem {
+    /// Always `about:blank`: `title` and `status` carry the meaning.
+    #[serde(rename = "type")]
+    #[schema(example = "about:blank")]
+    pub problem_type: &'static str,
+    /// A short summary of the problem type.
+    #[schema(example = "Invalid request")]
+    pub title: String,
+    /// The HTTP status code.
+    #[schema(example = 422)]
+    pub status: u16,
+    /// What went wrong with this request, and the rule that was broken.
+    #[schema(example = "game.players: players must be 2 to 22; got 23")]
+    pub detail: String,
+    /// The request field at fault, as a dotted path, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "game.players")]
+    pub field: Option<String>,
+    /// Rounds still in play, when rotation is refused because of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rounds_in_play: Option<Vec<String>>,
+}
+
+/// An error answered to the client.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    title: &'static str,
+    detail: String,
+    field: Option<String>,
+    rounds_in_play: Option<Vec<String>>,
+    www_authenticate: bool,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, title: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            status,
+            title,
+            detail: detail.into(),
+            field: None,
+            rounds_in_play: None,
+            www_authenticate: false,
+        }
+    }
+
+    /// 400: the body is not the JSON this endpoint takes.
+    pub fn malformed(detail: impl Into<String>, field: Option<String>) -> Self {
+        Self {
+            field,
+            ..Self::new(StatusCode::BAD_REQUEST, "Malformed request", detail)
+        }
+    }
+
+    /// 422: well-formed, but a value breaks a rule.
+    pub fn invalid(field: &str, rule: impl std::fmt::Display) -> Self {
+        Self {
+            field: Some(field.to_owned()),
+            ..Self::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "Invalid request",
+                format!("{field}: {rule}"),
+            )
+        }
+    }
+
+    /// 422 from a protocol error, which names its own field.
+    pub fn from_core(err: &fairdeal_core::Error) -> Self {
+        Self::invalid(err.field(), err)
+    }
+
+    pub fn not_found(what: &str, id: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "Not found",
+            format!("no {what} with id {id:?}"),
+        )
+    }
+
+    pub fn conflict(title: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, title, detail)
+    }
+
+    pub fn rounds_in_play(ids: Vec<String>) -> Self {
+        Self {
+            detail: format!(
+                "the seed pair has {} round(s) still in play; revealing its seed now would expose \
+                 their undealt cards. Close them (POST /v1/rounds/{{id}}/close) and rotate again",
+                ids.len()
+            ),
+            rounds_in_play: Some(ids),
+            ..Self::new(StatusCode::CONFLICT, "Rounds still in play", "")
+        }
+    }
+
+    pub fn unauthorized(detail: impl Into<String>) -> Self {
+        Self {
+            www_authenticate: true,
+            ..Self::new(StatusCode::UNAUTHORIZED, "Unauthorized", detail)
+        }
+    }
+
+    pub fn unsupported_media_type() -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported media type",
+            "the request body must be JSON: send Content-Type: application/json",
+        )
+    }
+
+    pub fn unavailable(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service unavailable",
+            detail,
+        )
+    }
+
+    /// 500. The cause is logged here; the client sees nothing of it.
+    pub fn internal(err: &anyhow::Error) -> Self {
+        tracing::error!(error = format!("{err:#}"), "internal error");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Internal error",
+            "the server failed to complete the request; it has been logged",
+        )
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+}
+
+impl From<anyhow::Error> for ApiError {
+    fn from(err: anyhow::Error) -> Self {
+        Self::internal(&err)
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(err: sqlx::Error) -> Self {
+        Self::internal(&err.into())
+    }
+}
+
+/// Builds a problem response (also used for rejections outside handlers).
+pub fn problem_response(status: StatusCode, title: &'static str, detail: String) -> Response {
+    ApiError::new(status, title, detail).into_response()
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Problem {
+            problem_type: "about:blank",
+            title: self.title.to_owned(),
+            status: self.status.as_u16(),
+            detail: self.detail,
+            field: self.field,
+            rounds_in_play: self.rounds_in_play,
+        };
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let mut response = (self.status, bytes).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        if self.www_authenticate {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"fairdeal operator API\""),
+            );
+        }
+        response
+    }
+}
+
+/// Reads a JSON body into `T`: 413 when over the size limit, 415 when not
+/// declared as JSON, 400 naming the path of a syntax or type error (unknown
+/// fields included).
+pub fn read_json<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Request body too large",
+                "the request body is larger than the 16 KiB this API accepts",
+            )
+        } else {
+            ApiError::malformed(
+                format!("the request body could not be read: {rejection}"),
+                None,
+            )
+        }
+    })?;
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|mime| {
+            let mime = mime.trim();
+            mime.eq_ignore_ascii_case("application/json")
+                || (mime.starts_with("application/") && mime.ends_with("+json"))
+        });
+    if !is_json {
+        return Err(ApiError::unsupported_media_type());
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(&body);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        let field = (path != ".").then_some(path);
+        let detail = match &field {
+            Some(path) => format!("{path}: {inner}"),
+            None => format!("the request body is not valid JSON for this endpoint: {inner}"),
+        };
+        ApiError::malformed(detail, field)
+    })?;
+    deserializer.end().map_err(|err| {
+        ApiError::malformed(format!("trailing data after the JSON body: {err}"), None)
+    })?;
+    Ok(value)
+}

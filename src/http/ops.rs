@@ -1,0 +1,43 @@
+//! Operational endpoints: liveness, readiness, metrics.
+
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::{ApiError, Problem};
+
+/// Liveness: the process answers.
+#[utoipa::path(get, path = "/healthz", tag = "operations",
+    responses((status = 200, description = "Alive", body = String, content_type = "text/plain")))]
+pub async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// Readiness: the database answers.
+#[utoipa::path(get, path = "/readyz", tag = "operations",
+    responses(
+        (status = 200, description = "Ready", body = String, content_type = "text/plain"),
+        (status = 503, description = "The database does not answer", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn readyz(State(state): State<AppState>) -> Result<&'static str, ApiError> {
+    match state.dealer.store().ping().await {
+        Ok(()) => Ok("ready\n"),
+        Err(err) => {
+            tracing::warn!(error = %err, "readiness check failed");
+            Err(ApiError::unavailable("the database does not answer"))
+        }
+    }
+}
+
+/// Prometheus metrics.
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    responses((status = 200, description = "Prometheus text exposition format", body = String, content_type = "text/plain")))]
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    let mut response = state.metrics.encode().into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    response
+}

@@ -1,0 +1,187 @@
+//! `/v1/seed-pairs/{id}/rounds` (deal) and `/v1/rounds/{id}`.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::auth::{Operator, Viewer};
+use super::error::{ApiError, Problem, read_json};
+use super::wire::{CreateRoundRequest, Round};
+use crate::store::{CloseRound, InsertRound};
+
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    let text = value
+        .to_str()
+        .ok()
+        .filter(|t| (1..=255).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_graphic()));
+    match text {
+        Some(text) => Ok(Some(text.to_owned())),
+        None => Err(ApiError::invalid(
+            "Idempotency-Key",
+            "must be 1 to 255 visible ASCII characters",
+        )),
+    }
+}
+
+/// Deal the pair's next round.
+///
+/// The round is answered only after it and the nonce advance are committed.
+/// With an `Idempotency-Key` header, a retry returns the same round and spends
+/// no nonce; the same key with a different game is 422.
+#[utoipa::path(post, path = "/v1/seed-pairs/{id}/rounds", tag = "rounds",
+    security(("operator_key" = [])),
+    params(
+        ("id" = String, Path, description = "Seed pair id"),
+        ("Idempotency-Key" = Option<String>, Header, description = "1–255 visible ASCII characters; retries with the same key return the same round"),
+    ),
+    request_body = CreateRoundRequest,
+    responses(
+        (status = 201, description = "The dealt round, with its cards", body = Round),
+        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The pair is awaiting its client seed or revealed", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body over 16 KiB", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Body not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid game, or an idempotency key reused with another game", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn create(
+    State(state): State<AppState>,
+    _operator: Operator,
+    Path(pair_id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let idempotency_key = idempotency_key(&headers)?;
+    let request: CreateRoundRequest = read_json(&headers, body)?;
+    let game = request
+        .game
+        .to_game()
+        .map_err(|e| ApiError::from_core(&e))?;
+    let outcome = state
+        .dealer
+        .deal_round(&pair_id, game, idempotency_key.as_deref())
+        .await?;
+    let (row, replayed) = match outcome {
+        InsertRound::Dealt(row) => {
+            state.metrics.round_dealt(game.type_name());
+            tracing::info!(round = %row.id, seed_pair = %pair_id, nonce = row.nonce, game = game.type_name(), "round dealt");
+            (row, false)
+        }
+        InsertRound::Replayed(row) => {
+            let requested = serde_json::to_value(game).map_err(anyhow::Error::from)?;
+            let recorded: serde_json::Value =
+                serde_json::from_str(&row.game).map_err(anyhow::Error::from)?;
+            if requested != recorded {
+                return Err(ApiError::invalid(
+                    "Idempotency-Key",
+                    "was already used on this seed pair for a different game; use a new key for a new round",
+                ));
+            }
+            (row, true)
+        }
+        InsertRound::NotFound => return Err(ApiError::not_found("seed pair", &pair_id)),
+        InsertRound::NotActive(status) => {
+            return Err(ApiError::conflict(
+                "Seed pair not active",
+                match status.as_str() {
+                    "awaiting_client_seed" => format!(
+                        "seed pair {pair_id} has no client seed yet; set it (PUT /v1/seed-pairs/{pair_id}/client-seed) before dealing"
+                    ),
+                    _ => format!(
+                        "seed pair {pair_id} is {status} and takes no more rounds; deal on its successor"
+                    ),
+                },
+            ));
+        }
+        InsertRound::Exhausted => {
+            return Err(ApiError::conflict(
+                "Seed pair exhausted",
+                format!("seed pair {pair_id} has used every nonce; rotate it"),
+            ));
+        }
+    };
+    let pair = state
+        .dealer
+        .store()
+        .pair(&pair_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("seed pair", &pair_id))?;
+    let round = Round::view(&row, &pair, true)?;
+    let mut response = (StatusCode::CREATED, Json(round)).into_response();
+    if replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}
+
+/// Read a round.
+///
+/// Before its pair is revealed, a public reader sees everything but `deal`
+/// (opponents' hole cards must not leak mid-game); an operator key sees the
+/// deal. After reveal everyone sees the deal and the `server_seed`.
+#[utoipa::path(get, path = "/v1/rounds/{id}", tag = "rounds",
+    params(("id" = String, Path, description = "Round id")),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "The round", body = Round),
+        (status = 401, description = "An Authorization header that is not a valid key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such round", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn get(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    Path(id): Path<String>,
+) -> Result<Json<Round>, ApiError> {
+    let store = state.dealer.store();
+    let row = store
+        .round(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("round", &id))?;
+    let pair = store
+        .pair(&row.seed_pair_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("seed pair", &row.seed_pair_id))?;
+    Ok(Json(Round::view(&row, &pair, viewer.0.is_some())?))
+}
+
+/// Close a round: the game that used this deal is over.
+///
+/// Closing a closed round changes nothing. Rounds left in play close by
+/// themselves after the configured timeout (default one hour).
+#[utoipa::path(post, path = "/v1/rounds/{id}/close", tag = "rounds",
+    security(("operator_key" = [])),
+    params(("id" = String, Path, description = "Round id")),
+    responses(
+        (status = 200, description = "The round, closed", body = Round),
+        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such round", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn close(
+    State(state): State<AppState>,
+    _operator: Operator,
+    Path(id): Path<String>,
+) -> Result<Json<Round>, ApiError> {
+    let row = match state.dealer.close_round(&id).await? {
+        CloseRound::Closed(row) => row,
+        CloseRound::NotFound => return Err(ApiError::not_found("round", &id)),
+    };
+    let pair = state
+        .dealer
+        .store()
+        .pair(&row.seed_pair_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("seed pair", &row.seed_pair_id))?;
+    Ok(Json(Round::view(&row, &pair, true)?))
+}

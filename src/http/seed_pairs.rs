@@ -1,0 +1,188 @@
+//! `/v1/seed-pairs`: commit, set the client seed, read, rotate, list rounds.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use fairdeal_core::ClientSeed;
+
+use super::AppState;
+use super::auth::{Operator, Viewer};
+use super::error::{ApiError, Problem, read_json};
+use super::wire::{ClientSeedRequest, PageParams, RotationResult, Round, RoundPage, SeedPair};
+use crate::store::{Rotate, SetClientSeed};
+
+/// Commit to a new seed pair.
+///
+/// Publishes the SHA-256 of a fresh server seed (and of the seed the next pair
+/// will use) before any client seed exists, so the server cannot pick its
+/// seed after seeing the player's.
+#[utoipa::path(post, path = "/v1/seed-pairs", tag = "seed pairs",
+    security(("operator_key" = [])),
+    responses(
+        (status = 201, description = "The new pair, awaiting its client seed", body = SeedPair),
+        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn create(
+    State(state): State<AppState>,
+    _operator: Operator,
+) -> Result<(StatusCode, Json<SeedPair>), ApiError> {
+    let pair = state.dealer.create_pair().await?;
+    tracing::info!(seed_pair = %pair.id, "seed pair committed");
+    Ok((StatusCode::CREATED, Json(SeedPair::from(&pair))))
+}
+
+/// Set the pair's client seed (once).
+#[utoipa::path(put, path = "/v1/seed-pairs/{id}/client-seed", tag = "seed pairs",
+    security(("operator_key" = [])),
+    params(("id" = String, Path, description = "Seed pair id")),
+    request_body = ClientSeedRequest,
+    responses(
+        (status = 200, description = "The pair, now active", body = SeedPair),
+        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The client seed is already set", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body over 16 KiB", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Body not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid client seed", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn set_client_seed(
+    State(state): State<AppState>,
+    _operator: Operator,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<SeedPair>, ApiError> {
+    let request: ClientSeedRequest = read_json(&headers, body)?;
+    let client_seed = ClientSeed::new(request.client_seed).map_err(|e| ApiError::from_core(&e))?;
+    match state.dealer.set_client_seed(&id, &client_seed).await? {
+        SetClientSeed::Set(pair) => Ok(Json(SeedPair::from(&pair))),
+        SetClientSeed::NotFound => Err(ApiError::not_found("seed pair", &id)),
+        SetClientSeed::AlreadySet(pair) => Err(ApiError::conflict(
+            "Client seed already set",
+            format!(
+                "seed pair {id} is {}; its client seed can be set only once, while it awaits one",
+                pair.status
+            ),
+        )),
+    }
+}
+
+/// Read a seed pair.
+#[utoipa::path(get, path = "/v1/seed-pairs/{id}", tag = "seed pairs",
+    params(("id" = String, Path, description = "Seed pair id")),
+    responses(
+        (status = 200, description = "The pair; `server_seed` only once revealed", body = SeedPair),
+        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn get(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<SeedPair>, ApiError> {
+    let pair = state
+        .dealer
+        .store()
+        .pair(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("seed pair", &id))?;
+    Ok(Json(SeedPair::from(&pair)))
+}
+
+/// List a pair's rounds by nonce.
+///
+/// Every round ever dealt on the pair is listed, so a player can see that no
+/// deal was drawn and discarded between the rounds they played. Before the
+/// pair is revealed, public readers see no cards.
+#[utoipa::path(get, path = "/v1/seed-pairs/{id}/rounds", tag = "rounds",
+    params(("id" = String, Path, description = "Seed pair id"), PageParams),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "A page of rounds", body = RoundPage),
+        (status = 400, description = "Bad query parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "An Authorization header that is not a valid key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "limit out of range", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn rounds(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    Path(id): Path<String>,
+    params: Result<Query<PageParams>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<RoundPage>, ApiError> {
+    let Query(params) = params.map_err(|e| ApiError::malformed(e.body_text(), None))?;
+    let limit = params.limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::invalid(
+            "limit",
+            format!("must be 1 to 1000; got {limit}"),
+        ));
+    }
+    let after = params.after.map(|a| i64::try_from(a).unwrap_or(i64::MAX));
+    let store = state.dealer.store();
+    let pair = store
+        .pair(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("seed pair", &id))?;
+    let rows = store
+        .rounds_of_pair(&id, after, i64::from(limit) + 1)
+        .await?;
+    let more = rows.len() > limit as usize;
+    let rounds = rows
+        .iter()
+        .take(limit as usize)
+        .map(|row| Round::view(row, &pair, viewer.0.is_some()))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let next_after = if more {
+        rounds.last().map(|r| r.nonce)
+    } else {
+        None
+    };
+    Ok(Json(RoundPage { rounds, next_after }))
+}
+
+/// Reveal the pair's server seed and open the next pair.
+///
+/// The player chooses the new client seed knowing only the already published
+/// `next_server_seed_hash`. Refused (409) while any round of the pair is in
+/// play: revealing the seed mid-hand would expose the undealt cards.
+#[utoipa::path(post, path = "/v1/seed-pairs/{id}/rotate", tag = "seed pairs",
+    security(("operator_key" = [])),
+    params(("id" = String, Path, description = "Seed pair id")),
+    request_body = ClientSeedRequest,
+    responses(
+        (status = 200, description = "The revealed pair and the new current pair", body = RotationResult),
+        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Rounds still in play, or the pair is not active", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body over 16 KiB", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Body not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid client seed", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn rotate(
+    State(state): State<AppState>,
+    _operator: Operator,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<RotationResult>, ApiError> {
+    let request: ClientSeedRequest = read_json(&headers, body)?;
+    let client_seed = ClientSeed::new(request.client_seed).map_err(|e| ApiError::from_core(&e))?;
+    match state.dealer.rotate(&id, &client_seed).await? {
+        Rotate::Rotated { revealed, current } => {
+            tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");
+            Ok(Json(RotationResult {
+                revealed: SeedPair::from(&*revealed),
+                current: SeedPair::from(&*current),
+            }))
+        }
+        Rotate::NotFound => Err(ApiError::not_found("seed pair", &id)),
+        Rotate::NotActive(status) => Err(ApiError::conflict(
+            "Seed pair not active",
+            format!("seed pair {id} is {status}; only an active pair can be rotated"),
+        )),
+        Rotate::RoundsInPlay(ids) => Err(ApiError::rounds_in_play(ids)),
+    }
+}

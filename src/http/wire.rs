@@ -1,0 +1,264 @@
+//! What goes over the wire: request and response bodies, with their OpenAPI
+//! schemas. Domain and store types never reach serde here directly.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use utoipa::{IntoParams, ToSchema};
+
+use crate::store::{PairRow, RoundRow};
+
+/// RFC 3339 UTC time from milliseconds since the epoch.
+pub fn timestamp(ms: i64) -> String {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_default()
+}
+
+/// A game to deal. `holdem` takes `players` (2–22); `omaha` takes `players`
+/// (2–11); `deck` takes `decks` (1–8, default 1); `hands` takes `players`
+/// (≥ 1), `cards` (≥ 1) and `decks` (1–8, default 1) with players × cards ≤
+/// 52 × decks. A parameter the game does not take is refused.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = Game, example = json!({"type": "holdem", "players": 6}))]
+pub struct GameSpec {
+    /// `deck`, `holdem`, `omaha` or `hands`.
+    #[serde(rename = "type")]
+    #[schema(rename = "type", pattern = "^(deck|holdem|omaha|hands)$")]
+    pub game_type: String,
+    #[schema(minimum = 1)]
+    pub players: Option<u32>,
+    #[schema(minimum = 1)]
+    pub cards: Option<u32>,
+    #[schema(minimum = 1, maximum = 8)]
+    pub decks: Option<u32>,
+}
+
+impl GameSpec {
+    pub fn to_game(&self) -> Result<fairdeal_core::Game, fairdeal_core::Error> {
+        fairdeal_core::Game::from_parts(&self.game_type, self.players, self.cards, self.decks)
+    }
+}
+
+/// The cards of a round, laid out for its game (see docs/PROTOCOL.md):
+/// `deck` for `deck`; `hands`, `board` and `burns` for `holdem` and `omaha`;
+/// `hands` and `rest` for `hands`. Cards are written rank then suit (`Td`).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = Deal)]
+pub struct DealDoc {
+    #[schema(example = json!(["Td", "6s"]))]
+    pub deck: Option<Vec<String>>,
+    pub hands: Option<Vec<Vec<String>>>,
+    pub board: Option<Vec<String>>,
+    pub burns: Option<Vec<String>>,
+    pub rest: Option<Vec<String>>,
+}
+
+/// A seed pair: one committed server seed and the player's client seed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeedPair {
+    pub id: String,
+    /// `awaiting_client_seed`, `active` or `revealed`.
+    #[schema(pattern = "^(awaiting_client_seed|active|revealed)$")]
+    pub status: String,
+    /// SHA-256 of the server seed, published before the client seed exists.
+    pub server_seed_hash: String,
+    /// The commitment to the seed the next pair will use after rotation.
+    pub next_server_seed_hash: String,
+    /// Set once, by the player through the game backend.
+    pub client_seed: Option<String>,
+    /// The nonce the next round will get.
+    pub next_nonce: u64,
+    pub created_at: String,
+    /// The revealed server seed (only once `revealed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_seed: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revealed_at: Option<String>,
+    /// The pair this one replaced by rotation.
+    pub predecessor_id: Option<String>,
+    /// The pair that replaced this one by rotation.
+    pub successor_id: Option<String>,
+}
+
+impl From<&PairRow> for SeedPair {
+    fn from(row: &PairRow) -> Self {
+        let revealed = row.status == "revealed";
+        Self {
+            id: row.id.clone(),
+            status: row.status.clone(),
+            server_seed_hash: row.server_seed_hash.clone(),
+            next_server_seed_hash: row.next_server_seed_hash.clone(),
+            client_seed: row.client_seed.clone(),
+            next_nonce: row.next_nonce as u64,
+            created_at: timestamp(row.created_at),
+            server_seed: if revealed {
+                row.server_seed.clone()
+            } else {
+                None
+            },
+            revealed_at: row.revealed_at.filter(|_| revealed).map(timestamp),
+            predecessor_id: row.predecessor_id.clone(),
+            successor_id: row.successor_id.clone(),
+        }
+    }
+}
+
+/// One dealt round. `deal` is shown to the operator, and to everyone once the
+/// pair is revealed; before that a public reader sees everything but the cards.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Round {
+    pub id: String,
+    pub seed_pair_id: String,
+    #[schema(example = "fairdeal-v1")]
+    pub protocol: &'static str,
+    pub server_seed_hash: String,
+    pub client_seed: String,
+    pub nonce: u64,
+    #[schema(value_type = GameSpec)]
+    pub game: Box<RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<DealDoc>)]
+    pub deal: Option<Box<RawValue>>,
+    /// `in_play` or `closed`.
+    #[schema(pattern = "^(in_play|closed)$")]
+    pub status: String,
+    pub created_at: String,
+    pub closed_at: Option<String>,
+    /// The pair's server seed, once revealed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_seed: Option<String>,
+}
+
+impl Round {
+    /// The round as `pair`'s reader may see it.
+    pub fn view(row: &RoundRow, pair: &PairRow, show_deal: bool) -> anyhow::Result<Self> {
+        let revealed = pair.status == "revealed";
+        Ok(Self {
+            id: row.id.clone(),
+            seed_pair_id: row.seed_pair_id.clone(),
+            protocol: fairdeal_core::PROTOCOL,
+            server_seed_hash: pair.server_seed_hash.clone(),
+            client_seed: pair.client_seed.clone().unwrap_or_default(),
+            nonce: row.nonce as u64,
+            game: RawValue::from_string(row.game.clone())?,
+            deal: if show_deal || revealed {
+                Some(RawValue::from_string(row.deal.clone())?)
+            } else {
+                None
+            },
+            status: row.status.clone(),
+            created_at: timestamp(row.created_at),
+            closed_at: row.closed_at.map(timestamp),
+            server_seed: if revealed {
+                pair.server_seed.clone()
+            } else {
+                None
+            },
+        })
+    }
+}
+
+/// A page of a pair's rounds, by nonce.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RoundPage {
+    pub rounds: Vec<Round>,
+    /// Pass as `after` for the next page; null on the last page.
+    pub next_after: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    /// Only rounds with a nonce greater than this.
+    pub after: Option<u64>,
+    /// At most this many rounds (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<u32>,
+}
+
+/// The result of a rotation.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RotationResult {
+    /// The old pair, now with its `server_seed`.
+    pub revealed: SeedPair,
+    /// The new active pair.
+    pub current: SeedPair,
+}
+
+/// A client seed, chosen by the player: 1–64 bytes of UTF-8, no control
+/// characters.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSeedRequest {
+    #[schema(example = "my own lucky seed")]
+    pub client_seed: String,
+}
+
+/// What to deal.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRoundRequest {
+    pub game: GameSpec,
+}
+
+/// A nonce: a JSON number, or a decimal string for clients whose numbers lose
+/// precision above 2^53.
+#[derive(Debug)]
+pub enum NonceInput {
+    Number(u64),
+    Text(String),
+}
+
+/// A nonce: a number, or the same number as a decimal string.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+#[schema(as = Nonce)]
+pub enum NonceDoc {
+    Number(u64),
+    Text(String),
+}
+
+impl<'de> Deserialize<'de> for NonceInput {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct NonceVisitor;
+        impl Visitor<'_> for NonceVisitor {
+            type Value = NonceInput;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an unsigned 64-bit integer (0 to 18446744073709551615), as a number or a decimal string")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<NonceInput, E> {
+                Ok(NonceInput::Number(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<NonceInput, E> {
+                Ok(NonceInput::Text(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_any(NonceVisitor)
+    }
+}
+
+/// A round to recompute.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyRequest {
+    /// 64 hex characters.
+    pub server_seed: String,
+    pub client_seed: String,
+    #[schema(value_type = NonceDoc)]
+    pub nonce: NonceInput,
+    pub game: GameSpec,
+}
+
+/// The recomputed round.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VerifyResponse {
+    pub server_seed_hash: String,
+    #[schema(value_type = DealDoc)]
+    pub deal: fairdeal_core::Deal,
+}

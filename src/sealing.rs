@@ -1,0 +1,277 @@
+//! Seeds at rest: unrevealed server seeds are sealed with XChaCha20-Poly1305
+//! under a master key, with the pair id and the slot (`current` or `next`)
+//! bound in as associated data. A copy of the database alone reveals no
+//! unrevealed seed, and a sealed seed moved to another row or slot fails to
+//! open.
+//!
+//! The master key comes from `FAIRDEAL_MASTER_KEY` (64 hex characters), a key
+//! file, or is created on first start in the data directory with mode 0600.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use fairdeal_core::{SERVER_SEED_LEN, ServerSeed};
+use sha2::{Digest, Sha256};
+use zeroize::Zeroize;
+
+const NONCE_LEN: usize = 24;
+
+/// Which of a pair's two seeds a sealed blob holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The seed that deals the pair's rounds.
+    Current,
+    /// The seed promised as `next_server_seed_hash`.
+    Next,
+}
+
+impl Slot {
+    fn label(self) -> &'static str {
+        match self {
+            Slot::Current => "current",
+            Slot::Next => "next",
+        }
+    }
+}
+
+/// The 32-byte key that seals seeds. Redacted in `Debug`, zeroed on drop.
+pub struct MasterKey([u8; 32]);
+
+impl Drop for MasterKey {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+impl fmt::Debug for MasterKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MasterKey(<redacted>)")
+    }
+}
+
+/// Opening a sealed seed failed: wrong key, wrong row or slot, or corruption.
+#[derive(Debug, PartialEq, Eq)]
+pub struct OpenError;
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sealed server seed failed to open (wrong master key, or the ciphertext was moved or altered)")
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+impl MasterKey {
+    /// Parses 64 hex characters. The error never repeats the input.
+    pub fn from_hex(text: &str) -> anyhow::Result<Self> {
+        let text = text.trim();
+        let mut bytes = [0u8; 32];
+        if text.len() != 64 || hex::decode_to_slice(text, &mut bytes).is_err() {
+            bail!("the master key must be 64 hexadecimal characters (32 bytes)");
+        }
+        Ok(Self(bytes))
+    }
+
+    /// A new random key from the operating system.
+    pub fn generate() -> anyhow::Result<Self> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))?;
+        Ok(Self(bytes))
+    }
+
+    /// Finds the key: the `FAIRDEAL_MASTER_KEY` value if given, else the key
+    /// file if given, else `<data_dir>/master.key`, created (mode 0600) when
+    /// it does not exist yet. Returns the key and where it came from.
+    pub fn load(
+        from_env: Option<&str>,
+        key_file: Option<&Path>,
+        data_dir: &Path,
+    ) -> anyhow::Result<(Self, String)> {
+        if let Some(text) = from_env {
+            return Ok((
+                Self::from_hex(text).context("reading FAIRDEAL_MASTER_KEY")?,
+                "FAIRDEAL_MASTER_KEY".to_owned(),
+            ));
+        }
+        if let Some(path) = key_file {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the master key file {}", path.display()))?;
+            return Ok((
+                Self::from_hex(&text)
+                    .with_context(|| format!("reading the master key file {}", path.display()))?,
+                path.display().to_string(),
+            ));
+        }
+        let path: PathBuf = data_dir.join("master.key");
+        if path.exists() {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading the master key file {}", path.display()))?;
+            let key = Self::from_hex(&text)
+                .with_context(|| format!("reading the master key file {}", path.display()))?;
+            return Ok((key, path.display().to_string()));
+        }
+        let key = Self::generate()?;
+        write_private(&path, &hex::encode(key.0))
+            .with_context(|| format!("creating the master key file {}", path.display()))?;
+        Ok((key, format!("{} (created)", path.display())))
+    }
+
+    /// A public fingerprint of the key, stored in the database so that a
+    /// process started with a different key refuses to run instead of failing
+    /// on the first seed it opens.
+    pub fn fingerprint(&self) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(b"fairdeal master key fingerprint v1\0");
+        hasher.update(self.0);
+        hex::encode(&hasher.finalize()[..16])
+    }
+
+    fn cipher(&self) -> XChaCha20Poly1305 {
+        XChaCha20Poly1305::new(&self.0.into())
+    }
+
+    /// Seals `seed` for `slot` of pair `pair_id`: 24-byte random nonce, then
+    /// ciphertext and tag.
+    pub fn seal(&self, seed: &ServerSeed, pair_id: &str, slot: Slot) -> anyhow::Result<Vec<u8>> {
+        let mut nonce = [0u8; NONCE_LEN];
+        getrandom::fill(&mut nonce).map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))?;
+        let aad = associated_data(pair_id, slot);
+        let ciphertext = self
+            .cipher()
+            .encrypt(
+                &XNonce::from(nonce),
+                Payload {
+                    msg: seed.as_bytes(),
+                    aad: aad.as_bytes(),
+                },
+            )
+            .map_err(|_| anyhow::anyhow!("sealing a server seed failed"))?;
+        let mut sealed = nonce.to_vec();
+        sealed.extend_from_slice(&ciphertext);
+        Ok(sealed)
+    }
+
+    /// Opens what [`MasterKey::seal`] made for the same pair and slot.
+    pub fn open(&self, sealed: &[u8], pair_id: &str, slot: Slot) -> Result<ServerSeed, OpenError> {
+        if sealed.len() != NONCE_LEN + SERVER_SEED_LEN + 16 {
+            return Err(OpenError);
+        }
+        let (nonce, ciphertext) = sealed.split_at(NONCE_LEN);
+        let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| OpenError)?;
+        let aad = associated_data(pair_id, slot);
+        let mut plain = self
+            .cipher()
+            .decrypt(
+                &XNonce::from(nonce),
+                Payload {
+                    msg: ciphertext,
+                    aad: aad.as_bytes(),
+                },
+            )
+            .map_err(|_| OpenError)?;
+        let bytes: Result<[u8; SERVER_SEED_LEN], _> = plain.as_slice().try_into();
+        plain.zeroize();
+        bytes.map(ServerSeed::from_bytes).map_err(|_| OpenError)
+    }
+}
+
+fn associated_data(pair_id: &str, slot: Slot) -> String {
+    format!("fairdeal seed v1|pair={pair_id}|slot={}", slot.label())
+}
+
+/// Writes a file readable only by its owner (created with mode 0600 on Unix,
+/// never briefly world-readable).
+fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(contents.as_bytes())?;
+    file.write_all(b"\n")?;
+    file.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> MasterKey {
+        MasterKey::from_hex(&"11".repeat(32)).expect("valid")
+    }
+
+    #[test]
+    fn a_sealed_seed_opens_only_for_its_own_pair_and_slot() {
+        let seed = ServerSeed::from_bytes([9; 32]);
+        let sealed = key().seal(&seed, "pair-a", Slot::Current).expect("seal");
+        let opened = key().open(&sealed, "pair-a", Slot::Current).expect("opens");
+        assert_eq!(opened.as_bytes(), seed.as_bytes());
+        assert_eq!(
+            key().open(&sealed, "pair-b", Slot::Current).err(),
+            Some(OpenError)
+        );
+        assert_eq!(
+            key().open(&sealed, "pair-a", Slot::Next).err(),
+            Some(OpenError)
+        );
+        let other = MasterKey::from_hex(&"22".repeat(32)).expect("valid");
+        assert_eq!(
+            other.open(&sealed, "pair-a", Slot::Current).err(),
+            Some(OpenError)
+        );
+        let mut tampered = sealed.clone();
+        tampered[30] ^= 1;
+        assert_eq!(
+            key().open(&tampered, "pair-a", Slot::Current).err(),
+            Some(OpenError)
+        );
+        assert_eq!(
+            key().open(&sealed[..40], "pair-a", Slot::Current).err(),
+            Some(OpenError)
+        );
+    }
+
+    #[test]
+    fn sealed_bytes_do_not_contain_the_seed() {
+        let seed = ServerSeed::from_bytes([0x5a; 32]);
+        let sealed = key().seal(&seed, "p", Slot::Next).expect("seal");
+        assert!(!sealed.windows(8).any(|w| w == [0x5a; 8]));
+        // Two seals of one seed differ (fresh nonce each time).
+        assert_ne!(sealed, key().seal(&seed, "p", Slot::Next).expect("seal"));
+    }
+
+    #[test]
+    fn a_created_key_file_is_private_and_reloads() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (first, origin) = MasterKey::load(None, None, dir.path()).expect("created");
+        assert!(origin.ends_with("(created)"));
+        let (second, _) = MasterKey::load(None, None, dir.path()).expect("reloaded");
+        assert_eq!(first.fingerprint(), second.fingerprint());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join("master.key"))
+                .expect("exists")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn a_malformed_key_is_refused_without_echo() {
+        let err = MasterKey::from_hex("abcdef0123456789").expect_err("too short");
+        assert!(!err.to_string().contains("abcdef0123"));
+        assert!(format!("{:?}", key()).contains("redacted"));
+    }
+}
