@@ -15,20 +15,28 @@ pub struct DatabaseOpts {
         long,
         env = "FAIRDEAL_DATA_DIR",
         default_value = "data",
-        value_name = "DIR"
+        value_name = "DIR",
+        global = true
     )]
     pub data_dir: PathBuf,
     /// Database URL: `sqlite://PATH` or `postgres://USER@HOST/DB`. Default: the
     /// SQLite file `fairdeal.db` in the data directory. Several `fairdeal
     /// serve` processes may share one PostgreSQL database.
-    #[arg(long, env = "DATABASE_URL", value_name = "URL", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        value_name = "URL",
+        hide_env_values = true,
+        global = true
+    )]
     pub database_url: Option<String>,
     /// Most database connections this process opens.
     #[arg(
         long,
         env = "FAIRDEAL_MAX_CONNECTIONS",
         default_value_t = 10,
-        value_name = "N"
+        value_name = "N",
+        global = true
     )]
     pub max_connections: u32,
 }

@@ -3,4 +3,5 @@
 
 pub mod app;
 pub mod exact;
+pub mod process;
 pub mod shuffles;

@@ -1,0 +1,559 @@
+//! The service as an operator runs it: the real binary, its logs, its
+//! database files, SIGTERM, SIGKILL, and two processes on one PostgreSQL.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use fairdeal::sealing::{MasterKey, Slot};
+use fairdeal::store::Store;
+use fairdeal_core::{ClientSeed, Commitment, Deal, Game, ServerSeed, verify};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use support::app::{PgDatabase, random_master_key_hex};
+use support::process::{Deployment, Server};
+
+struct Client {
+    http: reqwest::Client,
+    key: String,
+    /// Every response body, in order, to scan for secrets afterwards.
+    transcript: std::sync::Mutex<Vec<String>>,
+}
+
+impl Client {
+    fn new(key: String) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            key,
+            transcript: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        url: String,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut request = self.http.request(method, url).bearer_auth(&self.key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let text = response.text().await.expect("body");
+        self.transcript.lock().expect("lock").push(text.clone());
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    async fn post(&self, server: &Server, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        self.call(
+            reqwest::Method::POST,
+            format!("{}{path}", server.base),
+            body,
+        )
+        .await
+    }
+
+    async fn put(&self, server: &Server, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(
+            reqwest::Method::PUT,
+            format!("{}{path}", server.base),
+            Some(body),
+        )
+        .await
+    }
+
+    async fn get(&self, server: &Server, path: &str) -> (StatusCode, Value) {
+        self.call(reqwest::Method::GET, format!("{}{path}", server.base), None)
+            .await
+    }
+
+    async fn active_pair(&self, server: &Server, client_seed: &str) -> String {
+        let (status, pair) = self.post(server, "/v1/seed-pairs", None).await;
+        assert_eq!(status, StatusCode::CREATED);
+        let id = pair["id"].as_str().expect("id").to_owned();
+        let (status, _) = self
+            .put(
+                server,
+                &format!("/v1/seed-pairs/{id}/client-seed"),
+                json!({"client_seed": client_seed}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        id
+    }
+
+    fn transcript(&self) -> Vec<String> {
+        self.transcript.lock().expect("lock").clone()
+    }
+}
+
+enum Backend {
+    Sqlite,
+    Postgres(PgDatabase),
+}
+
+struct Setup {
+    deployment: Deployment,
+    dir: tempfile::TempDir,
+    backend: Backend,
+}
+
+async fn setup(postgres: bool) -> Option<Setup> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (backend, database_url) = if postgres {
+        let db = PgDatabase::create().await?;
+        let url = db.url.clone();
+        (Backend::Postgres(db), url)
+    } else {
+        let url = format!("sqlite://{}", dir.path().join("fairdeal.db").display());
+        (Backend::Sqlite, url)
+    };
+    Some(Setup {
+        deployment: Deployment {
+            data_dir: dir.path().to_owned(),
+            database_url,
+            master_key_hex: random_master_key_hex(),
+        },
+        dir,
+        backend,
+    })
+}
+
+impl Setup {
+    async fn store(&self) -> Store {
+        Store::connect(&self.deployment.database_url, 2)
+            .await
+            .expect("connect")
+    }
+
+    async fn finish(self) {
+        if let Backend::Postgres(db) = &self.backend {
+            db.drop_database().await;
+        }
+    }
+
+    /// Everything stored, as text, to scan for secrets: the SQLite files'
+    /// bytes, or every PostgreSQL row as JSON (bytea shows as hex).
+    async fn database_contents(&self) -> Vec<u8> {
+        match &self.backend {
+            Backend::Sqlite => {
+                let mut bytes = Vec::new();
+                for name in ["fairdeal.db", "fairdeal.db-wal", "fairdeal.db-shm"] {
+                    bytes.extend(std::fs::read(self.dir.path().join(name)).unwrap_or_default());
+                }
+                bytes
+            }
+            Backend::Postgres(db) => {
+                let pool = sqlx::PgPool::connect(&db.url).await.expect("connect");
+                let mut text = String::new();
+                for table in ["seed_pairs", "rounds", "api_keys", "settings"] {
+                    let rows: Vec<(String,)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                        "SELECT row_to_json(t)::text FROM {table} t"
+                    )))
+                    .fetch_all(&pool)
+                    .await
+                    .expect("dump");
+                    for (row,) in rows {
+                        text.push_str(&row);
+                    }
+                }
+                pool.close().await;
+                text.into_bytes()
+            }
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The pair's unrevealed seeds, opened with the master key (as only the
+/// service can).
+async fn unrevealed_seeds(store: &Store, key_hex: &str, pair_id: &str) -> Vec<ServerSeed> {
+    let key = MasterKey::from_hex(key_hex).expect("key");
+    let pair = store
+        .pair(pair_id)
+        .await
+        .expect("read")
+        .expect("pair exists");
+    vec![
+        key.open(
+            pair.server_seed_sealed.as_deref().expect("sealed"),
+            pair_id,
+            Slot::Current,
+        )
+        .expect("opens"),
+        key.open(
+            pair.next_server_seed_sealed.as_deref().expect("sealed"),
+            pair_id,
+            Slot::Next,
+        )
+        .expect("opens"),
+    ]
+}
+
+/// Runs a whole session through the real binary with debug logging, then
+/// looks for every seed that was secret at each moment in every response,
+/// log line, metric and database byte produced while it was secret.
+async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(postgres: bool) {
+    let Some(setup) = setup(postgres).await else {
+        return;
+    };
+    let key = setup.deployment.create_key("backend");
+    let log_path = setup.dir.path().join("serve.log");
+    let server = setup.deployment.serve(&log_path, &[("RUST_LOG", "debug")]);
+    assert!(server.printed[0].starts_with("fairdeal listening on http://127.0.0.1:"));
+    assert!(
+        server
+            .printed
+            .iter()
+            .any(|l| l.contains("fairdeal keys create"))
+    );
+    let client = Client::new(key);
+
+    let pair_a = client.active_pair(&server, "secrecy").await;
+    let mut rounds = Vec::new();
+    for game in [
+        json!({"type": "holdem", "players": 6}),
+        json!({"type": "deck", "decks": 2}),
+    ] {
+        let (status, round) = client
+            .post(
+                &server,
+                &format!("/v1/seed-pairs/{pair_a}/rounds"),
+                Some(json!({"game": game})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED);
+        rounds.push(round["id"].as_str().expect("id").to_owned());
+    }
+    client
+        .get(&server, &format!("/v1/seed-pairs/{pair_a}"))
+        .await;
+    client
+        .get(&server, &format!("/v1/seed-pairs/{pair_a}/rounds"))
+        .await;
+    client
+        .post(
+            &server,
+            &format!("/v1/seed-pairs/{pair_a}/rotate"),
+            Some(json!({"client_seed": "early"})),
+        )
+        .await;
+    client.post(&server, "/v1/verify", Some(json!({"server_seed": "zz", "client_seed": "x", "nonce": 1, "game": {"type": "deck"}}))).await;
+    client.get(&server, "/metrics").await;
+
+    let store = setup.store().await;
+    let seeds_of_a = unrevealed_seeds(&store, &setup.deployment.master_key_hex, &pair_a).await;
+    let database_before_reveal = setup.database_contents().await;
+    let responses_before_reveal = client.transcript().len();
+    let log_before_reveal = std::fs::read(&log_path).expect("log").len();
+
+    for round in &rounds {
+        client
+            .post(&server, &format!("/v1/rounds/{round}/close"), None)
+            .await;
+    }
+    let (status, rotation) = client
+        .post(
+            &server,
+            &format!("/v1/seed-pairs/{pair_a}/rotate"),
+            Some(json!({"client_seed": "second"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        rotation["revealed"]["server_seed"],
+        seeds_of_a[0].reveal_hex()
+    );
+    let pair_b = rotation["current"]["id"].as_str().expect("id").to_owned();
+    client
+        .post(
+            &server,
+            &format!("/v1/seed-pairs/{pair_b}/rounds"),
+            Some(json!({"game": {"type": "omaha", "players": 5}})),
+        )
+        .await;
+    client
+        .get(&server, &format!("/v1/seed-pairs/{pair_b}"))
+        .await;
+    client.get(&server, "/metrics").await;
+
+    // SIGTERM: a graceful stop with exit status 0.
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+
+    let seeds_of_b = unrevealed_seeds(&store, &setup.deployment.master_key_hex, &pair_b).await;
+    assert_eq!(
+        seeds_of_b[0].reveal_hex(),
+        seeds_of_a[1].reveal_hex(),
+        "B deals with A's promised next seed"
+    );
+    store.close().await;
+    let log = std::fs::read(&log_path).expect("log");
+    assert!(log.len() > 1000, "debug logging produced output");
+    let transcript = client.transcript();
+    let database_after = setup.database_contents().await;
+
+    // Secret until the end: B's current and next seeds, and the master key.
+    let mut always_secret: Vec<String> = seeds_of_b.iter().map(ServerSeed::reveal_hex).collect();
+    always_secret.push(setup.deployment.master_key_hex.clone());
+    for secret in &always_secret {
+        let upper = secret.to_uppercase();
+        for (i, response) in transcript.iter().enumerate() {
+            assert!(
+                !response.contains(secret.as_str()) && !response.contains(&upper),
+                "response {i} leaks a secret"
+            );
+        }
+        assert!(!contains(&log, secret.as_bytes()), "the log leaks a secret");
+        assert!(
+            !contains(&database_after, secret.as_bytes()),
+            "the database holds a secret in hex"
+        );
+    }
+    for seed in &seeds_of_b {
+        assert!(
+            !contains(&database_after, seed.as_bytes()),
+            "the database holds a raw secret seed"
+        );
+    }
+    // Secret until the rotation: A's seed.
+    let seed_a = seeds_of_a[0].reveal_hex();
+    for (i, response) in transcript[..responses_before_reveal].iter().enumerate() {
+        assert!(
+            !response.contains(&seed_a),
+            "response {i} leaks A's seed before its reveal"
+        );
+    }
+    assert!(!contains(&log[..log_before_reveal], seed_a.as_bytes()));
+    assert!(!contains(&database_before_reveal, seed_a.as_bytes()));
+    assert!(!contains(&database_before_reveal, seeds_of_a[0].as_bytes()));
+    // Once revealed it is public and stored in the clear.
+    assert!(contains(&database_after, seed_a.as_bytes()));
+    setup.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn no_unrevealed_seed_leaks_on_sqlite() {
+    no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn no_unrevealed_seed_leaks_on_postgres() {
+    no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(true).await;
+}
+
+/// Deals from 8 concurrent clients, kills the server with SIGKILL mid-stream,
+/// restarts it, and checks that every round a client was told about is there
+/// with the same nonce and cards, that nonces still run 0, 1, 2, … without gap
+/// or repeat, and that dealing resumes at the next nonce.
+async fn a_crash_never_loses_an_acknowledged_round_or_deals_a_nonce_twice(postgres: bool) {
+    let Some(setup) = setup(postgres).await else {
+        return;
+    };
+    let key = setup.deployment.create_key("backend");
+    let server = setup
+        .deployment
+        .serve(&setup.dir.path().join("first.log"), &[]);
+    let client = Arc::new(Client::new(key));
+    let pair = client.active_pair(&server, "crash").await;
+    let url = format!("{}/v1/seed-pairs/{pair}/rounds", server.base);
+    let stop = Arc::new(AtomicBool::new(false));
+    let acknowledged = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let workers: Vec<_> = (0..8)
+        .map(|_| {
+            let (client, url, stop, acknowledged) = (
+                client.clone(),
+                url.clone(),
+                stop.clone(),
+                acknowledged.clone(),
+            );
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let sent = client
+                        .http
+                        .post(&url)
+                        .bearer_auth(&client.key)
+                        .json(&json!({"game": {"type": "holdem", "players": 6}}))
+                        .send()
+                        .await;
+                    let Ok(response) = sent else { break };
+                    if response.status() != StatusCode::CREATED {
+                        break;
+                    }
+                    let Ok(round) = response.json::<Value>().await else {
+                        break;
+                    };
+                    acknowledged.lock().expect("lock").push(round);
+                }
+            })
+        })
+        .collect();
+    // Let rounds flow, then crash while requests are in flight.
+    while acknowledged.lock().expect("lock").len() < 150 {
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    server.crash();
+    stop.store(true, Ordering::Relaxed);
+    for worker in workers {
+        let _ = worker.await;
+    }
+    let acknowledged = acknowledged.lock().expect("lock").clone();
+
+    let server = setup
+        .deployment
+        .serve(&setup.dir.path().join("second.log"), &[]);
+    let mut recorded = BTreeMap::new();
+    let mut after: Option<u64> = None;
+    loop {
+        let query = after.map_or("?limit=1000".to_owned(), |a| {
+            format!("?limit=1000&after={a}")
+        });
+        let (status, page) = client
+            .get(&server, &format!("/v1/seed-pairs/{pair}/rounds{query}"))
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        for round in page["rounds"].as_array().expect("rounds") {
+            let nonce = round["nonce"].as_u64().expect("nonce");
+            assert!(
+                recorded.insert(nonce, round.clone()).is_none(),
+                "nonce {nonce} listed twice"
+            );
+        }
+        match page["next_after"].as_u64() {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    let n = recorded.len() as u64;
+    assert!(n >= acknowledged.len() as u64);
+    assert_eq!(
+        recorded.keys().copied().collect::<Vec<_>>(),
+        (0..n).collect::<Vec<_>>(),
+        "no gap"
+    );
+    for round in &acknowledged {
+        let nonce = round["nonce"].as_u64().expect("nonce");
+        let stored = &recorded[&nonce];
+        assert_eq!(
+            stored["id"], round["id"],
+            "nonce {nonce} belongs to the acknowledged round"
+        );
+        assert_eq!(
+            stored["deal"], round["deal"],
+            "nonce {nonce} keeps its cards"
+        );
+    }
+    let (status, next) = client
+        .post(
+            &server,
+            &format!("/v1/seed-pairs/{pair}/rounds"),
+            Some(json!({"game": {"type": "deck"}})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(next["nonce"], n, "dealing resumes at the next nonce");
+
+    // Reveal and verify every round with the library.
+    let store = setup.store().await;
+    store
+        .close_stale_rounds(i64::MAX, 0)
+        .await
+        .expect("close all");
+    store.close().await;
+    let (status, rotation) = client
+        .post(
+            &server,
+            &format!("/v1/seed-pairs/{pair}/rotate"),
+            Some(json!({"client_seed": "after"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{rotation}");
+    let seed = ServerSeed::from_hex(rotation["revealed"]["server_seed"].as_str().expect("seed"))
+        .expect("hex");
+    let commitment = Commitment::from_hex(
+        rotation["revealed"]["server_seed_hash"]
+            .as_str()
+            .expect("hash"),
+    )
+    .expect("hex");
+    let client_seed = ClientSeed::new("crash").expect("valid");
+    let game = Game::holdem(6).expect("valid");
+    for (nonce, round) in &recorded {
+        let deal: Deal = serde_json::from_value(round["deal"].clone()).expect("deal");
+        assert!(
+            verify(&seed, &commitment, &client_seed, *nonce, game, &deal).is_ok(),
+            "nonce {nonce}"
+        );
+    }
+    drop(server);
+    setup.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crash_loses_nothing_on_sqlite() {
+    a_crash_never_loses_an_acknowledged_round_or_deals_a_nonce_twice(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crash_loses_nothing_on_postgres() {
+    a_crash_never_loses_an_acknowledged_round_or_deals_a_nonce_twice(true).await;
+}
+
+/// Two server processes on one PostgreSQL database deal on the same pair at
+/// once: nonces still run 0, 1, 2, … with no gap or repeat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_processes_on_one_postgres_deal_distinct_consecutive_nonces() {
+    let Some(setup) = setup(true).await else {
+        return;
+    };
+    let key = setup.deployment.create_key("backend");
+    let first = setup.deployment.serve(&setup.dir.path().join("a.log"), &[]);
+    let second = setup.deployment.serve(&setup.dir.path().join("b.log"), &[]);
+    let client = Arc::new(Client::new(key));
+    let pair = client.active_pair(&first, "two servers").await;
+    let n = 120;
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let base = if i % 2 == 0 {
+                first.base.clone()
+            } else {
+                second.base.clone()
+            };
+            let (client, pair) = (client.clone(), pair.clone());
+            tokio::spawn(async move {
+                client
+                    .call(
+                        reqwest::Method::POST,
+                        format!("{base}/v1/seed-pairs/{pair}/rounds"),
+                        Some(json!({"game": {"type": "omaha", "players": 6}})),
+                    )
+                    .await
+            })
+        })
+        .collect();
+    let mut nonces = Vec::new();
+    for task in tasks {
+        let (status, round) = task.await.expect("task");
+        assert_eq!(status, StatusCode::CREATED, "{round}");
+        nonces.push(round["nonce"].as_u64().expect("nonce"));
+    }
+    nonces.sort_unstable();
+    assert_eq!(nonces, (0..n).collect::<Vec<u64>>());
+    let (_, pair_now) = client.get(&second, &format!("/v1/seed-pairs/{pair}")).await;
+    assert_eq!(pair_now["next_nonce"], n);
+
+    // A third process with another master key refuses to start.
+    let (status, stderr) = setup.deployment.serve_refused(&random_master_key_hex());
+    assert!(!status.success());
+    assert!(stderr.contains("different master key"), "{stderr}");
+    drop((first, second));
+    setup.finish().await;
+}

@@ -1,0 +1,126 @@
+//! The real `fairdeal` binary as a child process: start it on port 0, read
+//! where it listens, stop it with SIGTERM or kill it with SIGKILL.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
+
+/// How to reach one database, for every process of a test.
+#[derive(Clone, Debug)]
+pub struct Deployment {
+    pub data_dir: PathBuf,
+    pub database_url: String,
+    pub master_key_hex: String,
+}
+
+impl Deployment {
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .arg("--data-dir")
+            .arg(&self.data_dir)
+            .env("DATABASE_URL", &self.database_url)
+            .env("FAIRDEAL_MASTER_KEY", &self.master_key_hex)
+            .env_remove("FAIRDEAL_MASTER_KEY_FILE")
+            .env_remove("FAIRDEAL_LISTEN");
+        command
+    }
+
+    /// `fairdeal keys create --name NAME`: the key.
+    pub fn create_key(&self, name: &str) -> String {
+        let out = self
+            .command(&["keys", "create", "--name", name])
+            .output()
+            .expect("keys create runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).expect("UTF-8");
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 1, "the key is the only line on stdout");
+        lines[0].to_owned()
+    }
+
+    /// Starts `fairdeal serve` on an ephemeral port, logging to `log_path`.
+    pub fn serve(&self, log_path: &Path, extra_env: &[(&str, &str)]) -> Server {
+        let log = std::fs::File::create(log_path).expect("log file");
+        let mut command = self.command(&["serve", "--listen", "127.0.0.1:0"]);
+        command
+            .env("FAIRDEAL_LOG_FORMAT", "json")
+            .stdout(Stdio::piped())
+            .stderr(log);
+        for (key, value) in extra_env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("serve starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        let Some(base) = first.strip_prefix("fairdeal listening on ") else {
+            let _ = child.kill();
+            let log = std::fs::read_to_string(log_path).unwrap_or_default();
+            panic!("the server did not start: {first:?}\n{log}");
+        };
+        let base = base.to_owned();
+        let mut printed = vec![first.clone()];
+        if let Some(Ok(second)) = lines.next() {
+            printed.push(second);
+        }
+        Server {
+            child,
+            base,
+            printed,
+        }
+    }
+
+    /// Runs `fairdeal serve` expecting it to refuse to start.
+    pub fn serve_refused(&self, master_key_hex: &str) -> (ExitStatus, String) {
+        let out = self
+            .command(&["serve", "--listen", "127.0.0.1:0"])
+            .env("FAIRDEAL_MASTER_KEY", master_key_hex)
+            .output()
+            .expect("serve runs");
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+pub struct Server {
+    child: Child,
+    pub base: String,
+    /// What the server printed on stdout at start.
+    pub printed: Vec<String>,
+}
+
+impl Server {
+    /// SIGTERM, then wait: a graceful stop.
+    pub fn terminate(mut self) -> ExitStatus {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success());
+        self.child.wait().expect("server exits")
+    }
+
+    /// SIGKILL: a crash at whatever moment this is.
+    pub fn crash(mut self) {
+        self.child.kill().expect("SIGKILL");
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
