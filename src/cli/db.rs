@@ -44,8 +44,18 @@ pub struct DatabaseOpts {
 impl DatabaseOpts {
     /// Creates the data directory, connects, and applies migrations.
     pub async fn open(&self) -> anyhow::Result<Store> {
-        std::fs::create_dir_all(&self.data_dir)
-            .with_context(|| format!("creating the data directory {}", self.data_dir.display()))?;
+        if !self.data_dir.exists() {
+            std::fs::create_dir_all(&self.data_dir).with_context(|| {
+                format!("creating the data directory {}", self.data_dir.display())
+            })?;
+            // Only the service's user reads the database and the key file.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&self.data_dir, std::fs::Permissions::from_mode(0o700))
+                    .with_context(|| format!("restricting {}", self.data_dir.display()))?;
+            }
+        }
         let url = match &self.database_url {
             Some(url) => url.clone(),
             None => format!("sqlite://{}", self.data_dir.join("fairdeal.db").display()),
