@@ -557,3 +557,74 @@ async fn two_processes_on_one_postgres_deal_distinct_consecutive_nonces() {
     drop((first, second));
     setup.finish().await;
 }
+
+/// SIGTERM while deals are in flight: every request either completes with its
+/// round (and the round is durable) or is refused at the connection; none is
+/// answered with an error or cut off, and the process exits with status 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_lets_requests_in_flight_finish() {
+    let Some(setup) = setup(false).await else {
+        return;
+    };
+    let key = setup.deployment.create_key("backend");
+    let server = setup
+        .deployment
+        .serve(&setup.dir.path().join("serve.log"), &[]);
+    let client = Arc::new(Client::new(key));
+    let pair = client.active_pair(&server, "shutdown").await;
+    let url = format!("{}/v1/seed-pairs/{pair}/rounds", server.base);
+    let started = Arc::new(tokio::sync::Barrier::new(41));
+    let tasks: Vec<_> = (0..40)
+        .map(|_| {
+            let (client, url, started) = (client.clone(), url.clone(), started.clone());
+            tokio::spawn(async move {
+                // A fresh connection per request, so none is an idle pooled one.
+                let http = reqwest::Client::builder()
+                    .pool_max_idle_per_host(0)
+                    .build()
+                    .expect("client");
+                let request = http
+                    .post(&url)
+                    .bearer_auth(&client.key)
+                    .json(&json!({"game": {"type": "deck", "decks": 8}}))
+                    .send();
+                started.wait().await;
+                match request.await {
+                    Ok(response) => {
+                        let status = response.status();
+                        let body = response.text().await.map_err(|e| e.to_string());
+                        Some((status, body))
+                    }
+                    Err(err) => {
+                        assert!(
+                            err.is_connect() || err.is_request(),
+                            "unexpected failure: {err}"
+                        );
+                        None
+                    }
+                }
+            })
+        })
+        .collect();
+    started.wait().await;
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+    let mut completed = Vec::new();
+    for task in tasks {
+        if let Some((status, body)) = task.await.expect("task") {
+            assert_eq!(status, StatusCode::CREATED, "an in-flight request failed");
+            let body = body.expect("a complete body");
+            let round: Value = serde_json::from_str(&body).expect("a whole JSON round");
+            completed.push(round["id"].as_str().expect("id").to_owned());
+        }
+    }
+    let store = setup.store().await;
+    for id in &completed {
+        assert!(
+            store.round(id).await.expect("read").is_some(),
+            "round {id} was answered but not stored"
+        );
+    }
+    store.close().await;
+    setup.finish().await;
+}

@@ -17,6 +17,14 @@ use crate::sealing::MasterKey;
 use crate::telemetry::{self, LogFormat};
 
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Environment:
+  FAIRDEAL_MASTER_KEY   the master key as 64 hex characters (instead of a key file;
+                        there is deliberately no command-line flag for it)
+  RUST_LOG              log filter, e.g. info (default), debug, fairdeal=debug
+
+Secrets never appear in logs, responses or metrics. Stop with SIGTERM or Ctrl-C:
+requests in flight finish first.")]
 pub struct ServeOpts {
     /// Address to listen on.
     #[arg(
@@ -42,7 +50,8 @@ pub struct ServeOpts {
         long,
         env = "FAIRDEAL_ROUND_TIMEOUT",
         default_value_t = 3600,
-        value_name = "SECONDS"
+        value_name = "SECONDS",
+        value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub round_timeout: u64,
     /// Log format.

@@ -17,6 +17,7 @@
 //! stores and returns sealed bytes, and the caller's closures open them.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -29,8 +30,10 @@ use sqlx::sqlite::{
 /// A database, SQLite or PostgreSQL.
 #[derive(Clone, Debug)]
 pub enum Store {
-    /// The embedded default.
-    Sqlite(SqlitePool),
+    /// The embedded default. SQLite has one writer at a time; the mutex
+    /// queues this process's writers so they wait in line instead of
+    /// polling the database lock (which made tail latency spike under load).
+    Sqlite(SqlitePool, Arc<tokio::sync::Mutex<()>>),
     /// For several processes sharing one database.
     Postgres(PgPool),
 }
@@ -40,7 +43,7 @@ pub enum Store {
 macro_rules! with_pool {
     ($store:expr, |$pool:ident| $body:expr) => {
         match $store {
-            Store::Sqlite($pool) => $body,
+            Store::Sqlite($pool, _) => $body,
             Store::Postgres($pool) => $body,
         }
     };
@@ -232,7 +235,7 @@ impl Store {
                 .connect_with(options)
                 .await
                 .context("opening the SQLite database")?;
-            Ok(Store::Sqlite(pool))
+            Ok(Store::Sqlite(pool, Arc::new(tokio::sync::Mutex::new(()))))
         } else {
             anyhow::bail!(
                 "the database URL must start with sqlite: or postgres:// (got a URL with another scheme)"
@@ -240,10 +243,18 @@ impl Store {
         }
     }
 
+    /// Waits for this process's turn to write (SQLite only).
+    async fn writer(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        match self {
+            Store::Sqlite(_, writer) => Some(writer.lock().await),
+            Store::Postgres(_) => None,
+        }
+    }
+
     /// Which backend, for logs.
     pub fn backend(&self) -> &'static str {
         match self {
-            Store::Sqlite(_) => "sqlite",
+            Store::Sqlite(..) => "sqlite",
             Store::Postgres(_) => "postgres",
         }
     }
@@ -252,7 +263,7 @@ impl Store {
     /// takes an advisory lock on PostgreSQL).
     pub async fn migrate(&self) -> anyhow::Result<()> {
         match self {
-            Store::Sqlite(pool) => SQLITE_MIGRATIONS.run(pool).await,
+            Store::Sqlite(pool, _) => SQLITE_MIGRATIONS.run(pool).await,
             Store::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await,
         }
         .context("applying database migrations")
@@ -274,6 +285,7 @@ impl Store {
     /// Records the master key's fingerprint on first start; afterwards checks
     /// it. Returns false when the database was sealed under another key.
     pub async fn check_key_fingerprint(&self, fingerprint: &str) -> anyhow::Result<bool> {
+        let _writer = self.writer().await;
         with_pool!(self, |pool| {
             sqlx::query(
                 "INSERT INTO settings (name, value) VALUES ('master_key_fingerprint', $1) \
@@ -291,6 +303,7 @@ impl Store {
     }
 
     pub async fn insert_pair(&self, pair: &NewPair) -> Result<PairRow, sqlx::Error> {
+        let _writer = self.writer().await;
         with_pool!(self, |pool| {
             let mut tx = pool.begin().await?;
             let row: PairRow = sqlx::query_as(INSERT_PAIR)
@@ -328,6 +341,7 @@ impl Store {
              WHERE id = $1 AND status = 'awaiting_client_seed' RETURNING ",
             pair_columns!()
         );
+        let writer = self.writer().await;
         let updated: Option<PairRow> = with_pool!(self, |pool| {
             sqlx::query_as(SQL)
                 .bind(id)
@@ -335,6 +349,7 @@ impl Store {
                 .fetch_optional(pool)
                 .await
         })?;
+        drop(writer);
         Ok(match updated {
             Some(row) => SetClientSeed::Set(row),
             None => match self.pair(id).await? {
@@ -396,6 +411,7 @@ impl Store {
              VALUES ($1, $2, $3, $4, $5, 'in_play', $6, $7) RETURNING ",
             round_columns!()
         );
+        let writer = self.writer().await;
         let dealt: Option<RoundRow> = with_pool!(self, |pool| {
             let mut tx = pool.begin().await?;
             let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> = sqlx::query_as(take_nonce)
@@ -428,6 +444,7 @@ impl Store {
                 None => None,
             }
         });
+        drop(writer);
         if let Some(row) = dealt {
             return Ok(InsertRound::Dealt(row));
         }
@@ -491,6 +508,7 @@ impl Store {
 
     /// Marks a round closed (closing a closed round changes nothing).
     pub async fn close_round(&self, id: &str, now: i64) -> Result<CloseRound, sqlx::Error> {
+        let _writer = self.writer().await;
         const SQL: &str = concat!(
             "UPDATE rounds SET status = 'closed', closed_at = COALESCE(closed_at, $2) \
              WHERE id = $1 RETURNING ",
@@ -511,6 +529,7 @@ impl Store {
         created_before: i64,
         now: i64,
     ) -> Result<u64, sqlx::Error> {
+        let _writer = self.writer().await;
         with_pool!(self, |pool| {
             sqlx::query(
                 "UPDATE rounds SET status = 'closed', closed_at = $2 \
@@ -545,6 +564,7 @@ impl Store {
              WHERE id = $1 RETURNING ",
             pair_columns!()
         );
+        let _writer = self.writer().await;
         with_pool!(self, |pool| {
             let mut tx = pool.begin().await?;
             let Some(pair): Option<PairRow> = sqlx::query_as(LOCK)
@@ -599,6 +619,7 @@ impl Store {
     }
 
     pub async fn insert_key(&self, key: &KeyRow) -> anyhow::Result<()> {
+        let _writer = self.writer().await;
         let result = with_pool!(self, |pool| {
             sqlx::query(
                 "INSERT INTO api_keys (id, name, secret_hash, created_at) VALUES ($1, $2, $3, $4)",
@@ -646,6 +667,7 @@ impl Store {
 
     /// Revokes the key named `name`; false when there is no such active key.
     pub async fn revoke_key(&self, name: &str, now: i64) -> Result<bool, sqlx::Error> {
+        let _writer = self.writer().await;
         with_pool!(self, |pool| {
             sqlx::query(
                 "UPDATE api_keys SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL",

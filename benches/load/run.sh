@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Load test of `fairdeal serve` with wrk (Debian package `wrk`), on loopback only.
+# Usage: benches/load/run.sh [sqlite|postgres] [seconds] [connections]
+# Builds the release binary, starts a server on a scratch data directory,
+# makes pairs, and measures:
+#   1. POST /v1/seed-pairs/{id}/rounds spread over 64 pairs (holdem-6)
+#   2. the same on ONE pair (every deal serialises on the pair's row)
+#   3. GET /v1/rounds/{id} as the public (read path)
+# Figures go to docs/PERFORMANCE.md by hand, with the machine.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+backend=${1:-sqlite}
+seconds=${2:-10}
+connections=${3:-32}
+command -v wrk >/dev/null || { echo "install wrk: apt-get install wrk" >&2; exit 1; }
+cargo build --release -q --bin fairdeal
+bin=$PWD/target/release/fairdeal
+work=$(mktemp -d)
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+export FAIRDEAL_DATA_DIR=$work
+if [ "$backend" = postgres ]; then
+  admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}
+  db=fairdeal_load_$$
+  psql "$admin" -qc "CREATE DATABASE $db"
+  export DATABASE_URL="${admin%/*}/$db"
+  trap 'kill $server 2>/dev/null || true; psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"; rm -rf "$work"' EXIT
+fi
+port=18089
+RUST_LOG=warn "$bin" serve --listen 127.0.0.1:$port --max-connections 16 >/dev/null 2>"$work/serve.log" &
+server=$!
+for _ in $(seq 50); do curl -sf localhost:$port/healthz >/dev/null && break; sleep 0.1; done
+key=$("$bin" keys create --name load)
+auth="Authorization: Bearer $key"
+pairs=()
+for i in $(seq 64); do
+  id=$(curl -s -X POST -H "$auth" localhost:$port/v1/seed-pairs | sed -E 's/.*"id":"([^"]+)".*/\1/')
+  curl -s -o /dev/null -X PUT -H "$auth" -H 'content-type: application/json' \
+       -d "{\"client_seed\":\"load $i\"}" localhost:$port/v1/seed-pairs/$id/client-seed
+  pairs+=("$id")
+done
+cat > "$work/deal.lua" <<LUA
+pair_ids = { $(printf '"%s",' "${pairs[@]}") }
+counter = 0
+request = function()
+  counter = counter + 1
+  local pair = pair_ids[(counter % #pair_ids) + 1]
+  return wrk.format("POST", "/v1/seed-pairs/" .. pair .. "/rounds",
+    { ["Authorization"] = "Bearer $key", ["Content-Type"] = "application/json" },
+    '{"game":{"type":"holdem","players":6}}')
+end
+LUA
+cat > "$work/one.lua" <<LUA
+request = function()
+  return wrk.format("POST", "/v1/seed-pairs/${pairs[0]}/rounds",
+    { ["Authorization"] = "Bearer $key", ["Content-Type"] = "application/json" },
+    '{"game":{"type":"holdem","players":6}}')
+end
+LUA
+round=$(curl -s -X POST -H "$auth" -H 'content-type: application/json' \
+  -d '{"game":{"type":"deck"}}' localhost:$port/v1/seed-pairs/${pairs[1]}/rounds | sed -E 's/^\{"id":"([^"]+)".*/\1/')
+echo "== $backend: deal holdem-6 over 64 pairs, $connections connections, ${seconds}s"
+wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/deal.lua" http://127.0.0.1:$port
+echo "== $backend: deal holdem-6 on one pair, $connections connections, ${seconds}s"
+wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/one.lua" http://127.0.0.1:$port
+echo "== $backend: GET /v1/rounds/{id} (public), $connections connections, ${seconds}s"
+wrk -t2 -c"$connections" -d"${seconds}s" --latency http://127.0.0.1:$port/v1/rounds/$round
+echo "== server memory (VmHWM = peak resident)"
+grep -E 'VmHWM|VmRSS' /proc/$server/status
+echo "== rounds dealt, and nonces on the busy pair"
+curl -s localhost:$port/metrics | grep '^fairdeal_rounds_dealt_total'
+curl -s localhost:$port/v1/seed-pairs/${pairs[0]} | sed -E 's/.*"next_nonce":([0-9]+).*/next_nonce on the single pair: \1/'
