@@ -23,6 +23,7 @@ use crate::metrics::Metrics;
 pub mod auth;
 pub mod error;
 pub mod ops;
+pub mod page;
 pub mod rounds;
 pub mod seed_pairs;
 pub mod verify;
@@ -55,12 +56,16 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/rounds/{id}", get(rounds::get))
         .route("/v1/rounds/{id}/close", post(rounds::close))
         .route("/v1/verify", post(verify::verify));
+    let page = Router::new()
+        .route("/", get(page::verify_page))
+        .route("/verify", get(page::verify_page));
     let ops = Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics));
     Router::new()
         .merge(v1)
+        .merge(page)
         .merge(ops)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -128,7 +133,7 @@ pub async fn serve(
     ),
     paths(
         seed_pairs::create, seed_pairs::set_client_seed, seed_pairs::get, seed_pairs::rounds,
-        seed_pairs::rotate, rounds::create, rounds::get, rounds::close, verify::verify,
+        seed_pairs::rotate, rounds::create, rounds::get, rounds::close, verify::verify, page::verify_page,
         ops::healthz, ops::readyz, ops::metrics,
     ),
     components(schemas(error::Problem, wire::SeedPair, wire::Round, wire::RoundPage,

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod app;
+pub mod cases;
 pub mod exact;
 pub mod process;
 pub mod shuffles;

@@ -1,0 +1,107 @@
+//! `GET /` and `GET /verify`: the player's verification page.
+//!
+//! One self-contained HTML file: the protocol (`web/fairdeal-v1.mjs`) and the
+//! display code (`web/verify-page.js`) are inlined into one module script, the
+//! style sheet into one style element, both pinned by SHA-256 in a strict
+//! Content-Security-Policy (no other origin, no eval, no inline code but these
+//! two). The policy is sent as a header and also written into the page, so a
+//! saved copy keeps it. The page reads only public records; it never needs a
+//! key and never receives a secret.
+
+use std::sync::LazyLock;
+
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+
+const TEMPLATE: &str = include_str!("../../web/verify.html");
+const STYLE: &str = include_str!("../../web/verify.css");
+const PROTOCOL_JS: &str = include_str!("../../web/fairdeal-v1.mjs");
+const PAGE_JS: &str = include_str!("../../web/verify-page.js");
+
+/// The built page and its policy.
+#[derive(Debug)]
+pub struct VerifyPage {
+    pub html: String,
+    pub csp: String,
+}
+
+fn sha256_source(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+fn build() -> VerifyPage {
+    let script = format!("{PROTOCOL_JS}\n{PAGE_JS}");
+    let policy = format!(
+        "default-src 'none'; script-src {}; style-src {}; connect-src 'self'; img-src data:; \
+         base-uri 'none'; form-action 'none'",
+        sha256_source(&script),
+        sha256_source(STYLE)
+    );
+    let html = TEMPLATE
+        .replace("{{CSP}}", &policy)
+        .replace("{{STYLE}}", STYLE)
+        .replace("{{SCRIPT}}", &script);
+    VerifyPage {
+        html,
+        // frame-ancestors works only as a header.
+        csp: format!("{policy}; frame-ancestors 'none'"),
+    }
+}
+
+/// Built once, on first request.
+pub static PAGE: LazyLock<VerifyPage> = LazyLock::new(build);
+
+/// The verification page. `?round=ID` or `?pair=ID` opens a record directly.
+#[utoipa::path(get, path = "/verify", tag = "verification",
+    params(
+        ("round" = Option<String>, Query, description = "Open this round directly"),
+        ("pair" = Option<String>, Query, description = "Open this seed pair directly"),
+    ),
+    responses((status = 200, description = "A self-contained HTML page that verifies rounds in the browser", body = String, content_type = "text/html")))]
+pub async fn verify_page() -> Response {
+    let page = &*PAGE;
+    let mut response = page.html.clone().into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    if let Ok(csp) = HeaderValue::from_str(&page.csp) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    }
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_inlines_both_scripts_and_pins_them_by_hash() {
+        let page = build();
+        assert!(!page.html.contains("{{"), "every placeholder is filled");
+        assert!(page.html.contains("export async function deal"));
+        assert!(page.html.contains("function dealEl"));
+        let start = page.html.find("<script type=\"module\">").expect("script") + 22;
+        let end = page.html[start..].find("</script>").expect("end") + start;
+        assert!(page.csp.contains(&sha256_source(&page.html[start..end])));
+        assert!(!page.csp.contains("unsafe"));
+        assert!(!page.html.contains("</script>") || page.html.matches("</script>").count() == 1);
+    }
+}

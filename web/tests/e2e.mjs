@@ -1,0 +1,169 @@
+// End-to-end check of the verification page in a real headless Chromium
+// (Debian's /usr/bin/chromium, driven by playwright-core). Started by
+// tests/web_page.rs, which runs the server, deals, rotates and tampers with
+// records, then passes what to expect as JSON in FAIRDEAL_E2E.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { chromium } from "playwright-core";
+
+const config = JSON.parse(process.env.FAIRDEAL_E2E);
+const base = config.base;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  ],
+});
+const problems = [];
+const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+
+async function open(url) {
+  const page = await context.newPage();
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`${url}: console error: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`${url}: page error: ${err.message}`));
+  await page.goto(url);
+  await page.waitForSelector("html[data-ready=true]");
+  return page;
+}
+
+async function results(page, selector) {
+  return page.$$eval(selector, (nodes) => nodes.map((n) => n.getAttribute("data-result")));
+}
+
+const step = (name) => console.log(`# ${name}`);
+
+// 1. A revealed round, opened by permalink: both checks pass, cards drawn.
+step("permalink to a revealed round");
+{
+  const page = await open(`${base}/verify?round=${config.revealed_round}`);
+  await page.waitForSelector("[data-check=deal]");
+  assert.deepEqual(await results(page, "[data-check=commitment]"), ["pass"]);
+  assert.deepEqual(await results(page, "[data-check=deal]"), ["pass"]);
+  const seats = await page.$$eval("[data-seat]", (nodes) => nodes.length);
+  assert.equal(seats, config.revealed_round_players);
+  const first = await page.$$eval("[data-seat='1'] .card", (nodes) => nodes.map((n) => n.getAttribute("data-card")));
+  assert.deepEqual(first, config.revealed_round_seat1);
+  const red = await page.$$eval(".card.red", (nodes) => nodes.every((n) => /[♦♥]/.test(n.textContent)));
+  assert.ok(red, "red suits are drawn red");
+  if (config.screenshot) await page.screenshot({ path: config.screenshot, fullPage: true });
+  await page.close();
+}
+
+// 2. The whole revealed pair: every round by nonce, all verified, no gap.
+step("permalink to a revealed seed pair");
+{
+  const page = await open(`${base}/verify?pair=${config.revealed_pair}`);
+  await page.waitForSelector("[data-summary]");
+  const rows = await page.$$eval("table.rounds tbody tr", (nodes) => nodes.map((n) => Number(n.getAttribute("data-nonce"))));
+  assert.deepEqual(rows, [...Array(config.revealed_pair_rounds).keys()]);
+  assert.deepEqual(await results(page, "[data-check=nonces]"), ["pass"]);
+  const summary = await page.textContent("[data-summary]");
+  assert.equal(summary, `${config.revealed_pair_rounds} of ${config.revealed_pair_rounds} rounds verified.`);
+  // A 6-deck shoe is laid out in rows of 13 with positions.
+  const shoe = await page.$$eval(".shoe", (nodes) => nodes.map((n) => n.querySelectorAll(".card").length));
+  assert.ok(shoe.includes(312), `a 312-card shoe is shown: ${shoe}`);
+  await page.close();
+}
+
+// 3. A round whose pair is not revealed: commitment shown, no cards, explained.
+step("an unrevealed round shows no cards");
+{
+  const page = await open(`${base}/verify?round=${config.unrevealed_round}`);
+  await page.waitForSelector("[data-check=reveal]");
+  assert.equal(await page.$$eval(".card", (n) => n.length), 0, "no card is rendered before reveal");
+  const text = await page.textContent("#lookup-result");
+  assert.ok(text.includes(config.unrevealed_commitment), "the commitment is shown");
+  assert.ok(text.includes("after its last hand"), "the page explains when verification becomes possible");
+  await page.close();
+}
+
+// 4. Tampered records fail, naming what is wrong.
+step("a swapped card fails the deal check");
+{
+  const page = await open(`${base}/verify?round=${config.swapped_round}`);
+  await page.waitForSelector("[data-check=deal]");
+  assert.deepEqual(await results(page, "[data-check=commitment]"), ["pass"]);
+  assert.deepEqual(await results(page, "[data-check=deal]"), ["fail"]);
+  const explain = await page.textContent("[data-explain=deal]");
+  assert.ok(explain.includes(config.swapped_slot), explain);
+  assert.ok((await page.$$eval(".card.diff", (n) => n.length)) >= 2, "the differing card is outlined");
+  await page.close();
+}
+step("a wrong revealed seed fails the commitment check");
+{
+  const page = await open(`${base}/verify?pair=${config.wrong_seed_pair}`);
+  await page.waitForSelector("[data-summary]");
+  const commitments = await results(page, "[data-check=commitment]");
+  assert.ok(commitments.length > 0 && commitments.every((r) => r === "fail"), String(commitments));
+  assert.ok((await page.textContent("[data-summary]")).startsWith("0 of"));
+  await page.close();
+}
+
+// 5. Keyboard only: type an id and press Enter.
+step("the lookup form works from the keyboard");
+{
+  const page = await open(`${base}/verify`);
+  await page.keyboard.press("Tab");
+  const focused = await page.evaluate(() => document.activeElement && document.activeElement.id);
+  assert.equal(focused, "lookup-id", "the first Tab reaches the id field");
+  await page.keyboard.type(config.revealed_round);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("[data-check=deal]");
+  assert.deepEqual(await results(page, "[data-check=deal]"), ["pass"]);
+  assert.ok(page.url().includes(`id=${config.revealed_round}`), "the address bar holds a permalink");
+  const labelled = await page.$$eval("input, select", (nodes) => nodes.every((n) => document.querySelector(`label[for="${n.id}"]`)));
+  assert.ok(labelled, "every field has a label");
+  await page.close();
+}
+
+// 6. Phone width: nothing scrolls sideways.
+step("readable at phone width");
+{
+  const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true });
+  const page = await phone.newPage();
+  await page.goto(`${base}/verify?pair=${config.revealed_pair}`);
+  await page.waitForSelector("[data-summary]");
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  await phone.close();
+}
+
+// 7. Saved to disk and opened offline: paste values, get vector B.
+step("offline from file:// recomputes vector B");
+{
+  const html = await (await fetch(`${base}/verify`)).text();
+  writeFileSync(config.offline_file, html);
+  const page = await open(`file://${config.offline_file}`);
+  assert.equal(await page.isVisible("#lookup-offline"), true);
+  await page.fill("#server-seed", "d4905855cea6d293c9b84ccf823ec7840e6c1562df0e5b4d796ecd45dce3801c");
+  await page.fill("#commitment", "b034e2041764d657468f5d1371c83fb8dc69fe688a324145b6043894cf1b0c29");
+  await page.fill("#client-seed", "🂡 lucky");
+  await page.fill("#nonce", "41");
+  await page.selectOption("#game", "holdem");
+  await page.fill("#players", "6");
+  await page.click("#paste-form button[type=submit]");
+  await page.waitForSelector("#paste-result [data-deal]");
+  assert.deepEqual(await results(page, "#paste-result [data-check=commitment]"), ["pass"]);
+  const seat1 = await page.$$eval("#paste-result [data-seat='1'] .card", (n) => n.map((c) => c.getAttribute("data-card")));
+  assert.deepEqual(seat1, ["Qc", "6c"]);
+  const board = await page.$$eval("#paste-result [data-board] .card", (n) => n.map((c) => c.getAttribute("data-card")));
+  assert.deepEqual(board, ["Ad", "7s", "Qs", "Jd", "3s"]);
+  // A new client seed from the browser's CSPRNG.
+  await page.click("#new-seed");
+  const fresh = await page.inputValue("#client-seed");
+  assert.match(fresh, /^[0-9a-f]{32}$/);
+  // Bad input is explained, not thrown.
+  await page.fill("#server-seed", "abc");
+  await page.click("#paste-form button[type=submit]");
+  const error = await page.textContent("#paste-result .error");
+  assert.ok(error.includes("server_seed"), error);
+  await page.close();
+}
+
+await browser.close();
+assert.deepEqual(problems, [], "no console errors (a CSP violation would show here)");
+console.log("e2e: all checks passed");

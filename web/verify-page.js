@@ -1,0 +1,329 @@
+// The verification page's display code. The protocol lives in fairdeal-v1.mjs;
+// the server inlines both into one <script type="module">, so the functions
+// below (deal, verifyRound, commitment, ...) are in scope. Everything is drawn
+// with DOM calls and textContent: record fields are never parsed as HTML.
+
+const SUIT_SYMBOLS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+const SUIT_NAMES = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
+const RANK_NAMES = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
+const onServer = location.protocol === "http:" || location.protocol === "https:";
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function cardEl(card, diff = false) {
+  const rank = card[0];
+  const suit = card[1];
+  const colour = suit === "d" || suit === "h" ? "red" : "black";
+  const rankText = rank === "T" ? "10" : rank;
+  return el("span", {
+    class: `card ${colour}${diff ? " diff" : ""}`,
+    "data-card": card,
+    role: "img",
+    "aria-label": `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suit]}`,
+    text: `${rankText}${SUIT_SYMBOLS[suit]}`,
+  });
+}
+
+function copyButton(value, what) {
+  const button = el("button", { type: "button", class: "copy", "aria-label": `Copy ${what}`, text: "Copy" });
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      button.textContent = "Copied";
+    } catch {
+      button.textContent = "Select and copy";
+    }
+    setTimeout(() => { button.textContent = "Copy"; }, 1500);
+  });
+  return button;
+}
+
+function fact(list, label, value, copyable = false) {
+  list.append(el("dt", { text: label }));
+  list.append(el("dd", {}, el("span", { class: "mono", text: value }), copyable ? copyButton(value, label) : null));
+}
+
+function checkEl(name, ok, detail) {
+  return el("span", {
+    class: "check",
+    "data-check": name,
+    "data-result": ok ? "pass" : "fail",
+    title: detail || "",
+  }, `${ok ? "✔ PASS" : "✘ FAIL"}: ${name}`);
+}
+
+/** Draws a deal as at a table. `diffSlot` (e.g. "board[0]") is outlined. */
+function dealEl(dealt, diffSlot) {
+  const table = el("div", { class: "table", "data-deal": "" });
+  const isDiff = (slot) => slot === diffSlot;
+  if (dealt.deck) {
+    table.append(shoeEl(dealt.deck, 0, "deck", isDiff));
+    return table;
+  }
+  dealt.hands.forEach((hand, seat) => {
+    table.append(el("div", { class: "seat", "data-seat": seat + 1 },
+      el("span", { class: "seat-label", text: dealt.board ? `Seat ${seat + 1}` : `Player ${seat + 1}` }),
+      hand.map((c, k) => cardEl(c, isDiff(`hands[${seat}][${k}]`)))));
+  });
+  if (dealt.board) {
+    const street = (label, from, to) => el("div", {},
+      el("span", { class: "street-label", text: label }),
+      el("div", { class: "street" }, dealt.board.slice(from, to).map((c, i) => cardEl(c, isDiff(`board[${from + i}]`)))));
+    table.append(el("div", { class: "board", "data-board": "" },
+      el("span", { class: "seat-label", text: "Board" }),
+      street("flop", 0, 3), street("turn", 3, 4), street("river", 4, 5)));
+    table.append(el("div", { class: "seat", "data-burns": "" },
+      el("span", { class: "seat-label", text: "Burns" }),
+      dealt.burns.map((c, i) => cardEl(c, isDiff(`burns[${i}]`)))));
+  }
+  if (dealt.rest && dealt.rest.length) {
+    const dealtCount = dealt.hands.reduce((n, h) => n + h.length, 0);
+    table.append(el("p", { text: `Undealt cards, next first (${dealt.rest.length}):` }));
+    table.append(shoeEl(dealt.rest, dealtCount, "rest", isDiff));
+  }
+  return table;
+}
+
+/** A long run of cards, 13 to a row, each row led by its positions. */
+function shoeEl(cards, offset, name, isDiff) {
+  const grid = el("div", { class: "shoe", role: "list", "aria-label": `${cards.length} cards, top first` });
+  for (let row = 0; row < cards.length; row += 13) {
+    grid.append(el("span", { class: "pos", text: `${offset + row + 1}` }));
+    cards.slice(row, row + 13).forEach((c, i) => grid.append(cardEl(c, isDiff(`${name}[${row + i}]`))));
+  }
+  return grid;
+}
+
+function gameText(game) {
+  switch (game.type) {
+    case "deck": return `whole shoe, ${game.decks} deck${game.decks === 1 ? "" : "s"}`;
+    case "holdem": return `hold'em, ${game.players} players`;
+    case "omaha": return `omaha, ${game.players} players`;
+    default: return `${game.players} hands of ${game.cards}, ${game.decks} deck${game.decks === 1 ? "" : "s"}`;
+  }
+}
+
+function showError(target, error) {
+  target.replaceChildren(el("p", { class: "error", role: "alert", text: error.message || String(error) }));
+}
+
+async function getJson(path) {
+  const response = await fetch(path, { headers: { Accept: "application/json" } });
+  const body = await response.json().catch(() => ({}));
+  return { status: response.status, body };
+}
+
+// ---- Look up by id -------------------------------------------------------
+
+async function roundReport(round) {
+  const box = el("div", { class: "round-detail", "data-round": round.id, "data-nonce": round.nonce });
+  const facts = el("dl", { class: "facts" });
+  fact(facts, "Round", round.id, true);
+  fact(facts, "Nonce", String(round.nonce));
+  fact(facts, "Game", gameText(round.game));
+  fact(facts, "Status", round.status);
+  fact(facts, "Commitment", round.server_seed_hash, true);
+  fact(facts, "Client seed", round.client_seed, true);
+  box.append(facts);
+  if (!round.server_seed) {
+    box.append(el("p", { class: "check", "data-check": "reveal", "data-result": "pending",
+      text: "Not yet verifiable: the server seed is still secret." }));
+    box.append(el("p", { class: "note", text: "The operator committed to this hash before your client seed was set. " +
+      "It reveals the seed when the seed pair is rotated, after its last hand; then this page can recompute every card. " +
+      "The cards are not shown before then." }));
+    return { box, ok: null };
+  }
+  fact(facts, "Server seed", round.server_seed, true);
+  const result = await verifyRound(round);
+  const checks = el("div", { class: "checks" },
+    checkEl("commitment", result.commitment.ok,
+      `SHA-256 of the revealed seed is ${result.commitment.computed}`),
+    checkEl("deal", result.deal.ok, result.deal.ok ? "every card matches" : ""));
+  box.append(checks);
+  if (!result.commitment.ok) {
+    box.append(el("p", { class: "error", "data-explain": "commitment",
+      text: `The revealed seed hashes to ${result.commitment.computed}, not to the published commitment.` }));
+  }
+  if (!result.deal.ok) {
+    const d = result.deal.difference;
+    box.append(el("p", { class: "error", "data-explain": "deal",
+      text: `The recorded cards differ from the recomputed ones: at ${d.slot} the record says ${d.recorded}, fairdeal-v1 deals ${d.computed}.` }));
+    box.append(el("p", { text: "Recorded:" }), dealEl(round.deal, d.slot));
+    box.append(el("p", { text: "Recomputed in this browser:" }), dealEl(result.deal.computed, d.slot));
+  } else {
+    box.append(dealEl(round.deal));
+  }
+  return { box, ok: result.commitment.ok && result.deal.ok };
+}
+
+async function lookUpRound(id, target) {
+  const { status, body } = await getJson(`/v1/rounds/${encodeURIComponent(id)}`);
+  if (status === 404) return false;
+  if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
+  const { box } = await roundReport(body);
+  target.replaceChildren(el("h3", { text: "Round" }), box,
+    el("p", {}, el("a", { href: `?pair=${encodeURIComponent(body.seed_pair_id)}`, text: "See every round of its seed pair" })));
+  return true;
+}
+
+async function lookUpPair(id, target) {
+  const { status, body: pair } = await getJson(`/v1/seed-pairs/${encodeURIComponent(id)}`);
+  if (status === 404) return false;
+  if (status !== 200) throw new Error(pair.detail || `the server answered ${status}`);
+  const rounds = [];
+  let after = null;
+  for (;;) {
+    const query = after === null ? "?limit=1000" : `?limit=1000&after=${after}`;
+    const page = await getJson(`/v1/seed-pairs/${encodeURIComponent(id)}/rounds${query}`);
+    if (page.status !== 200) throw new Error(page.body.detail || `the server answered ${page.status}`);
+    rounds.push(...page.body.rounds);
+    if (page.body.next_after === null || page.body.next_after === undefined) break;
+    after = page.body.next_after;
+  }
+  const facts = el("dl", { class: "facts" });
+  fact(facts, "Seed pair", pair.id, true);
+  fact(facts, "Status", pair.status);
+  fact(facts, "Commitment", pair.server_seed_hash, true);
+  fact(facts, "Client seed", pair.client_seed ?? "(not set yet)", pair.client_seed !== null);
+  if (pair.server_seed) fact(facts, "Server seed", pair.server_seed, true);
+  fact(facts, "Next commitment", pair.next_server_seed_hash, true);
+  const parts = [el("h3", { text: "Seed pair" }), facts];
+
+  // Every nonce from 0 must be listed once: a gap is a deal drawn and hidden.
+  const missing = [];
+  rounds.forEach((r, i) => { if (r.nonce !== i) missing.push(i); });
+  const complete = missing.length === 0 && rounds.length === pair.next_nonce;
+  parts.push(el("p", {},
+    checkEl("nonces", complete, ""),
+    complete
+      ? ` ${rounds.length} round${rounds.length === 1 ? "" : "s"}, nonces 0 to ${rounds.length - 1} with no gap.`
+      : ` Rounds are missing: expected nonces 0 to ${pair.next_nonce - 1}, listed ${rounds.length}.`));
+  if (!pair.server_seed) {
+    parts.push(el("p", { class: "note", text: "This pair is not revealed yet: its rounds become verifiable after rotation." }));
+  }
+  const tbody = el("tbody");
+  const details = el("div");
+  let passed = 0;
+  for (const round of rounds) {
+    const { box, ok } = await roundReport(round);
+    if (ok) passed += 1;
+    const cell = ok === null ? el("span", { class: "check", "data-result": "pending", text: "after reveal" })
+      : checkEl(`round ${round.nonce}`, ok, "");
+    tbody.append(el("tr", { "data-nonce": round.nonce },
+      el("td", { text: String(round.nonce) }),
+      el("td", { class: "id mono", text: round.id }),
+      el("td", { text: gameText(round.game) }),
+      el("td", { text: round.status }),
+      el("td", {}, cell)));
+    details.append(box);
+  }
+  parts.push(el("table", { class: "rounds" },
+    el("thead", {}, el("tr", {}, ["Nonce", "Round", "Game", "Status", "Verified"].map((h, i) =>
+      el("th", { class: i === 1 ? "id" : null, scope: "col", text: h })))),
+    tbody));
+  if (pair.server_seed) {
+    parts.push(el("p", { "data-summary": "", text: `${passed} of ${rounds.length} rounds verified.` }));
+  }
+  parts.push(details);
+  target.replaceChildren(...parts);
+  return true;
+}
+
+async function lookUp(id, kind) {
+  const target = document.getElementById("lookup-result");
+  target.replaceChildren(el("p", { text: "Checking…" }));
+  try {
+    const found = kind === "pair" ? await lookUpPair(id, target)
+      : kind === "round" ? await lookUpRound(id, target)
+      : (await lookUpRound(id, target)) || (await lookUpPair(id, target));
+    if (!found) target.replaceChildren(el("p", { class: "error", role: "alert", text: `No round or seed pair has the id ${id}.` }));
+  } catch (error) {
+    showError(target, error);
+  }
+}
+
+// ---- Paste values ---------------------------------------------------------
+
+function showGameFields() {
+  const type = document.getElementById("game").value;
+  document.getElementById("players-field").hidden = type === "deck";
+  document.getElementById("cards-field").hidden = type !== "hands";
+  document.getElementById("decks-field").hidden = !(type === "deck" || type === "hands");
+}
+
+async function recompute(event) {
+  event.preventDefault();
+  const target = document.getElementById("paste-result");
+  const value = (id) => document.getElementById(id).value;
+  const type = value("game");
+  const game = { type };
+  if (type !== "deck") game.players = value("players");
+  if (type === "hands") game.cards = value("cards");
+  if (type === "deck" || type === "hands") game.decks = value("decks");
+  try {
+    const out = await deal({ serverSeed: value("server-seed"), clientSeed: value("client-seed"), nonce: value("nonce"), game });
+    const facts = el("dl", { class: "facts" });
+    fact(facts, "Game", gameText(out.game));
+    fact(facts, "SHA-256 of the seed", out.server_seed_hash, true);
+    const parts = [facts];
+    const published = value("commitment").trim().toLowerCase();
+    if (published) {
+      parts.push(el("div", { class: "checks" },
+        checkEl("commitment", published === out.server_seed_hash,
+          `SHA-256 of this seed is ${out.server_seed_hash}`)));
+    }
+    parts.push(dealEl(out.deal));
+    target.replaceChildren(...parts);
+  } catch (error) {
+    showError(target, error);
+  }
+}
+
+function newClientSeed() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  const input = document.getElementById("client-seed");
+  input.value = bytesToHex(bytes);
+  input.focus();
+}
+
+// ---- Wiring -----------------------------------------------------------------
+
+document.getElementById("game").addEventListener("change", showGameFields);
+document.getElementById("paste-form").addEventListener("submit", recompute);
+document.getElementById("new-seed").addEventListener("click", newClientSeed);
+document.getElementById("lookup-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const id = document.getElementById("lookup-id").value.trim();
+  if (!id) return;
+  if (onServer) history.replaceState(null, "", `?id=${encodeURIComponent(id)}`);
+  lookUp(id, null);
+});
+showGameFields();
+if (!onServer) {
+  document.getElementById("lookup-offline").hidden = false;
+  for (const node of document.querySelectorAll("#lookup-form input, #lookup-form button")) node.disabled = true;
+} else {
+  const params = new URLSearchParams(location.search);
+  const [kind, id] = params.has("round") ? ["round", params.get("round")]
+    : params.has("pair") ? ["pair", params.get("pair")]
+    : params.has("id") ? [null, params.get("id")] : [null, null];
+  if (id) {
+    document.getElementById("lookup-id").value = id;
+    lookUp(id, kind);
+  }
+}
+document.documentElement.dataset.ready = "true";
