@@ -29,6 +29,19 @@ pub mod seed_pairs;
 pub mod verify;
 pub mod wire;
 
+/// The pair with this id, or a 404 naming it.
+pub(crate) async fn load_pair(
+    state: &AppState,
+    id: &str,
+) -> Result<crate::store::PairRow, error::ApiError> {
+    state
+        .dealer
+        .store()
+        .pair(id)
+        .await?
+        .ok_or_else(|| error::ApiError::not_found("seed pair", id))
+}
+
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 

@@ -110,12 +110,7 @@ pub async fn create(
             ));
         }
     };
-    let pair = state
-        .dealer
-        .store()
-        .pair(&pair_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("seed pair", &pair_id))?;
+    let pair = super::load_pair(&state, &pair_id).await?;
     let round = Round::view(&row, &pair, true)?;
     let mut response = (StatusCode::CREATED, Json(round)).into_response();
     if replayed {
@@ -149,10 +144,7 @@ pub async fn get(
         .round(&id)
         .await?
         .ok_or_else(|| ApiError::not_found("round", &id))?;
-    let pair = store
-        .pair(&row.seed_pair_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("seed pair", &row.seed_pair_id))?;
+    let pair = super::load_pair(&state, &row.seed_pair_id).await?;
     Ok(Json(Round::view(&row, &pair, viewer.0.is_some())?))
 }
 
@@ -177,11 +169,6 @@ pub async fn close(
         CloseRound::Closed(row) => row,
         CloseRound::NotFound => return Err(ApiError::not_found("round", &id)),
     };
-    let pair = state
-        .dealer
-        .store()
-        .pair(&row.seed_pair_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("seed pair", &row.seed_pair_id))?;
+    let pair = super::load_pair(&state, &row.seed_pair_id).await?;
     Ok(Json(Round::view(&row, &pair, true)?))
 }

@@ -81,12 +81,7 @@ pub async fn get(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Json<SeedPair>, ApiError> {
-    let pair = state
-        .dealer
-        .store()
-        .pair(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("seed pair", &id))?;
+    let pair = super::load_pair(&state, &id).await?;
     Ok(Json(SeedPair::from(&pair)))
 }
 
@@ -121,10 +116,7 @@ pub async fn rounds(
     }
     let after = params.after.map(|a| i64::try_from(a).unwrap_or(i64::MAX));
     let store = state.dealer.store();
-    let pair = store
-        .pair(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("seed pair", &id))?;
+    let pair = super::load_pair(&state, &id).await?;
     let rows = store
         .rounds_of_pair(&id, after, i64::from(limit) + 1)
         .await?;

@@ -199,6 +199,22 @@ macro_rules! round_columns {
     };
 }
 
+/// Binds a [`NewPair`] to [`INSERT_PAIR`]'s parameters, in order.
+macro_rules! bind_new_pair {
+    ($query:expr, $pair:expr) => {
+        $query
+            .bind(&$pair.id)
+            .bind($pair.status)
+            .bind(&$pair.server_seed_hash)
+            .bind(&$pair.server_seed_sealed)
+            .bind(&$pair.next_server_seed_hash)
+            .bind(&$pair.next_server_seed_sealed)
+            .bind(&$pair.client_seed)
+            .bind($pair.created_at)
+            .bind(&$pair.predecessor_id)
+    };
+}
+
 const INSERT_PAIR: &str = concat!(
     "INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, \
      next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
@@ -306,16 +322,7 @@ impl Store {
         let _writer = self.writer().await;
         with_pool!(self, |pool| {
             let mut tx = pool.begin().await?;
-            let row: PairRow = sqlx::query_as(INSERT_PAIR)
-                .bind(&pair.id)
-                .bind(pair.status)
-                .bind(&pair.server_seed_hash)
-                .bind(&pair.server_seed_sealed)
-                .bind(&pair.next_server_seed_hash)
-                .bind(&pair.next_server_seed_sealed)
-                .bind(&pair.client_seed)
-                .bind(pair.created_at)
-                .bind(&pair.predecessor_id)
+            let row: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), pair)
                 .fetch_one(&mut *tx)
                 .await?;
             tx.commit().await?;
@@ -591,16 +598,7 @@ impl Store {
                 successor,
             } = rotation(&pair)?;
             let now = successor.created_at;
-            let current: PairRow = sqlx::query_as(INSERT_PAIR)
-                .bind(&successor.id)
-                .bind(successor.status)
-                .bind(&successor.server_seed_hash)
-                .bind(&successor.server_seed_sealed)
-                .bind(&successor.next_server_seed_hash)
-                .bind(&successor.next_server_seed_sealed)
-                .bind(&successor.client_seed)
-                .bind(successor.created_at)
-                .bind(&successor.predecessor_id)
+            let current: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
                 .fetch_one(&mut *tx)
                 .await?;
             let revealed: PairRow = sqlx::query_as(REVEAL)
