@@ -12,8 +12,10 @@
 //! context; input mistakes are wrapped in [`cli::InputError`] so the binary can
 //! exit with status 2 and a message that names the flag.
 
+pub mod audit;
 pub mod cli;
 pub mod dealer;
+pub mod export;
 pub mod http;
 pub mod keys;
 pub mod metrics;

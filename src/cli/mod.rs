@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod audit;
 pub mod db;
+pub mod export;
 pub mod keys;
 pub mod replay;
 pub mod serve;
@@ -26,6 +28,10 @@ pub enum Command {
     Keys(keys::KeysOpts),
     /// Recompute a deal offline from its seeds and nonce.
     Replay(replay::ReplayOpts),
+    /// Write every revealed seed pair and its rounds as NDJSON (as GET /v1/export).
+    Export(export::ExportOpts),
+    /// Replay every round of an export: commitments, cards, nonce sequences.
+    Audit(audit::AuditOpts),
     /// Print the OpenAPI description of the HTTP API (what openapi.yaml holds).
     Openapi,
 }
@@ -36,6 +42,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(opts) => serve::run(opts),
         Command::Keys(opts) => keys::run(opts),
         Command::Replay(opts) => replay::run(opts),
+        Command::Export(opts) => export::run(opts),
+        Command::Audit(opts) => audit::run(opts),
         Command::Openapi => {
             print!("{}", crate::http::openapi_yaml());
             Ok(ExitCode::SUCCESS)

@@ -22,6 +22,7 @@ use crate::metrics::Metrics;
 
 pub mod auth;
 pub mod error;
+pub mod export;
 pub mod ops;
 pub mod page;
 pub mod rounds;
@@ -68,7 +69,8 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/seed-pairs/{id}/rotate", post(seed_pairs::rotate))
         .route("/v1/rounds/{id}", get(rounds::get))
         .route("/v1/rounds/{id}/close", post(rounds::close))
-        .route("/v1/verify", post(verify::verify));
+        .route("/v1/verify", post(verify::verify))
+        .route("/v1/export", get(export::export));
     let page = Router::new()
         .route("/", get(page::verify_page))
         .route("/verify", get(page::verify_page));
@@ -146,7 +148,7 @@ pub async fn serve(
     ),
     paths(
         seed_pairs::create, seed_pairs::set_client_seed, seed_pairs::get, seed_pairs::rounds,
-        seed_pairs::rotate, rounds::create, rounds::get, rounds::close, verify::verify, page::verify_page,
+        seed_pairs::rotate, rounds::create, rounds::get, rounds::close, verify::verify, export::export, page::verify_page,
         ops::healthz, ops::readyz, ops::metrics,
     ),
     components(schemas(error::Problem, wire::SeedPair, wire::Round, wire::RoundPage,

@@ -65,6 +65,8 @@ pub struct PairRow {
     pub revealed_at: Option<i64>,
     pub predecessor_id: Option<String>,
     pub successor_id: Option<String>,
+    /// Position in the order of reveals (1, 2, …), once revealed.
+    pub reveal_seq: Option<i64>,
 }
 
 /// A round as stored.
@@ -189,7 +191,7 @@ macro_rules! pair_columns {
     () => {
         "id, status, server_seed_hash, server_seed_sealed, server_seed, \
          next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
-         revealed_at, predecessor_id, successor_id"
+         revealed_at, predecessor_id, successor_id, reveal_seq"
     };
 }
 
@@ -567,11 +569,13 @@ impl Store {
                        ORDER BY nonce LIMIT 100";
         const REVEAL: &str = concat!(
             "UPDATE seed_pairs SET status = 'revealed', server_seed = $2, server_seed_sealed = NULL, \
-             next_server_seed_sealed = NULL, revealed_at = $3, successor_id = $4 \
+             next_server_seed_sealed = NULL, revealed_at = $3, successor_id = $4, \
+             reveal_seq = (SELECT COALESCE(MAX(reveal_seq), 0) + 1 FROM seed_pairs) \
              WHERE id = $1 RETURNING ",
             pair_columns!()
         );
         let _writer = self.writer().await;
+        let is_postgres = matches!(self, Store::Postgres(_));
         with_pool!(self, |pool| {
             let mut tx = pool.begin().await?;
             let Some(pair): Option<PairRow> = sqlx::query_as(LOCK)
@@ -601,6 +605,12 @@ impl Store {
             let current: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
                 .fetch_one(&mut *tx)
                 .await?;
+            if is_postgres {
+                // Serialises reveals so reveal_seq follows commit order.
+                sqlx::query("SELECT pg_advisory_xact_lock(7401)")
+                    .execute(&mut *tx)
+                    .await?;
+            }
             let revealed: PairRow = sqlx::query_as(REVEAL)
                 .bind(pair_id)
                 .bind(&revealed_server_seed)
@@ -613,6 +623,26 @@ impl Store {
                 revealed: Box::new(revealed),
                 current: Box::new(current),
             })
+        })
+    }
+
+    /// Revealed pairs with `reveal_seq > after`, in reveal order, at most `limit`.
+    pub async fn revealed_pairs(
+        &self,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<PairRow>, sqlx::Error> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            pair_columns!(),
+            " FROM seed_pairs WHERE status = 'revealed' AND reveal_seq > $1 ORDER BY reveal_seq LIMIT $2"
+        );
+        with_pool!(self, |pool| {
+            sqlx::query_as(SQL)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(pool)
+                .await
         })
     }
 

@@ -4,5 +4,6 @@
 pub mod app;
 pub mod cases;
 pub mod exact;
+pub mod exports;
 pub mod process;
 pub mod shuffles;

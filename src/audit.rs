@@ -1,0 +1,376 @@
+//! The auditor's replay: read an export (NDJSON from `GET /v1/export` or
+//! `fairdeal export`), and for every round check that the revealed seed hashes
+//! to the published commitment, that fairdeal-v1 gives exactly the recorded
+//! cards, and that each pair's nonces run 0, 1, 2, … with no gap or repeat.
+//!
+//! Lines are read in batches; parsing and the cryptographic checks of a batch
+//! run in parallel on all cores, then the order-dependent checks (nonce
+//! sequence, agreement with the pair line, completeness) run in order. Memory
+//! is bounded by the batch size, whatever the length of the export.
+
+use std::fmt;
+use std::io::BufRead;
+
+use fairdeal_core::{
+    ClientSeed, Commitment, CommitmentCheck, Deal, DealCheck, Game, ServerSeed, verify,
+};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::export::{ExportEnd, ExportPair, ExportRound};
+
+/// Lines verified together.
+const BATCH_LINES: usize = 4096;
+/// Findings kept in full; beyond this only counted.
+const MAX_FINDINGS_KEPT: usize = 10_000;
+
+/// One thing wrong with an export, located by line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// 1-based line of the export (0 for the end of the input).
+    pub line: u64,
+    /// `malformed`, `commitment`, `card`, `layout`, `record`, `nonce_gap`,
+    /// `nonce_repeat`, `missing_rounds`, `truncated`.
+    pub kind: &'static str,
+    /// What is wrong, in words.
+    pub detail: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "end of input: {}", self.detail)
+        } else {
+            write!(f, "line {}: {}", self.line, self.detail)
+        }
+    }
+}
+
+/// The audit's result.
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    pub lines: u64,
+    pub seed_pairs: u64,
+    pub rounds: u64,
+    /// Rounds whose commitment and cards both check out.
+    pub rounds_verified: u64,
+    pub problems: u64,
+    /// The first problems (all of them, up to 10,000).
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.problems == 0
+    }
+
+    fn add(&mut self, line: u64, kind: &'static str, detail: String) {
+        self.problems += 1;
+        if self.findings.len() < MAX_FINDINGS_KEPT {
+            self.findings.push(Finding { line, kind, detail });
+        }
+    }
+}
+
+/// A line, parsed and (for rounds) checked, in parallel.
+enum Checked {
+    Pair(ExportPair),
+    Round {
+        round: ExportRound,
+        /// Problems found from the line alone.
+        problems: Vec<(&'static str, String)>,
+    },
+    End(ExportEnd),
+    Malformed(String),
+    Blank,
+}
+
+fn round_name(round: &ExportRound) -> String {
+    format!(
+        "round {} (pair {}, nonce {})",
+        round.id, round.seed_pair_id, round.nonce
+    )
+}
+
+/// Recomputes one round from its own line.
+fn check_round(round: &ExportRound) -> Vec<(&'static str, String)> {
+    let name = round_name(round);
+    let parsed = (|| -> Result<_, String> {
+        let seed =
+            ServerSeed::from_hex(&round.server_seed).map_err(|e| format!("server_seed: {e}"))?;
+        let published = Commitment::from_hex(&round.server_seed_hash)
+            .map_err(|e| format!("server_seed_hash: {e}"))?;
+        let client =
+            ClientSeed::new(round.client_seed.as_str()).map_err(|e| format!("client_seed: {e}"))?;
+        let game: Game =
+            serde_json::from_str(round.game.get()).map_err(|e| format!("game: {e}"))?;
+        let deal: Deal =
+            serde_json::from_str(round.deal.get()).map_err(|e| format!("deal: {e}"))?;
+        Ok((seed, published, client, game, deal))
+    })();
+    let (seed, published, client, game, recorded) = match parsed {
+        Ok(parts) => parts,
+        Err(why) => return vec![("malformed", format!("{name}: {why}"))],
+    };
+    if round.protocol != fairdeal_core::PROTOCOL {
+        return vec![(
+            "record",
+            format!(
+                "{name}: protocol {:?} is not {}",
+                round.protocol,
+                fairdeal_core::PROTOCOL
+            ),
+        )];
+    }
+    let report = verify(&seed, &published, &client, round.nonce, game, &recorded);
+    let mut problems = Vec::new();
+    if let CommitmentCheck::Mismatch {
+        published,
+        computed,
+    } = report.commitment
+    {
+        problems.push((
+            "commitment",
+            format!(
+                "{name}: wrong commitment: SHA-256 of the revealed seed is {computed}, but {published} was published"
+            ),
+        ));
+    }
+    match report.deal {
+        DealCheck::Match => {}
+        DealCheck::CardDiffers {
+            slot,
+            computed,
+            recorded,
+        } => problems.push((
+            "card",
+            format!("{name}: wrong card at {slot}: recorded {recorded}, fairdeal-v1 deals {computed}"),
+        )),
+        DealCheck::LayoutDiffers {
+            computed_cards,
+            recorded_cards,
+        } => problems.push((
+            "layout",
+            format!(
+                "{name}: the recorded deal is not laid out as {game}: {recorded_cards} cards recorded, {computed_cards} dealt"
+            ),
+        )),
+    }
+    problems
+}
+
+fn check_line(text: &str) -> Checked {
+    if text.trim().is_empty() {
+        return Checked::Blank;
+    }
+    let kind = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value) => value
+            .get("type")
+            .and_then(|t| t.as_str())
+            .map(str::to_owned),
+        Err(err) => return Checked::Malformed(format!("not JSON ({err})")),
+    };
+    let parsed = match kind.as_deref() {
+        Some("seed_pair") => serde_json::from_str(text).map(Checked::Pair),
+        Some("round") => serde_json::from_str(text).map(|round: ExportRound| {
+            let problems = check_round(&round);
+            Checked::Round { round, problems }
+        }),
+        Some("end") => serde_json::from_str(text).map(Checked::End),
+        Some(other) => return Checked::Malformed(format!("unknown record type {other:?}")),
+        None => return Checked::Malformed("a record without a \"type\"".to_owned()),
+    };
+    parsed.unwrap_or_else(|err| Checked::Malformed(format!("not a valid record ({err})")))
+}
+
+/// The order-dependent state: the pair being read and its next nonce.
+#[derive(Default)]
+struct Sequence {
+    pair: Option<(ExportPair, u64, u64)>, // pair, its line, rounds seen
+    ended: bool,
+}
+
+impl Sequence {
+    fn close_pair(&mut self, report: &mut Report) {
+        if let Some((pair, line, seen)) = self.pair.take()
+            && seen < pair.rounds
+        {
+            report.add(
+                line,
+                "missing_rounds",
+                format!(
+                    "pair {}: {} rounds were dealt (nonces 0 to {}) but only {seen} are listed",
+                    pair.id,
+                    pair.rounds,
+                    pair.rounds.saturating_sub(1)
+                ),
+            );
+        }
+    }
+
+    fn round(&mut self, line: u64, round: &ExportRound, report: &mut Report) {
+        let Some((pair, _, seen)) = self.pair.as_mut() else {
+            report.add(
+                line,
+                "record",
+                format!("{}: comes before any seed_pair line", round_name(round)),
+            );
+            return;
+        };
+        if round.seed_pair_id != pair.id {
+            report.add(
+                line,
+                "record",
+                format!("{}: listed under pair {}", round_name(round), pair.id),
+            );
+            return;
+        }
+        for (field, mine, theirs) in [
+            ("server_seed", &round.server_seed, &pair.server_seed),
+            (
+                "server_seed_hash",
+                &round.server_seed_hash,
+                &pair.server_seed_hash,
+            ),
+            ("client_seed", &round.client_seed, &pair.client_seed),
+        ] {
+            if mine != theirs {
+                report.add(
+                    line,
+                    "record",
+                    format!(
+                        "{}: its {field} differs from its seed pair's",
+                        round_name(round)
+                    ),
+                );
+            }
+        }
+        let expected = *seen;
+        if round.nonce < expected {
+            report.add(
+                line,
+                "nonce_repeat",
+                format!(
+                    "{}: nonce {} repeats or goes back (expected {expected})",
+                    round_name(round),
+                    round.nonce
+                ),
+            );
+        } else {
+            if round.nonce > expected {
+                let missing = if round.nonce - expected == 1 {
+                    format!("nonce {expected} is missing")
+                } else {
+                    format!("nonces {expected} to {} are missing", round.nonce - 1)
+                };
+                report.add(
+                    line,
+                    "nonce_gap",
+                    format!("{}: nonce gap: {missing}", round_name(round)),
+                );
+            }
+            *seen = round.nonce + 1;
+        }
+        if round.nonce >= pair.rounds {
+            report.add(
+                line,
+                "record",
+                format!(
+                    "{}: the pair says it dealt only {} rounds",
+                    round_name(round),
+                    pair.rounds
+                ),
+            );
+        }
+    }
+}
+
+/// Progress callback: lines and rounds read so far.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
+
+/// Audits an export from `input`.
+pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Report> {
+    let mut report = Report::default();
+    let mut sequence = Sequence::default();
+    let mut lines = input.lines();
+    let mut line_no = 0u64;
+    loop {
+        let mut batch = Vec::with_capacity(BATCH_LINES);
+        for line in lines.by_ref().take(BATCH_LINES) {
+            line_no += 1;
+            match line {
+                Ok(text) => batch.push((line_no, text)),
+                // Invalid UTF-8 is a malformed line, not the end of the audit.
+                Err(err) if err.kind() == std::io::ErrorKind::InvalidData => {
+                    batch.push((line_no, String::from("\u{0}invalid UTF-8")))
+                }
+                Err(err) => return Err(err),
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let checked: Vec<(u64, Checked)> = batch
+            .par_iter()
+            .map(|(line, text)| {
+                if text.starts_with('\u{0}') {
+                    (*line, Checked::Malformed("not valid UTF-8".to_owned()))
+                } else {
+                    (*line, check_line(text))
+                }
+            })
+            .collect();
+        for (line, item) in checked {
+            report.lines = line;
+            if sequence.ended && !matches!(item, Checked::Blank) {
+                report.add(line, "record", "a record after the end line".to_owned());
+            }
+            match item {
+                Checked::Blank => {}
+                Checked::Malformed(why) => {
+                    report.add(line, "malformed", format!("malformed line: {why}"))
+                }
+                Checked::Pair(pair) => {
+                    sequence.close_pair(&mut report);
+                    report.seed_pairs += 1;
+                    sequence.pair = Some((pair, line, 0));
+                }
+                Checked::Round { round, problems } => {
+                    report.rounds += 1;
+                    if problems.is_empty() {
+                        report.rounds_verified += 1;
+                    }
+                    for (kind, detail) in problems {
+                        report.add(line, kind, detail);
+                    }
+                    sequence.round(line, &round, &mut report);
+                }
+                Checked::End(end) => {
+                    sequence.close_pair(&mut report);
+                    sequence.ended = true;
+                    if end.seed_pairs != report.seed_pairs || end.rounds != report.rounds {
+                        report.add(
+                            line,
+                            "record",
+                            format!(
+                                "the end line counts {} pairs and {} rounds, but {} and {} were read",
+                                end.seed_pairs, end.rounds, report.seed_pairs, report.rounds
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        progress(report.lines, report.rounds);
+    }
+    if !sequence.ended {
+        sequence.close_pair(&mut report);
+        report.add(
+            0,
+            "truncated",
+            "the export has no end line: it was cut off (resume with the last seed_pair line's cursor)"
+                .to_owned(),
+        );
+    }
+    Ok(report)
+}

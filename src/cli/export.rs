@@ -1,0 +1,49 @@
+//! `fairdeal export`: the same NDJSON as `GET /v1/export`, straight from a
+//! database, to stdout.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use tokio::sync::mpsc;
+
+use super::InputError;
+use super::db::DatabaseOpts;
+
+#[derive(Debug, Args)]
+pub struct ExportOpts {
+    #[command(flatten)]
+    pub db: DatabaseOpts,
+    /// Resume after the pair whose line carried this cursor.
+    #[arg(long, value_name = "CURSOR")]
+    pub after: Option<String>,
+}
+
+pub fn run(opts: ExportOpts) -> anyhow::Result<ExitCode> {
+    let after = match opts.after.as_deref() {
+        Some(text) => {
+            crate::export::parse_cursor(text).map_err(|rule| InputError::new("--after", rule))?
+        }
+        None => 0,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
+    runtime.block_on(async {
+        let store = opts.db.open().await?;
+        let (tx, mut rx) = mpsc::channel::<String>(1024);
+        let producer = {
+            let store = store.clone();
+            tokio::spawn(async move { crate::export::export(&store, after, tx).await })
+        };
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        while let Some(line) = rx.recv().await {
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+        producer.await.context("the export task")??;
+        store.close().await;
+        Ok(ExitCode::SUCCESS)
+    })
+}

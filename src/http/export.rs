@@ -1,0 +1,67 @@
+//! `GET /v1/export`: every revealed seed pair and its rounds, streamed as NDJSON.
+
+use std::convert::Infallible;
+
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
+use serde::Deserialize;
+use tokio::sync::mpsc;
+use utoipa::IntoParams;
+
+use super::AppState;
+use super::error::{ApiError, Problem};
+use crate::export;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ExportParams {
+    /// Resume after the pair whose line carried this `cursor`.
+    pub after: Option<String>,
+}
+
+/// Export every revealed seed pair and its rounds.
+///
+/// NDJSON, in reveal order: a `seed_pair` line, then its `round` lines by
+/// nonce, for each pair; a final `end` line with the counts marks a complete
+/// export. Unrevealed pairs never appear. `fairdeal audit` reads this format.
+#[utoipa::path(get, path = "/v1/export", tag = "verification",
+    params(ExportParams),
+    responses(
+        (status = 200, description = "NDJSON lines: seed_pair, round, …, end", body = String, content_type = "application/x-ndjson"),
+        (status = 400, description = "Bad query parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An unusable cursor", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn export(
+    State(state): State<AppState>,
+    params: Result<Query<ExportParams>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(params) = params.map_err(|e| ApiError::malformed(e.body_text(), None))?;
+    let after = match params.after.as_deref() {
+        Some(text) => {
+            export::parse_cursor(text).map_err(|rule| ApiError::invalid("after", rule))?
+        }
+        None => 0,
+    };
+    let (tx, rx) = mpsc::channel::<String>(256);
+    let store = state.dealer.store().clone();
+    tokio::spawn(async move {
+        if let Err(err) = export::export(&store, after, tx).await {
+            // The stream ends without its `end` line, so the reader knows.
+            tracing::error!(error = format!("{err:#}"), "export failed part way");
+        }
+    });
+    let lines = futures_util::stream::unfold(rx, |mut rx| async move {
+        let line = rx.recv().await?;
+        Some((Ok::<_, Infallible>(Bytes::from(line + "\n")), rx))
+    });
+    let mut response = Response::new(Body::from_stream(lines));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
+    Ok(response)
+}
