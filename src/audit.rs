@@ -12,8 +12,10 @@ use std::fmt;
 use std::io::BufRead;
 
 use fairdeal_core::{
-    ClientSeed, Commitment, CommitmentCheck, Deal, DealCheck, Game, ServerSeed, verify,
+    Card, ClientSeed, Commitment, CommitmentCheck, Deal, DealCheck, Game, Layout, ServerSeed,
+    verify,
 };
+use fairdeal_stats::evidence::{Evidence, StatsReport};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -57,6 +59,8 @@ pub struct Report {
     pub problems: u64,
     /// The first problems (all of them, up to 10,000).
     pub findings: Vec<Finding>,
+    /// The statistical tests over every recorded deal.
+    pub statistics: Option<StatsReport>,
 }
 
 impl Report {
@@ -78,7 +82,9 @@ enum Checked {
     Round {
         round: ExportRound,
         /// Problems found from the line alone.
-        problems: Vec<(&'static str, String)>,
+        problems: LineProblems,
+        /// The recorded game and deal, when they parse.
+        dealt: Option<(Game, Deal)>,
     },
     End(ExportEnd),
     Malformed(String),
@@ -92,8 +98,11 @@ fn round_name(round: &ExportRound) -> String {
     )
 }
 
-/// Recomputes one round from its own line.
-fn check_round(round: &ExportRound) -> Vec<(&'static str, String)> {
+/// Problems found in one line: (kind, detail).
+type LineProblems = Vec<(&'static str, String)>;
+
+/// Recomputes one round from its own line; also returns its game and deal.
+fn check_round(round: &ExportRound) -> (LineProblems, Option<(Game, Deal)>) {
     let name = round_name(round);
     let parsed = (|| -> Result<_, String> {
         let seed =
@@ -110,17 +119,15 @@ fn check_round(round: &ExportRound) -> Vec<(&'static str, String)> {
     })();
     let (seed, published, client, game, recorded) = match parsed {
         Ok(parts) => parts,
-        Err(why) => return vec![("malformed", format!("{name}: {why}"))],
+        Err(why) => return (vec![("malformed", format!("{name}: {why}"))], None),
     };
     if round.protocol != fairdeal_core::PROTOCOL {
-        return vec![(
-            "record",
-            format!(
-                "{name}: protocol {:?} is not {}",
-                round.protocol,
-                fairdeal_core::PROTOCOL
-            ),
-        )];
+        let why = format!(
+            "{name}: protocol {:?} is not {}",
+            round.protocol,
+            fairdeal_core::PROTOCOL
+        );
+        return (vec![("record", why)], None);
     }
     let report = verify(&seed, &published, &client, round.nonce, game, &recorded);
     let mut problems = Vec::new();
@@ -156,7 +163,64 @@ fn check_round(round: &ExportRound) -> Vec<(&'static str, String)> {
             ),
         )),
     }
-    problems
+    (problems, Some((game, recorded)))
+}
+
+/// The first card dealt in a round (the top of the shuffled deck).
+fn first_card(deal: &Deal) -> Option<Card> {
+    match deal {
+        Deal::Deck { deck } => deck.first().copied(),
+        Deal::Board { hands, .. } | Deal::Hands { hands, .. } => {
+            hands.first().and_then(|h| h.first()).copied()
+        }
+    }
+}
+
+/// Adds a recorded deal to the statistics.
+pub fn add_to_evidence(evidence: &mut Evidence, game: Game, deal: &Deal) {
+    match (game.layout(), deal) {
+        (Layout::Deck { decks: 1 }, Deal::Deck { deck }) => evidence.add_full_deck(deck),
+        (Layout::Holdem { .. }, Deal::Board { hands, board, .. }) => {
+            for hand in hands {
+                if let [a, b] = hand[..] {
+                    evidence.add_starting_hand(a, b);
+                }
+            }
+            if let Some(seat_one) = hands.first() {
+                let seven: Vec<Card> = seat_one.iter().chain(board).copied().collect();
+                evidence.add_seven_card_hand(&seven);
+            }
+        }
+        (
+            Layout::Hands {
+                players,
+                cards,
+                decks,
+            },
+            Deal::Hands { hands, rest },
+        ) => {
+            if cards == 5 && decks == 1 {
+                for hand in hands {
+                    evidence.add_five_card_hand(hand);
+                }
+            }
+            if decks == 1 {
+                let (players, cards) = (usize::from(players), usize::from(cards));
+                let mut deck = vec![None; players * cards];
+                for (seat, hand) in hands.iter().enumerate() {
+                    for (k, &card) in hand.iter().enumerate() {
+                        if let Some(slot) = deck.get_mut(k * players + seat) {
+                            *slot = Some(card);
+                        }
+                    }
+                }
+                let mut order: Vec<Card> = deck.into_iter().flatten().collect();
+                order.extend_from_slice(rest);
+                evidence.add_full_deck(&order);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn check_line(text: &str) -> Checked {
@@ -173,8 +237,12 @@ fn check_line(text: &str) -> Checked {
     let parsed = match kind.as_deref() {
         Some("seed_pair") => serde_json::from_str(text).map(Checked::Pair),
         Some("round") => serde_json::from_str(text).map(|round: ExportRound| {
-            let problems = check_round(&round);
-            Checked::Round { round, problems }
+            let (problems, dealt) = check_round(&round);
+            Checked::Round {
+                round,
+                problems,
+                dealt,
+            }
         }),
         Some("end") => serde_json::from_str(text).map(Checked::End),
         Some(other) => return Checked::Malformed(format!("unknown record type {other:?}")),
@@ -188,10 +256,13 @@ fn check_line(text: &str) -> Checked {
 struct Sequence {
     pair: Option<(ExportPair, u64, u64)>, // pair, its line, rounds seen
     ended: bool,
+    /// The first card of the pair's previous round, for serial correlation.
+    previous_first: Option<Card>,
 }
 
 impl Sequence {
     fn close_pair(&mut self, report: &mut Report) {
+        self.previous_first = None;
         if let Some((pair, line, seen)) = self.pair.take()
             && seen < pair.rounds
         {
@@ -292,6 +363,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Report> {
     let mut report = Report::default();
     let mut sequence = Sequence::default();
+    let mut evidence = Evidence::default();
     let mut lines = input.lines();
     let mut line_no = 0u64;
     loop {
@@ -335,8 +407,20 @@ pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Rep
                     report.seed_pairs += 1;
                     sequence.pair = Some((pair, line, 0));
                 }
-                Checked::Round { round, problems } => {
+                Checked::Round {
+                    round,
+                    problems,
+                    dealt,
+                } => {
                     report.rounds += 1;
+                    if let Some((game, deal)) = &dealt {
+                        add_to_evidence(&mut evidence, *game, deal);
+                        let first = first_card(deal);
+                        if let (Some(previous), Some(first)) = (sequence.previous_first, first) {
+                            evidence.add_consecutive_first_cards(previous, first);
+                        }
+                        sequence.previous_first = first;
+                    }
                     if problems.is_empty() {
                         report.rounds_verified += 1;
                     }
@@ -372,5 +456,6 @@ pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Rep
                 .to_owned(),
         );
     }
+    report.statistics = Some(evidence.report());
     Ok(report)
 }

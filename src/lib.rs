@@ -3,7 +3,7 @@
 //! ## Layout
 //! - `cli`: one module per subcommand, each an `Opts` struct and a `run`.
 //! - `render`: how a deal looks on a terminal.
-//! - `stats`: the statistical tests (chi-square, normal) shared by the
+//! - `stats` (the `fairdeal-stats` crate): the statistical tests shared by the
 //!   fairness tests and the audit.
 //!
 //! ## Error policy
@@ -16,11 +16,15 @@ pub mod audit;
 pub mod cli;
 pub mod dealer;
 pub mod export;
+pub mod hand_history;
 pub mod http;
 pub mod keys;
 pub mod metrics;
 pub mod render;
+pub mod report;
 pub mod sealing;
-pub mod stats;
 pub mod store;
 pub mod telemetry;
+
+/// The statistics crate, re-exported for the audit and the tests.
+pub use fairdeal_stats as stats;

@@ -9,28 +9,45 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use fairdeal_stats::evidence::{StatsReport, Verdict};
+
 use super::InputError;
 use crate::audit::{Report, audit};
+use crate::report;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// A verdict and one line per problem.
+    /// A verdict and one line per problem, then the statistics.
     Text,
     /// One JSON object.
     Json,
+    /// One self-contained HTML file with plots (inline SVG).
+    Html,
 }
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
 SOURCE is an export file (from `fairdeal export` or GET /v1/export), `-` for
 standard input, or the base URL of a running service (http://host:port), whose
-/v1/export is read.
+/v1/export is read. With --hands FILE, a plain hand history is tested instead
+(one round per line: `As Kd | 7h 8h 9c Tc Jd`, `As Kd`, or five cards).
 
-Exit status: 0 every round verified and the export is complete; 1 a problem was
-found (each is listed with its line); 2 the source could not be read.")]
+Statistics: card x position, hold'em starting hands (pair/suited/offsuit and
+the 169 classes), 5-card and 7-card hand categories against exact counts, and
+serial correlation; each fails below p = 0.001/k and warns below 0.05/k
+(Bonferroni over the k tests with enough data).
+
+Exit status: 0 every round verified (and no statistical test failed); 1 a
+problem was found in the records (each listed with its line); 2 the input
+could not be read or a hand-history line is malformed; 3 the records verify
+but a statistical test failed.")]
 pub struct AuditOpts {
     /// Export file, `-` for stdin, or a service's base URL.
-    pub source: String,
+    #[arg(required_unless_present = "hands", conflicts_with = "hands")]
+    pub source: Option<String>,
+    /// Test a plain hand history instead of an export (no seeds needed).
+    #[arg(long, value_name = "FILE")]
+    pub hands: Option<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -125,9 +142,63 @@ fn print_text(source: &str, report: &Report, seconds: f64) {
     }
 }
 
-pub fn run(opts: AuditOpts) -> anyhow::Result<ExitCode> {
-    let (input, size) = open(&opts.source)?;
-    let bar = progress_bar(size, opts.quiet);
+fn statistics_exit(stats: &StatsReport) -> ExitCode {
+    if stats.verdict == Verdict::Fail {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `--hands FILE`: statistics of a hand history.
+fn run_hands(path: &str, format: Format) -> anyhow::Result<ExitCode> {
+    let (input, _) = open(path)?;
+    let hands =
+        crate::hand_history::read(BufReader::new(input)).context("reading the hand history")?;
+    let (evidence, n_hands) = match hands {
+        Ok(read) => read,
+        Err(bad) => {
+            for line in bad.iter().take(50) {
+                eprintln!("line {}: {}", line.line, line.why);
+            }
+            return Err(InputError::new(
+                "--hands",
+                format!(
+                    "{} malformed line(s) in {path}; nothing was tested",
+                    bad.len()
+                ),
+            )
+            .into());
+        }
+    };
+    let stats = evidence.report();
+    let header = format!("{n_hands} hands from {path}");
+    match format {
+        Format::Text => {
+            println!("fairdeal statistics of {header}");
+            print!("{}", report::text(&stats));
+        }
+        Format::Json => {
+            let value = serde_json::json!({"source": path, "hands": n_hands, "statistics": stats});
+            println!("{}", serde_json::to_string_pretty(&value)?);
+        }
+        Format::Html => print!(
+            "{}",
+            report::html(
+                &format!("fairdeal statistics: {header}"),
+                &[],
+                &format!("Statistics: {:?}", stats.verdict).to_uppercase(),
+                &stats
+            )
+        ),
+    }
+    Ok(statistics_exit(&stats))
+}
+
+/// Reads and audits an export.
+fn audit_source(source: &str, quiet: bool) -> anyhow::Result<(Report, f64)> {
+    let (input, size) = open(source)?;
+    let bar = progress_bar(size, quiet);
     let reader = BufReader::with_capacity(
         1 << 20,
         Counting {
@@ -145,20 +216,97 @@ pub fn run(opts: AuditOpts) -> anyhow::Result<ExitCode> {
         audit(reader, &mut progress).context("reading the export")?
     };
     bar.finish_and_clear();
-    let seconds = started.elapsed().as_secs_f64();
+    Ok((report, started.elapsed().as_secs_f64()))
+}
+
+fn verification_lines(report: &Report) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{} lines, {} seed pairs, {} rounds; {} rounds verified",
+        report.lines, report.seed_pairs, report.rounds, report.rounds_verified
+    )];
+    lines.extend(report.findings.iter().take(200).map(ToString::to_string));
+    lines
+}
+
+pub fn run(opts: AuditOpts) -> anyhow::Result<ExitCode> {
+    if let Some(hands) = &opts.hands {
+        return run_hands(hands, opts.format);
+    }
+    let source = opts.source.clone().unwrap_or_default();
+    let (report, seconds) = audit_source(&source, opts.quiet)?;
+    let stats = report.statistics.clone();
     match opts.format {
-        Format::Text => print_text(&opts.source, &report, seconds),
+        Format::Text => {
+            print_text(&source, &report, seconds);
+            if let Some(stats) = &stats {
+                print!("{}", report::text(stats));
+            }
+        }
         Format::Json => {
             let verdict = if report.passed() { "pass" } else { "fail" };
             let mut value = serde_json::to_value(&report)?;
             value["verdict"] = verdict.into();
-            value["source"] = opts.source.clone().into();
+            value["source"] = source.clone().into();
             println!("{}", serde_json::to_string_pretty(&value)?);
         }
+        Format::Html => {
+            let overall = if report.passed() {
+                "Records: PASS: every commitment, card and nonce checks out".to_owned()
+            } else {
+                format!("Records: FAIL: {} problem(s)", report.problems)
+            };
+            if let Some(stats) = &stats {
+                print!(
+                    "{}",
+                    report::html(
+                        &format!("fairdeal audit of {source}"),
+                        &verification_lines(&report),
+                        &overall,
+                        stats
+                    )
+                );
+            }
+        }
     }
-    Ok(if report.passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    if !report.passed() {
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(stats.as_ref().map_or(ExitCode::SUCCESS, statistics_exit))
+}
+
+/// `fairdeal stats`: the statistics alone (records are still parsed, not judged).
+pub fn run_stats(opts: AuditOpts) -> anyhow::Result<ExitCode> {
+    if let Some(hands) = &opts.hands {
+        return run_hands(hands, opts.format);
+    }
+    let source = opts.source.clone().unwrap_or_default();
+    let (report, _) = audit_source(&source, opts.quiet)?;
+    let Some(stats) = report.statistics else {
+        anyhow::bail!("no statistics were computed");
+    };
+    match opts.format {
+        Format::Text => {
+            println!(
+                "fairdeal statistics of {} rounds from {source}",
+                report.rounds
+            );
+            print!("{}", report::text(&stats));
+        }
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &serde_json::json!({"source": source, "rounds": report.rounds, "statistics": stats})
+            )?
+        ),
+        Format::Html => print!(
+            "{}",
+            report::html(
+                &format!("fairdeal statistics of {source}"),
+                &[format!("{} rounds", report.rounds)],
+                &format!("Statistics: {:?}", stats.verdict).to_uppercase(),
+                &stats
+            )
+        ),
+    }
+    Ok(statistics_exit(&stats))
 }

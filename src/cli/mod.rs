@@ -30,8 +30,10 @@ pub enum Command {
     Replay(replay::ReplayOpts),
     /// Write every revealed seed pair and its rounds as NDJSON (as GET /v1/export).
     Export(export::ExportOpts),
-    /// Replay every round of an export: commitments, cards, nonce sequences.
+    /// Replay every round of an export: commitments, cards, nonce sequences, statistics.
     Audit(audit::AuditOpts),
+    /// Statistical tests of an export or a hand history (no verification verdict).
+    Stats(audit::AuditOpts),
     /// Print the OpenAPI description of the HTTP API (what openapi.yaml holds).
     Openapi,
 }
@@ -44,6 +46,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(opts) => replay::run(opts),
         Command::Export(opts) => export::run(opts),
         Command::Audit(opts) => audit::run(opts),
+        Command::Stats(opts) => audit::run_stats(opts),
         Command::Openapi => {
             print!("{}", crate::http::openapi_yaml());
             Ok(ExitCode::SUCCESS)

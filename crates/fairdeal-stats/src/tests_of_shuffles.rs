@@ -1,4 +1,4 @@
-//! Statistical tests of shuffled decks: the numbers a testing lab reports.
+//! Chi-square and normal tests of shuffled decks.
 //!
 //! Each test returns its statistic, degrees of freedom and p-value; the
 //! distributions come from `statrs`. What is specific to shuffles, and easy to

@@ -1,0 +1,413 @@
+//! From dealt rounds to tests with a verdict.
+//!
+//! Significance: the family of tests is judged at α = 0.001 with a Bonferroni
+//! correction for the k tests that have enough data: a test **fails** when
+//! p < 0.001 / k, **warns** when p < 0.05 / k, and **passes** otherwise. For a
+//! fair deck the chance that any test fails is at most 0.001 (and that any
+//! warns at most 0.05). A test whose smallest expected cell count would be
+//! below 5 is not run: it says how many samples it needs instead of printing a
+//! meaningless p-value. Sparse categories are pooled from the rarest end until
+//! each pooled cell expects at least 5.
+//!
+//! Dependence: several hands of one deal share a deck, so their categories
+//! are slightly negatively correlated; that makes the chi-square conservative
+//! (fewer false alarms), never anti-conservative. The 7-card test takes one
+//! seat per hold'em deal, because seats share the board.
+
+use fairdeal_core::Card;
+use serde::Serialize;
+
+use crate::poker::{
+    self, Category, exact_five_card_counts, exact_seven_card_counts, starting_class,
+    starting_class_counts, starting_class_name, starting_kind,
+};
+use crate::{card_position, chi_square_gof, normal_two_sided};
+
+/// Family-wise level at which a test fails.
+pub const ALPHA_FAIL: f64 = 0.001;
+/// Family-wise level at which a test warns.
+pub const ALPHA_WARN: f64 = 0.05;
+/// Smallest expected count per cell for a chi-square test to be run.
+pub const MIN_EXPECTED: f64 = 5.0;
+
+/// Counts gathered from dealt rounds.
+#[derive(Clone, Debug)]
+pub struct Evidence {
+    /// `positions[card][position]` over complete single-deck orders.
+    positions: Vec<Vec<u64>>,
+    full_decks: u64,
+    starting_classes: [u64; 169],
+    five_card: [u64; 9],
+    seven_card: [u64; 9],
+    serial_matches: u64,
+    serial_pairs: u64,
+}
+
+impl Default for Evidence {
+    fn default() -> Self {
+        Self {
+            positions: vec![vec![0; 52]; 52],
+            full_decks: 0,
+            starting_classes: [0; 169],
+            five_card: [0; 9],
+            seven_card: [0; 9],
+            serial_matches: 0,
+            serial_pairs: 0,
+        }
+    }
+}
+
+/// pass, warn, fail, or not enough data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    Warn,
+    Fail,
+    Insufficient,
+}
+
+/// One cell of a test's table: what was seen against what a fair deck gives.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cell {
+    pub label: String,
+    pub observed: u64,
+    pub expected: f64,
+}
+
+/// One test's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub name: &'static str,
+    pub what: &'static str,
+    pub samples: u64,
+    /// Samples needed for the test to run, when there are fewer.
+    pub needed: Option<u64>,
+    pub statistic: Option<f64>,
+    pub df: Option<f64>,
+    pub p_value: Option<f64>,
+    pub verdict: Verdict,
+    pub cells: Vec<Cell>,
+    /// Standardised residuals (O − E)/√E by card and position, for the heat map.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub residuals: Option<Vec<Vec<f64>>>,
+}
+
+/// All tests and the overall verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct StatsReport {
+    pub alpha_fail: f64,
+    pub alpha_warn: f64,
+    /// Tests with enough data (the Bonferroni k).
+    pub tests_run: usize,
+    pub verdict: Verdict,
+    pub tests: Vec<Outcome>,
+}
+
+impl Evidence {
+    /// A complete single-deck order (52 cards, top first).
+    pub fn add_full_deck(&mut self, deck: &[Card]) {
+        if deck.len() != 52 {
+            return;
+        }
+        for (pos, card) in deck.iter().enumerate() {
+            self.positions[card.deck_index()][pos] += 1;
+        }
+        self.full_decks += 1;
+    }
+
+    /// A hold'em starting hand.
+    pub fn add_starting_hand(&mut self, a: Card, b: Card) {
+        if a != b {
+            self.starting_classes[starting_class(a, b)] += 1;
+        }
+    }
+
+    /// A five-card hand.
+    pub fn add_five_card_hand(&mut self, cards: &[Card]) {
+        if cards.len() == 5 {
+            self.five_card[poker::category(cards) as usize] += 1;
+        }
+    }
+
+    /// Seven cards (hole cards and board).
+    pub fn add_seven_card_hand(&mut self, cards: &[Card]) {
+        if cards.len() == 7 {
+            self.seven_card[poker::category(cards) as usize] += 1;
+        }
+    }
+
+    /// The first card of two consecutive rounds of one pair.
+    pub fn add_consecutive_first_cards(&mut self, previous: Card, next: Card) {
+        self.serial_pairs += 1;
+        if previous == next {
+            self.serial_matches += 1;
+        }
+    }
+
+    /// Adds another accumulator's counts.
+    pub fn merge(&mut self, other: &Evidence) {
+        for (row, other_row) in self.positions.iter_mut().zip(&other.positions) {
+            for (a, b) in row.iter_mut().zip(other_row) {
+                *a += b;
+            }
+        }
+        self.full_decks += other.full_decks;
+        for (a, b) in self.starting_classes.iter_mut().zip(other.starting_classes) {
+            *a += b;
+        }
+        for (a, b) in self.five_card.iter_mut().zip(other.five_card) {
+            *a += b;
+        }
+        for (a, b) in self.seven_card.iter_mut().zip(other.seven_card) {
+            *a += b;
+        }
+        self.serial_matches += other.serial_matches;
+        self.serial_pairs += other.serial_pairs;
+    }
+
+    /// Runs every test.
+    pub fn report(&self) -> StatsReport {
+        let mut tests = vec![
+            self.card_position_test(),
+            self.starting_kinds_test(),
+            self.starting_classes_test(),
+            categories_test(
+                "5-card hand categories",
+                "each 5-card hand of a `hands` deal, against the 2,598,960 five-card hands",
+                &self.five_card,
+                exact_five_card_counts(),
+            ),
+            categories_test(
+                "7-card best hand",
+                "seat 1's hole cards and the board of each hold'em deal, against the 133,784,560 seven-card hands",
+                &self.seven_card,
+                exact_seven_card_counts(),
+            ),
+            self.serial_test(),
+        ];
+        let k = tests.iter().filter(|t| t.p_value.is_some()).count();
+        for test in &mut tests {
+            if let Some(p) = test.p_value {
+                test.verdict = if p < ALPHA_FAIL / k as f64 {
+                    Verdict::Fail
+                } else if p < ALPHA_WARN / k as f64 {
+                    Verdict::Warn
+                } else {
+                    Verdict::Pass
+                };
+            }
+        }
+        let verdict = if tests.iter().any(|t| t.verdict == Verdict::Fail) {
+            Verdict::Fail
+        } else if tests.iter().any(|t| t.verdict == Verdict::Warn) {
+            Verdict::Warn
+        } else if k == 0 {
+            Verdict::Insufficient
+        } else {
+            Verdict::Pass
+        };
+        StatsReport {
+            alpha_fail: ALPHA_FAIL,
+            alpha_warn: ALPHA_WARN,
+            tests_run: k,
+            verdict,
+            tests,
+        }
+    }
+
+    fn card_position_test(&self) -> Outcome {
+        let needed = (MIN_EXPECTED * 52.0).ceil() as u64;
+        let mut outcome = Outcome::empty(
+            "card x position",
+            "where each card lands in complete single-deck orders (deck and hands deals of one deck)",
+            self.full_decks,
+        );
+        if self.full_decks < needed {
+            outcome.needed = Some(needed);
+            return outcome;
+        }
+        let result = card_position(&self.positions, self.full_decks);
+        let expected = self.full_decks as f64 / 52.0;
+        outcome.residuals = Some(
+            self.positions
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|&o| (o as f64 - expected) / expected.sqrt())
+                        .collect()
+                })
+                .collect(),
+        );
+        outcome.set(result.statistic, result.df, result.p_value);
+        outcome
+    }
+
+    fn starting_kinds_test(&self) -> Outcome {
+        let exact = starting_class_counts();
+        let mut kinds = [0u64; 3];
+        let mut kind_weights = [0u64; 3];
+        for class in 0..169 {
+            kinds[starting_kind(class)] += self.starting_classes[class];
+            kind_weights[starting_kind(class)] += exact[class];
+        }
+        let labels = ["pair", "suited", "offsuit"];
+        pooled_test(
+            "starting hands: pair, suited, offsuit",
+            "hold'em hole cards of every seat, against 1/17, 4/17, 12/17",
+            labels.iter().map(|s| (*s).to_owned()).collect(),
+            &kinds,
+            &kind_weights,
+            false,
+        )
+    }
+
+    fn starting_classes_test(&self) -> Outcome {
+        let exact = starting_class_counts();
+        let labels = (0..169).map(starting_class_name).collect();
+        pooled_test(
+            "starting hands: 169 classes",
+            "hold'em hole cards of every seat, against 6, 4 or 12 in 1,326",
+            labels,
+            &self.starting_classes,
+            &exact,
+            false,
+        )
+    }
+
+    fn serial_test(&self) -> Outcome {
+        let mut outcome = Outcome::empty(
+            "serial correlation",
+            "the first card of consecutive rounds of a pair is the same (probability 1/52 if rounds are independent)",
+            self.serial_pairs,
+        );
+        let p = 1.0 / 52.0;
+        let needed = (MIN_EXPECTED / p).ceil() as u64;
+        if self.serial_pairs < needed {
+            outcome.needed = Some(needed);
+            return outcome;
+        }
+        let n = self.serial_pairs as f64;
+        // The match indicators of consecutive pairs are pairwise independent
+        // under the null, so the variance is exactly n p (1 − p).
+        let z = (self.serial_matches as f64 - n * p) / (n * p * (1.0 - p)).sqrt();
+        outcome.cells = vec![
+            Cell {
+                label: "same first card".to_owned(),
+                observed: self.serial_matches,
+                expected: n * p,
+            },
+            Cell {
+                label: "different".to_owned(),
+                observed: self.serial_pairs - self.serial_matches,
+                expected: n * (1.0 - p),
+            },
+        ];
+        outcome.statistic = Some(z.abs());
+        outcome.p_value = Some(normal_two_sided(z));
+        outcome
+    }
+}
+
+impl Outcome {
+    fn empty(name: &'static str, what: &'static str, samples: u64) -> Self {
+        Self {
+            name,
+            what,
+            samples,
+            needed: None,
+            statistic: None,
+            df: None,
+            p_value: None,
+            verdict: Verdict::Insufficient,
+            cells: Vec::new(),
+            residuals: None,
+        }
+    }
+
+    fn set(&mut self, statistic: f64, df: Option<f64>, p_value: f64) {
+        self.statistic = Some(statistic);
+        self.df = df;
+        self.p_value = Some(p_value);
+    }
+}
+
+fn categories_test(
+    name: &'static str,
+    what: &'static str,
+    observed: &[u64; 9],
+    exact: &[u64; 9],
+) -> Outcome {
+    let labels = Category::ALL.iter().map(|c| c.name().to_owned()).collect();
+    pooled_test(name, what, labels, observed, exact, true)
+}
+
+/// Chi-square of `observed` against probabilities `weights / Σ weights`,
+/// pooling the rarest cells (from the end when `pool_from_end`, else by
+/// probability) until each expects at least [`MIN_EXPECTED`].
+fn pooled_test(
+    name: &'static str,
+    what: &'static str,
+    labels: Vec<String>,
+    observed: &[u64],
+    weights: &[u64],
+    pool_from_end: bool,
+) -> Outcome {
+    let n: u64 = observed.iter().sum();
+    let total: u64 = weights.iter().sum();
+    let mut outcome = Outcome::empty(name, what, n);
+    let p_of = |w: u64| w as f64 / total as f64;
+    let min_p = weights.iter().map(|&w| p_of(w)).fold(f64::MAX, f64::min);
+    // Cells in pooling order: the rarest (or the last) merge first.
+    let mut cells: Vec<(String, u64, u64)> = labels
+        .into_iter()
+        .zip(observed.iter().copied())
+        .zip(weights.iter().copied())
+        .map(|((label, o), w)| (label, o, w))
+        .collect();
+    if pool_from_end {
+        // Merge the last (strongest, rarest) category into the one below it
+        // until it expects at least MIN_EXPECTED.
+        while cells.len() >= 2
+            && cells
+                .last()
+                .is_some_and(|last| p_of(last.2) * (n as f64) < MIN_EXPECTED)
+        {
+            let (_, o, w) = cells.pop().unwrap_or_default();
+            if let Some(prev) = cells.last_mut() {
+                if !prev.0.ends_with(" or better") {
+                    prev.0.push_str(" or better");
+                }
+                prev.1 += o;
+                prev.2 += w;
+            }
+        }
+    }
+    let all_enough = cells.iter().all(|c| p_of(c.2) * n as f64 >= MIN_EXPECTED);
+    if cells.len() < 2 || !all_enough {
+        // Without pooling (or with too little to pool): how many samples would
+        // let the plain test run with every cell expecting at least 5.
+        let needed = if pool_from_end {
+            // Two cells, the commonest against the rest.
+            let max_p = weights.iter().map(|&w| p_of(w)).fold(0.0, f64::max);
+            (MIN_EXPECTED / (1.0 - max_p).min(max_p)).ceil() as u64
+        } else {
+            (MIN_EXPECTED / min_p).ceil() as u64
+        };
+        outcome.needed = Some(needed.max(n + 1));
+        return outcome;
+    }
+    let probabilities: Vec<f64> = cells.iter().map(|c| p_of(c.2)).collect();
+    let counts: Vec<u64> = cells.iter().map(|c| c.1).collect();
+    let result = chi_square_gof(name, &counts, &probabilities);
+    outcome.cells = cells
+        .iter()
+        .map(|(label, o, w)| Cell {
+            label: label.clone(),
+            observed: *o,
+            expected: p_of(*w) * n as f64,
+        })
+        .collect();
+    outcome.set(result.statistic, result.df, result.p_value);
+    outcome
+}
