@@ -24,6 +24,7 @@ pub struct DatabaseOpts {
     /// serve` processes may share one PostgreSQL database.
     #[arg(
         long,
+        visible_alias = "database",
         env = "DATABASE_URL",
         value_name = "URL",
         hide_env_values = true,
