@@ -1,5 +1,9 @@
 //! Fair exports made straight from the protocol library (no server), in the
-//! format of `GET /v1/export`, for audit tests and benchmarks.
+//! format of `GET /v1/export`, for audit tests, benchmarks and
+//! `examples/fair_export.rs`.
+#![allow(dead_code)]
+
+use std::io::Write;
 
 use fairdeal::export::{ExportEnd, ExportPair, ExportRound};
 use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
@@ -15,18 +19,32 @@ pub fn games() -> Vec<Game> {
     ]
 }
 
-/// `n_pairs` revealed pairs of `rounds_per_pair` rounds each, as NDJSON lines.
-pub fn fair_export(n_pairs: usize, rounds_per_pair: u64) -> Vec<String> {
+/// Writes `n_pairs` revealed pairs of `rounds_per_pair` rounds each as NDJSON.
+/// With `tamper_line` (1-based), that round's recorded deal has its first two
+/// cards of the board, deck or rest swapped.
+pub fn write_fair_export(
+    out: &mut impl Write,
+    n_pairs: u64,
+    rounds_per_pair: u64,
+    tamper_line: Option<u64>,
+) -> anyhow::Result<()> {
     let games = games();
-    let mut lines = Vec::new();
+    let mut line = 0u64;
+    let emit = |out: &mut dyn Write, text: String| -> anyhow::Result<()> {
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")?;
+        Ok(())
+    };
     for p in 0..n_pairs {
         let mut seed_bytes = [0u8; 32];
-        seed_bytes[..8].copy_from_slice(&(p as u64).to_le_bytes());
+        seed_bytes[..8].copy_from_slice(&p.to_le_bytes());
         seed_bytes[31] = 0xa5;
         let seed = ServerSeed::from_bytes(seed_bytes);
-        let client = ClientSeed::new(format!("player {p}")).expect("valid");
+        let client = ClientSeed::new(format!("player {p}"))?;
         let pair_id = format!("pair-{p:06}");
-        lines.push(
+        line += 1;
+        emit(
+            out,
             serde_json::to_string(&ExportPair {
                 record: "seed_pair".into(),
                 cursor: (p + 1).to_string(),
@@ -37,13 +55,23 @@ pub fn fair_export(n_pairs: usize, rounds_per_pair: u64) -> Vec<String> {
                 rounds: rounds_per_pair,
                 created_at: "2026-11-22T00:00:00Z".into(),
                 revealed_at: "2026-11-22T01:00:00Z".into(),
-            })
-            .expect("serialise"),
-        );
+            })?,
+        )?;
         for nonce in 0..rounds_per_pair {
-            let game = games[(nonce as usize + p) % games.len()];
-            let dealt = deal(&seed, &client, nonce, game);
-            lines.push(
+            line += 1;
+            let game = games[((nonce + p) % games.len() as u64) as usize];
+            let mut dealt = serde_json::to_value(deal(&seed, &client, nonce, game))?;
+            if tamper_line == Some(line) {
+                let list = ["board", "deck", "rest"]
+                    .into_iter()
+                    .find(|k| dealt.get(*k).is_some())
+                    .unwrap_or("deck");
+                if let Some(cards) = dealt.get_mut(list).and_then(|c| c.as_array_mut()) {
+                    cards.swap(0, 1);
+                }
+            }
+            emit(
+                out,
                 serde_json::to_string(&ExportRound {
                     record: "round".into(),
                     id: format!("round-{p:06}-{nonce:06}"),
@@ -53,23 +81,31 @@ pub fn fair_export(n_pairs: usize, rounds_per_pair: u64) -> Vec<String> {
                     server_seed: seed.reveal_hex(),
                     client_seed: client.as_str().into(),
                     nonce,
-                    game: RawValue::from_string(serde_json::to_string(&game).expect("game"))
-                        .expect("raw"),
-                    deal: RawValue::from_string(serde_json::to_string(&dealt).expect("deal"))
-                        .expect("raw"),
+                    game: RawValue::from_string(serde_json::to_string(&game)?)?,
+                    deal: RawValue::from_string(dealt.to_string())?,
                     created_at: "2026-11-22T00:30:00Z".into(),
-                })
-                .expect("serialise"),
-            );
+                })?,
+            )?;
         }
     }
-    lines.push(
+    emit(
+        out,
         serde_json::to_string(&ExportEnd {
             record: "end".into(),
-            seed_pairs: n_pairs as u64,
-            rounds: n_pairs as u64 * rounds_per_pair,
-        })
-        .expect("serialise"),
-    );
-    lines
+            seed_pairs: n_pairs,
+            rounds: n_pairs * rounds_per_pair,
+        })?,
+    )?;
+    Ok(())
+}
+
+/// The same as lines in memory.
+pub fn fair_export(n_pairs: usize, rounds_per_pair: u64) -> Vec<String> {
+    let mut bytes = Vec::new();
+    write_fair_export(&mut bytes, n_pairs as u64, rounds_per_pair, None).expect("in memory");
+    String::from_utf8(bytes)
+        .expect("UTF-8")
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
