@@ -61,6 +61,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// The statistical tests over every recorded deal.
     pub statistics: Option<StatsReport>,
+    /// Seconds spent reading and verifying (before the statistics).
+    pub verify_seconds: f64,
 }
 
 impl Report {
@@ -361,6 +363,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
 /// Audits an export from `input`.
 pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Report> {
+    let started = std::time::Instant::now();
     let mut report = Report::default();
     let mut sequence = Sequence::default();
     let mut evidence = Evidence::default();
@@ -456,6 +459,7 @@ pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Rep
                 .to_owned(),
         );
     }
+    report.verify_seconds = started.elapsed().as_secs_f64();
     report.statistics = Some(evidence.report());
     Ok(report)
 }

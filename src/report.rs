@@ -40,7 +40,7 @@ fn summary_line(test: &Outcome) -> String {
             "{}: not enough data ({} samples; needs about {needed} for every expected count to reach 5)",
             test.name, test.samples
         ),
-        (None, None) => format!("{}: not run", test.name),
+        (None, None) => format!("{}: no samples of this kind", test.name),
     }
 }
 

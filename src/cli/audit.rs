@@ -116,7 +116,8 @@ fn progress_bar(size: Option<u64>, quiet: bool) -> ProgressBar {
     bar
 }
 
-fn print_text(source: &str, report: &Report, seconds: f64) {
+fn print_text(source: &str, report: &Report) {
+    let seconds = report.verify_seconds;
     println!("fairdeal audit of {source}");
     println!(
         "  {} lines, {} seed pairs, {} rounds; {} rounds verified ({:.0} rounds/s)",
@@ -233,11 +234,11 @@ pub fn run(opts: AuditOpts) -> anyhow::Result<ExitCode> {
         return run_hands(hands, opts.format);
     }
     let source = opts.source.clone().unwrap_or_default();
-    let (report, seconds) = audit_source(&source, opts.quiet)?;
+    let (report, _) = audit_source(&source, opts.quiet)?;
     let stats = report.statistics.clone();
     match opts.format {
         Format::Text => {
-            print_text(&source, &report, seconds);
+            print_text(&source, &report);
             if let Some(stats) = &stats {
                 print!("{}", report::text(stats));
             }

@@ -176,13 +176,13 @@ impl Evidence {
                 "5-card hand categories",
                 "each 5-card hand of a `hands` deal, against the 2,598,960 five-card hands",
                 &self.five_card,
-                exact_five_card_counts(),
+                exact_five_card_counts,
             ),
             categories_test(
                 "7-card best hand",
                 "seat 1's hole cards and the board of each hold'em deal, against the 133,784,560 seven-card hands",
                 &self.seven_card,
-                exact_seven_card_counts(),
+                exact_seven_card_counts,
             ),
             self.serial_test(),
         ];
@@ -336,10 +336,14 @@ fn categories_test(
     name: &'static str,
     what: &'static str,
     observed: &[u64; 9],
-    exact: &[u64; 9],
+    exact: fn() -> &'static [u64; 9],
 ) -> Outcome {
+    if observed.iter().all(|&o| o == 0) {
+        // Nothing to test: skip the (seconds-long) exact enumeration.
+        return Outcome::empty(name, what, 0);
+    }
     let labels = Category::ALL.iter().map(|c| c.name().to_owned()).collect();
-    pooled_test(name, what, labels, observed, exact, true)
+    pooled_test(name, what, labels, observed, exact(), true)
 }
 
 /// Chi-square of `observed` against probabilities `weights / Σ weights`,
