@@ -824,14 +824,10 @@ on_both_backends!(
 #[test]
 fn openapi_yaml_is_generated_from_the_code() {
     let generated = fairdeal::http::openapi_yaml();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.yaml");
-    if std::env::var_os("FAIRDEAL_BLESS").is_some() {
-        std::fs::write(path, &generated).expect("write openapi.yaml");
-    }
-    let committed = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "openapi.yaml is stale: run `cargo run -- openapi > openapi.yaml` (or FAIRDEAL_BLESS=1) and review the diff"
+    support::snapshot::assert_file_current(
+        "openapi.yaml",
+        &generated,
+        "run `cargo run -- openapi > openapi.yaml`",
     );
     for path in [
         "/v1/seed-pairs:",

@@ -404,14 +404,9 @@ fn evidence_report() -> String {
 
 #[test]
 fn the_published_evidence_is_current() {
-    let report = evidence_report();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/SHUFFLE-EVIDENCE.md");
-    if std::env::var_os("FAIRDEAL_BLESS").is_some() {
-        std::fs::write(path, &report).expect("write the evidence file");
-    }
-    let published = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(
-        published == report,
-        "docs/SHUFFLE-EVIDENCE.md is stale; rerun with FAIRDEAL_BLESS=1 and review the diff.\n\n{report}"
+    support::snapshot::assert_file_current(
+        "docs/SHUFFLE-EVIDENCE.md",
+        &evidence_report(),
+        "run `cargo test --test shuffle_fairness`",
     );
 }

@@ -13,6 +13,15 @@ use super::error::{ApiError, Problem, read_json};
 use super::wire::{ClientSeedRequest, PageParams, RotationResult, Round, RoundPage, SeedPair};
 use crate::store::{Rotate, SetClientSeed};
 
+/// Reads a `{"client_seed": …}` body and checks the seed's rules.
+fn read_client_seed(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<ClientSeed, ApiError> {
+    let request: ClientSeedRequest = read_json(headers, body)?;
+    ClientSeed::new(request.client_seed).map_err(|e| ApiError::from_core(&e))
+}
+
 /// Commit to a new seed pair.
 ///
 /// Publishes the SHA-256 of a fresh server seed (and of the seed the next pair
@@ -55,8 +64,7 @@ pub async fn set_client_seed(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SeedPair>, ApiError> {
-    let request: ClientSeedRequest = read_json(&headers, body)?;
-    let client_seed = ClientSeed::new(request.client_seed).map_err(|e| ApiError::from_core(&e))?;
+    let client_seed = read_client_seed(&headers, body)?;
     match state.dealer.set_client_seed(&id, &client_seed).await? {
         SetClientSeed::Set(pair) => Ok(Json(SeedPair::from(&pair))),
         SetClientSeed::NotFound => Err(ApiError::not_found("seed pair", &id)),
@@ -160,8 +168,7 @@ pub async fn rotate(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<RotationResult>, ApiError> {
-    let request: ClientSeedRequest = read_json(&headers, body)?;
-    let client_seed = ClientSeed::new(request.client_seed).map_err(|e| ApiError::from_core(&e))?;
+    let client_seed = read_client_seed(&headers, body)?;
     match state.dealer.rotate(&id, &client_seed).await? {
         Rotate::Rotated { revealed, current } => {
             tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");

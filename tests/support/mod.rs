@@ -7,3 +7,4 @@ pub mod exact;
 pub mod exports;
 pub mod process;
 pub mod shuffles;
+pub mod snapshot;
