@@ -1,30 +1,34 @@
 //! # fairdeal: the service and command-line tool around `fairdeal-core`
 //!
 //! ## Layout
-//! - `cli`: one module per subcommand, each an `Opts` struct and a `run`.
-//! - `render`: how a deal looks on a terminal.
-//! - `stats` (the `fairdeal-stats` crate): the statistical tests shared by the
-//!   fairness tests and the audit.
+//! The folders are the layers; each imports only from the layers below it.
+//!
+//! - `cli` (top): one module per subcommand, each an `Opts` struct and a
+//!   `run`, and `cli::render`, how a deal looks on a terminal.
+//! - `service`: the dealing service, top to bottom — `http` (one router per
+//!   resource, one JSON extractor, one `ApiError`, wire types), `dealer` (the
+//!   seed-pair lifecycle in domain words), `export` (the export generator),
+//!   `store` (the one storage seam: SQLite and PostgreSQL), `sealing` (secrets
+//!   at rest), `keys` (API keys), `metrics`.
+//! - `audit`: the auditor's side, free of databases and HTTP — the export
+//!   format, the replay engine, statistics reports, hand histories. The
+//!   service writes the export format; nothing here imports the service.
+//! - `time`, `telemetry` (bottom): the clock and timestamps; logging.
+//! - `stats` (the `fairdeal-stats` crate) and `fairdeal-core`: pure crates.
 //!
 //! ## Error policy
 //! The protocol crate returns its own narrow `Error` for malformed input and a
-//! report value for a failed verification. CLI plumbing uses `anyhow` with
-//! context; input mistakes are wrapped in [`cli::InputError`] so the binary can
-//! exit with status 2 and a message that names the flag.
+//! report value for a failed verification. The service answers one
+//! [`service::http::error::ApiError`] as RFC 9457 problem+json. CLI plumbing
+//! uses `anyhow` with context; input mistakes are wrapped in
+//! [`cli::InputError`] so the binary can exit with status 2 and a message that
+//! names the flag.
 
 pub mod audit;
 pub mod cli;
-pub mod dealer;
-pub mod export;
-pub mod hand_history;
-pub mod http;
-pub mod keys;
-pub mod metrics;
-pub mod render;
-pub mod report;
-pub mod sealing;
-pub mod store;
+pub mod service;
 pub mod telemetry;
+pub mod time;
 
 /// The statistics crate, re-exported for the audit and the tests.
 pub use fairdeal_stats as stats;

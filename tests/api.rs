@@ -195,7 +195,7 @@ async fn rotation_is_refused_while_a_round_is_in_play(app: &TestApp) {
 
     // Rounds left in play close by themselves after the timeout.
     let timeout_ms = 3_600_000;
-    let now = fairdeal::dealer::now_ms();
+    let now = fairdeal::time::now_ms();
     let closed = app
         .dealer
         .close_stale_rounds(timeout_ms, now)
@@ -351,7 +351,7 @@ async fn operator_endpoints_need_a_valid_key(app: &TestApp) {
         (Method::POST, format!("/v1/rounds/{round_id}/close")),
     ];
     let store = app.dealer.store();
-    let revoked = fairdeal::keys::generate("revoked", 0).expect("key");
+    let revoked = fairdeal::service::keys::generate("revoked", 0).expect("key");
     store.insert_key(&revoked.row).await.expect("insert");
     assert!(store.revoke_key("revoked", 1).await.expect("revoke"));
     let wrong_secret = format!("{}{}", &app.key[..app.key.len() - 4], "0000");
@@ -823,7 +823,7 @@ on_both_backends!(
 
 #[test]
 fn openapi_yaml_is_generated_from_the_code() {
-    let generated = fairdeal::http::openapi_yaml();
+    let generated = fairdeal::service::http::openapi_yaml();
     support::snapshot::assert_file_current(
         "openapi.yaml",
         &generated,

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use fairdeal::sealing::{MasterKey, Slot};
-use fairdeal::store::Store;
+use fairdeal::service::sealing::{MasterKey, Slot};
+use fairdeal::service::store::Store;
 use fairdeal_core::{ClientSeed, Commitment, Deal, Game, ServerSeed, verify};
 use reqwest::StatusCode;
 use serde_json::{Value, json};

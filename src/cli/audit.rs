@@ -12,8 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use fairdeal_stats::evidence::{StatsReport, Verdict};
 
 use super::InputError;
-use crate::audit::{Report, audit};
-use crate::report;
+use crate::audit::{Report, audit, report};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -154,8 +153,8 @@ fn statistics_exit(stats: &StatsReport) -> ExitCode {
 /// `--hands FILE`: statistics of a hand history.
 fn run_hands(path: &str, format: Format) -> anyhow::Result<ExitCode> {
     let (input, _) = open(path)?;
-    let hands =
-        crate::hand_history::read(BufReader::new(input)).context("reading the hand history")?;
+    let hands = crate::audit::hand_history::read(BufReader::new(input))
+        .context("reading the hand history")?;
     let (evidence, n_hands) = match hands {
         Ok(read) => read,
         Err(bad) => {

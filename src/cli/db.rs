@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 
-use crate::store::Store;
+use crate::service::store::Store;
 
 #[derive(Debug, Args, Clone)]
 pub struct DatabaseOpts {

@@ -22,9 +22,8 @@ pub struct ExportOpts {
 
 pub fn run(opts: ExportOpts) -> anyhow::Result<ExitCode> {
     let after = match opts.after.as_deref() {
-        Some(text) => {
-            crate::export::parse_cursor(text).map_err(|rule| InputError::new("--after", rule))?
-        }
+        Some(text) => crate::audit::export::parse_cursor(text)
+            .map_err(|rule| InputError::new("--after", rule))?,
         None => 0,
     };
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
@@ -33,7 +32,7 @@ pub fn run(opts: ExportOpts) -> anyhow::Result<ExitCode> {
         let (tx, mut rx) = mpsc::channel::<String>(1024);
         let producer = {
             let store = store.clone();
-            tokio::spawn(async move { crate::export::export(&store, after, tx).await })
+            tokio::spawn(async move { crate::service::export::export(&store, after, tx).await })
         };
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());

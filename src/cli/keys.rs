@@ -7,8 +7,8 @@ use clap::{Args, Subcommand};
 
 use super::InputError;
 use super::db::DatabaseOpts;
-use crate::dealer::now_ms;
-use crate::http::wire::timestamp;
+use crate::service::store::InsertKey;
+use crate::time::{now_ms, timestamp};
 
 #[derive(Debug, Args)]
 pub struct KeysOpts {
@@ -38,16 +38,25 @@ pub enum KeysCommand {
 
 pub fn run(opts: KeysOpts) -> anyhow::Result<ExitCode> {
     if let KeysCommand::Create { name } = &opts.command {
-        crate::keys::check_name(name).map_err(|e| InputError::new("--name", e))?;
+        crate::service::keys::check_name(name).map_err(|e| InputError::new("--name", e))?;
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
         let store = opts.db.open().await?;
         let code = match &opts.command {
             KeysCommand::Create { name } => {
-                let new = crate::keys::generate(name, now_ms())?;
-                store.insert_key(&new.row).await?;
-                println!("{}", new.key);
+                let new = crate::service::keys::generate(name, now_ms())?;
+                match store.insert_key(&new.row).await.context("storing the key")? {
+                    InsertKey::Inserted => println!("{}", new.key),
+                    InsertKey::NameTaken => {
+                        store.close().await;
+                        return Err(InputError::new(
+                            "--name",
+                            format!("a key named {name:?} exists already; choose another name (fairdeal keys list shows them)"),
+                        )
+                        .into());
+                    }
+                }
                 ExitCode::SUCCESS
             }
             KeysCommand::List => {

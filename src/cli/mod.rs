@@ -4,11 +4,13 @@ use std::fmt;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use fairdeal_core::{Field, GameParam};
 
 pub mod audit;
 pub mod db;
 pub mod export;
 pub mod keys;
+pub mod render;
 pub mod replay;
 pub mod serve;
 
@@ -48,7 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Audit(opts) => audit::run(opts),
         Command::Stats(opts) => audit::run_stats(opts),
         Command::Openapi => {
-            print!("{}", crate::http::openapi_yaml());
+            print!("{}", crate::service::http::openapi_yaml());
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -75,14 +77,16 @@ impl InputError {
     /// Maps a protocol error to the flag that carries its field.
     pub fn from_core(err: &fairdeal_core::Error) -> Self {
         let flag = match err.field() {
-            "server_seed" => "--server-seed",
-            "server_seed_hash" => "--commitment",
-            "client_seed" => "--client-seed",
-            "nonce" => "--nonce",
-            "game.type" => "--game",
-            "game.players" => "--players",
-            "game.decks" => "--decks",
-            _ => "--cards",
+            Field::ServerSeed => "--server-seed",
+            Field::ServerSeedHash => "--commitment",
+            Field::ClientSeed => "--client-seed",
+            Field::Nonce => "--nonce",
+            Field::GameType => "--game",
+            Field::Game(GameParam::Players) => "--players",
+            Field::Game(GameParam::Cards) => "--cards",
+            Field::Game(GameParam::Decks) => "--decks",
+            // Card names come from hand histories.
+            Field::Card => "--hands",
         };
         Self::new(flag, err)
     }

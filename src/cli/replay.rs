@@ -11,7 +11,7 @@ use fairdeal_core::{ClientSeed, Commitment, Deal, Game, PROTOCOL, ServerSeed, de
 use serde::Serialize;
 
 use super::InputError;
-use crate::render;
+use super::render;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\

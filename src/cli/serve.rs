@@ -10,11 +10,12 @@ use clap::Args;
 use tokio::net::TcpListener;
 
 use super::db::DatabaseOpts;
-use crate::dealer::{Dealer, now_ms};
-use crate::http::{self, AppState};
-use crate::metrics::Metrics;
-use crate::sealing::MasterKey;
+use crate::service::dealer::Dealer;
+use crate::service::http::{self, AppState};
+use crate::service::metrics::Metrics;
+use crate::service::sealing::MasterKey;
 use crate::telemetry::{self, LogFormat};
+use crate::time::now_ms;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\

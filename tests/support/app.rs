@@ -5,11 +5,11 @@
 use std::io::Write as _;
 use std::sync::Arc;
 
-use fairdeal::dealer::Dealer;
-use fairdeal::http::{self, AppState};
-use fairdeal::metrics::Metrics;
-use fairdeal::sealing::MasterKey;
-use fairdeal::store::Store;
+use fairdeal::service::dealer::Dealer;
+use fairdeal::service::http::{self, AppState};
+use fairdeal::service::metrics::Metrics;
+use fairdeal::service::sealing::MasterKey;
+use fairdeal::service::store::Store;
 use reqwest::{Method, StatusCode, header::HeaderMap};
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -136,7 +136,7 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
             .await
             .expect("fingerprint")
     );
-    let new_key = fairdeal::keys::generate("test-backend", 0).expect("api key");
+    let new_key = fairdeal::service::keys::generate("test-backend", 0).expect("api key");
     store.insert_key(&new_key.row).await.expect("store key");
     let dealer = Arc::new(Dealer::new(store, key));
     let metrics = Arc::new(Metrics::new());

@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use fairdeal::export::{ExportEnd, ExportPair, ExportRound};
+use fairdeal::audit::export::{ExportEnd, ExportPair, ExportRound, RevealedPair};
 use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
 use serde_json::value::RawValue;
 
@@ -42,20 +42,23 @@ pub fn write_fair_export(
         let seed = ServerSeed::from_bytes(seed_bytes);
         let client = ClientSeed::new(format!("player {p}"))?;
         let pair_id = format!("pair-{p:06}");
+        let (commitment, revealed_seed) = (seed.commitment().to_string(), seed.reveal_hex());
+        let revealed = RevealedPair {
+            id: &pair_id,
+            server_seed_hash: &commitment,
+            server_seed: &revealed_seed,
+            client_seed: client.as_str(),
+        };
         line += 1;
         emit(
             out,
-            serde_json::to_string(&ExportPair {
-                record: "seed_pair".into(),
-                cursor: (p + 1).to_string(),
-                id: pair_id.clone(),
-                server_seed_hash: seed.commitment().to_string(),
-                server_seed: seed.reveal_hex(),
-                client_seed: client.as_str().into(),
-                rounds: rounds_per_pair,
-                created_at: "2026-11-22T00:00:00Z".into(),
-                revealed_at: "2026-11-22T01:00:00Z".into(),
-            })?,
+            serde_json::to_string(&ExportPair::new(
+                revealed,
+                (p + 1) as i64,
+                rounds_per_pair,
+                "2026-11-22T00:00:00Z".into(),
+                "2026-11-22T01:00:00Z".into(),
+            ))?,
         )?;
         for nonce in 0..rounds_per_pair {
             line += 1;
@@ -72,29 +75,20 @@ pub fn write_fair_export(
             }
             emit(
                 out,
-                serde_json::to_string(&ExportRound {
-                    record: "round".into(),
-                    id: format!("round-{p:06}-{nonce:06}"),
-                    seed_pair_id: pair_id.clone(),
-                    protocol: "fairdeal-v1".into(),
-                    server_seed_hash: seed.commitment().to_string(),
-                    server_seed: seed.reveal_hex(),
-                    client_seed: client.as_str().into(),
+                serde_json::to_string(&ExportRound::new(
+                    revealed,
+                    format!("round-{p:06}-{nonce:06}"),
                     nonce,
-                    game: RawValue::from_string(serde_json::to_string(&game)?)?,
-                    deal: RawValue::from_string(dealt.to_string())?,
-                    created_at: "2026-11-22T00:30:00Z".into(),
-                })?,
+                    RawValue::from_string(serde_json::to_string(&game)?)?,
+                    RawValue::from_string(dealt.to_string())?,
+                    "2026-11-22T00:30:00Z".into(),
+                ))?,
             )?;
         }
     }
     emit(
         out,
-        serde_json::to_string(&ExportEnd {
-            record: "end".into(),
-            seed_pairs: n_pairs,
-            rounds: n_pairs * rounds_per_pair,
-        })?,
+        serde_json::to_string(&ExportEnd::new(n_pairs, n_pairs * rounds_per_pair))?,
     )?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use crate::keystream::{WordSource, uniform};
-use crate::{Card, Error};
+use crate::{Card, Error, GameParam};
 
 /// The parameter limits of each game.
 pub mod limits {
@@ -54,12 +54,12 @@ pub enum Layout {
 /// Names of the game types, as written on the wire and the command line.
 pub const GAME_TYPES: [&str; 4] = ["deck", "holdem", "omaha", "hands"];
 
-fn check_range(field: &'static str, value: u32, (min, max): (u32, u32)) -> Result<u32, Error> {
+fn check_range(param: GameParam, value: u32, (min, max): (u32, u32)) -> Result<u32, Error> {
     if (min..=max).contains(&value) {
         Ok(value)
     } else {
         Err(Error::OutOfRange {
-            field,
+            param,
             value: u64::from(value),
             min: u64::from(min),
             max: u64::from(max),
@@ -70,29 +70,29 @@ fn check_range(field: &'static str, value: u32, (min, max): (u32, u32)) -> Resul
 impl Game {
     /// The whole shuffled order of `decks` decks (1 to 8).
     pub fn deck(decks: u32) -> Result<Self, Error> {
-        let decks = check_range("decks", decks, limits::DECKS)? as u8;
+        let decks = check_range(GameParam::Decks, decks, limits::DECKS)? as u8;
         Ok(Self(Layout::Deck { decks }))
     }
 
     /// Hold'em for `players` (2 to 22).
     pub fn holdem(players: u32) -> Result<Self, Error> {
-        let players = check_range("players", players, limits::HOLDEM_PLAYERS)? as u8;
+        let players = check_range(GameParam::Players, players, limits::HOLDEM_PLAYERS)? as u8;
         Ok(Self(Layout::Holdem { players }))
     }
 
     /// Omaha for `players` (2 to 11).
     pub fn omaha(players: u32) -> Result<Self, Error> {
-        let players = check_range("players", players, limits::OMAHA_PLAYERS)? as u8;
+        let players = check_range(GameParam::Players, players, limits::OMAHA_PLAYERS)? as u8;
         Ok(Self(Layout::Omaha { players }))
     }
 
     /// `cards` each for `players` from `decks` decks: players ≥ 1, cards ≥ 1,
     /// decks 1 to 8, players × cards ≤ 52 × decks.
     pub fn hands(players: u32, cards: u32, decks: u32) -> Result<Self, Error> {
-        let decks = check_range("decks", decks, limits::DECKS)?;
+        let decks = check_range(GameParam::Decks, decks, limits::DECKS)?;
         let available = decks * Card::PER_DECK as u32;
-        let players = check_range("players", players, (1, available))?;
-        let cards = check_range("cards", cards, (1, available))?;
+        let players = check_range(GameParam::Players, players, (1, available))?;
+        let cards = check_range(GameParam::Cards, cards, (1, available))?;
         if players * cards > available {
             return Err(Error::TooManyCards {
                 needed: u64::from(players) * u64::from(cards),
@@ -119,23 +119,23 @@ impl Game {
             Some(name) => *name,
             None => return Err(Error::UnknownGame),
         };
-        let required = |field: &'static str, value: Option<u32>| {
-            value.ok_or(Error::MissingParameter { game_type, field })
+        let required = |param: GameParam, value: Option<u32>| {
+            value.ok_or(Error::MissingParameter { game_type, param })
         };
-        let refuse = |field: &'static str, value: Option<u32>| match value {
-            Some(_) => Err(Error::UnexpectedParameter { game_type, field }),
+        let refuse = |param: GameParam, value: Option<u32>| match value {
+            Some(_) => Err(Error::UnexpectedParameter { game_type, param }),
             None => Ok(()),
         };
         match game_type {
             "deck" => {
-                refuse("players", players)?;
-                refuse("cards", cards)?;
+                refuse(GameParam::Players, players)?;
+                refuse(GameParam::Cards, cards)?;
                 Self::deck(decks.unwrap_or(1))
             }
             "holdem" | "omaha" => {
-                refuse("cards", cards)?;
-                refuse("decks", decks)?;
-                let players = required("players", players)?;
+                refuse(GameParam::Cards, cards)?;
+                refuse(GameParam::Decks, decks)?;
+                let players = required(GameParam::Players, players)?;
                 if game_type == "holdem" {
                     Self::holdem(players)
                 } else {
@@ -143,8 +143,8 @@ impl Game {
                 }
             }
             _ => Self::hands(
-                required("players", players)?,
-                required("cards", cards)?,
+                required(GameParam::Players, players)?,
+                required(GameParam::Cards, cards)?,
                 decks.unwrap_or(1),
             ),
         }
@@ -370,6 +370,52 @@ impl Deal {
             Deal::Hands { hands, rest } => hands.iter().map(Vec::len).sum::<usize>() + rest.len(),
         }
     }
+
+    /// The cards in the order they came off the shuffled deck.
+    ///
+    /// - `deck`: the deck itself.
+    /// - `hands`: the hole cards round robin (card 0 of seat 0, card 0 of
+    ///   seat 1, …, card 1 of seat 0, …), then `rest`: the whole shuffled deck.
+    /// - `holdem` / `omaha`: the hole cards round robin, then burn, flop (3),
+    ///   burn, turn, burn, river: the top `n_cards()` cards of the deck.
+    ///
+    /// For any deal made by [`crate::deal`] this is a prefix of
+    /// [`crate::shuffled_deck`] for the same inputs. Every card of the deal
+    /// appears exactly once, even in a record of another shape (hands of
+    /// unequal length, a short board): such cards keep the same pattern as far
+    /// as it goes, and any burns then board cards beyond it come last.
+    pub fn dealt_order(&self) -> Vec<Card> {
+        fn round_robin(hands: &[Vec<Card>], order: &mut Vec<Card>) {
+            let depth = hands.iter().map(Vec::len).max().unwrap_or(0);
+            for k in 0..depth {
+                order.extend(hands.iter().filter_map(|hand| hand.get(k)));
+            }
+        }
+        let mut order = Vec::with_capacity(self.n_cards());
+        match self {
+            Deal::Deck { deck } => order.extend_from_slice(deck),
+            Deal::Board {
+                hands,
+                board,
+                burns,
+            } => {
+                round_robin(hands, &mut order);
+                let (mut board, mut burns) = (board.iter(), burns.iter());
+                // Flop, turn, river, each after its burn.
+                for street in [3, 1, 1] {
+                    order.extend(burns.next());
+                    order.extend(board.by_ref().take(street));
+                }
+                order.extend(burns);
+                order.extend(board);
+            }
+            Deal::Hands { hands, rest } => {
+                round_robin(hands, &mut order);
+                order.extend_from_slice(rest);
+            }
+        }
+        order
+    }
 }
 
 #[cfg(test)]
@@ -390,7 +436,7 @@ mod tests {
         assert_eq!(
             game_err("holdem", Some(23), None, None),
             Some(Error::OutOfRange {
-                field: "players",
+                param: GameParam::Players,
                 value: 23,
                 min: 2,
                 max: 22
@@ -418,21 +464,21 @@ mod tests {
             game_err("deck", Some(2), None, None),
             Some(Error::UnexpectedParameter {
                 game_type: "deck",
-                field: "players"
+                param: GameParam::Players
             })
         );
         assert_eq!(
             game_err("holdem", Some(2), None, Some(2)),
             Some(Error::UnexpectedParameter {
                 game_type: "holdem",
-                field: "decks"
+                param: GameParam::Decks
             })
         );
         assert_eq!(
             game_err("omaha", None, None, None),
             Some(Error::MissingParameter {
                 game_type: "omaha",
-                field: "players"
+                param: GameParam::Players
             })
         );
         assert_eq!(
@@ -463,6 +509,49 @@ mod tests {
         assert_eq!(hands[2], vec![deck[2], deck[5]]);
         assert_eq!(burns, vec![deck[6], deck[10], deck[12]]);
         assert_eq!(board, vec![deck[7], deck[8], deck[9], deck[11], deck[13]]);
+    }
+
+    /// Laying out the unshuffled deck and reading it back in dealt order
+    /// gives the top of that deck: the layout consumes cards in that order.
+    #[test]
+    fn dealt_order_is_the_top_of_the_deck_for_every_layout() {
+        let games = [
+            Game::deck(1),
+            Game::deck(2),
+            Game::holdem(2),
+            Game::holdem(3),
+            Game::holdem(22),
+            Game::omaha(2),
+            Game::omaha(11),
+            Game::hands(1, 1, 1),
+            Game::hands(3, 4, 1),
+            Game::hands(52, 1, 1),
+            Game::hands(1, 52, 1),
+            Game::hands(4, 14, 2),
+            Game::hands(7, 13, 8),
+        ];
+        for game in games {
+            let Ok(game) = game else { panic!("valid game") };
+            let deck = crate::fresh_deck(game.decks() as usize);
+            let deal = game.lay_out(deck.clone());
+            let order = deal.dealt_order();
+            assert_eq!(order.len(), deal.n_cards(), "{game}");
+            assert_eq!(order, deck[..order.len()], "{game}");
+            if !matches!(game.layout(), Layout::Holdem { .. } | Layout::Omaha { .. }) {
+                assert_eq!(order, deck, "{game}");
+            }
+        }
+    }
+
+    #[test]
+    fn dealt_order_keeps_every_card_of_an_irregular_record() {
+        let deck = crate::fresh_deck(1);
+        let deal = Deal::Board {
+            hands: vec![vec![deck[0], deck[2]], vec![deck[1]]],
+            board: vec![deck[4], deck[5]],
+            burns: vec![deck[3], deck[6], deck[7]],
+        };
+        assert_eq!(deal.dealt_order(), deck[..8]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use sha2::Sha256;
-use zeroize::Zeroize;
+use zeroize::ZeroizeOnDrop;
 
 use crate::{ClientSeed, ServerSeed};
 
@@ -19,7 +19,7 @@ use crate::{ClientSeed, ServerSeed};
 ///
 /// Anyone holding it can compute that round's deal, so it is treated like the
 /// server seed: redacted `Debug`, zeroed on drop.
-#[derive(Clone)]
+#[derive(Clone, ZeroizeOnDrop)]
 pub struct RoundKey([u8; 32]);
 
 impl RoundKey {
@@ -37,12 +37,6 @@ impl RoundKey {
     /// The raw key bytes.
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0
-    }
-}
-
-impl Drop for RoundKey {
-    fn drop(&mut self) {
-        self.0.zeroize();
     }
 }
 
@@ -163,21 +157,24 @@ mod tests {
         assert_eq!(got, expected);
     }
 
-    /// Every word value of an 8-bit source, for every bound it can serve:
-    /// each result is produced by exactly ⌊256/bound⌋ words and the rest are
-    /// rejected. This is the same function fairdeal-v1 runs with 32-bit words.
-    #[test]
-    fn lemire_is_exactly_uniform_over_every_8_bit_word() {
-        for bound in 2..=256u64 {
-            let mut hits = vec![0u32; bound as usize];
-            let mut rejected = 0u32;
-            for word in 0..256u64 {
+    /// Runs [`lemire`] over every `BITS`-bit word for every bound in
+    /// `bounds`: each result must come from exactly ⌊2^BITS / bound⌋ words and
+    /// the other 2^BITS mod bound words must be rejected. This is the same
+    /// function fairdeal-v1 runs with 32-bit words.
+    fn assert_lemire_exactly_uniform<const BITS: u32>(bounds: core::ops::RangeInclusive<u64>) {
+        let n_words = 1u64 << BITS;
+        for bound in bounds {
+            let mut hits = vec![0u64; bound as usize];
+            let mut rejected = 0u64;
+            for word in 0..n_words {
                 // Feed one word; a rejection asks for a second, which we mark.
+                // The all-ones word is accepted for every bound, so the
+                // second draw ends the call.
                 let mut calls = 0;
-                let result = lemire::<8>(
+                let result = lemire::<BITS>(
                     || {
                         calls += 1;
-                        if calls == 1 { word } else { u64::MAX >> 56 }
+                        if calls == 1 { word } else { n_words - 1 }
                     },
                     bound,
                 );
@@ -187,38 +184,35 @@ mod tests {
                     rejected += 1;
                 }
             }
-            let per_result = 256 / bound as u32;
-            assert!(hits.iter().all(|&h| h == per_result), "bound {bound}");
-            assert_eq!(rejected, 256 % bound as u32, "bound {bound}");
+            let per_result = n_words / bound;
+            assert!(
+                hits.iter().all(|&h| h == per_result),
+                "{BITS}-bit words, bound {bound}"
+            );
+            assert_eq!(rejected, n_words % bound, "{BITS}-bit words, bound {bound}");
         }
     }
 
-    /// The same with 16-bit words for every bound up to 600 (an 8-deck shoe
-    /// needs 416).
+    /// Every 8-bit word, for every bound an 8-bit source can serve.
+    #[test]
+    fn lemire_is_exactly_uniform_over_every_8_bit_word() {
+        assert_lemire_exactly_uniform::<8>(2..=256);
+    }
+
+    /// Every 16-bit word, for every bound up to 600 (an 8-deck shoe needs 416).
     #[test]
     fn lemire_is_exactly_uniform_over_every_16_bit_word() {
-        for bound in 2..=600u64 {
-            let mut hits = vec![0u32; bound as usize];
-            let mut rejected = 0u32;
-            for word in 0..65536u64 {
-                let mut calls = 0;
-                let result = lemire::<16>(
-                    || {
-                        calls += 1;
-                        if calls == 1 { word } else { 0xffff }
-                    },
-                    bound,
-                );
-                if calls == 1 {
-                    hits[result as usize] += 1;
-                } else {
-                    rejected += 1;
-                }
-            }
-            let per_result = 65536 / bound as u32;
-            assert!(hits.iter().all(|&h| h == per_result), "bound {bound}");
-            assert_eq!(rejected, 65536 % bound as u32, "bound {bound}");
-        }
+        assert_lemire_exactly_uniform::<16>(2..=600);
+    }
+
+    #[test]
+    fn round_keys_are_redacted_and_zeroed_on_drop() {
+        fn zeroed_on_drop<T: ZeroizeOnDrop>() {}
+        zeroed_on_drop::<RoundKey>();
+        let seed = ServerSeed::from_bytes([0xab; 32]);
+        let client = ClientSeed::new("player").expect("valid");
+        let key = RoundKey::derive(&seed, &client, 7);
+        assert_eq!(format!("{key:?}"), "RoundKey(<redacted>)");
     }
 
     #[test]

@@ -44,7 +44,7 @@ mod serde_impls;
 mod verify;
 
 pub use card::{Card, Rank, Suit, fresh_deck};
-pub use error::Error;
+pub use error::{Error, Field, GameParam};
 pub use game::{Deal, GAME_TYPES, Game, Layout, Slot, limits, shuffle};
 pub use keystream::{Keystream, RoundKey, UNIFORM_MAX_BOUND, WordSource, uniform};
 pub use seed::{

@@ -8,7 +8,7 @@ use core::fmt;
 
 use rand_core::TryCryptoRng;
 use sha2::{Digest, Sha256};
-use zeroize::Zeroize;
+use zeroize::ZeroizeOnDrop;
 
 use crate::Error;
 
@@ -24,14 +24,8 @@ pub const CLIENT_SEED_MAX_LEN: usize = 64;
 /// no `Display` and no `Serialize`, and the bytes are zeroed on drop. The hex
 /// text is only available through [`ServerSeed::reveal_hex`], whose name says
 /// what calling it means.
-#[derive(Clone)]
+#[derive(Clone, ZeroizeOnDrop)]
 pub struct ServerSeed([u8; SERVER_SEED_LEN]);
-
-impl Drop for ServerSeed {
-    fn drop(&mut self) {
-        self.0.zeroize();
-    }
-}
 
 impl ServerSeed {
     /// Draws a new seed from the given cryptographically secure generator.
@@ -108,12 +102,6 @@ impl Commitment {
     /// The 32 hash bytes.
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0
-    }
-
-    /// Whether `seed` is the seed this commitment was made to.
-    pub fn is_commitment_to(&self, seed: &ServerSeed) -> bool {
-        // Both sides are public once a seed is revealed; no constant-time need.
-        seed.commitment() == *self
     }
 }
 
@@ -242,6 +230,12 @@ mod tests {
         let shown = format!("{seed:?}");
         assert_eq!(shown, "ServerSeed(<redacted>)");
         assert!(!shown.to_lowercase().contains("abab"));
+    }
+
+    #[test]
+    fn server_seeds_are_zeroed_on_drop() {
+        fn zeroed_on_drop<T: ZeroizeOnDrop>() {}
+        zeroed_on_drop::<ServerSeed>();
     }
 
     #[test]

@@ -31,6 +31,46 @@ fn all_cards(deal: &Deal) -> Vec<Card> {
     deal.slots().into_iter().map(|(_, card)| card).collect()
 }
 
+/// Every game type and several shapes, over fixed seeds and nonces: the
+/// proptest below draws games at random, this makes sure each kind is seen.
+#[test]
+fn dealt_order_is_the_top_of_the_shuffled_deck_for_every_game_type() {
+    let games = [
+        Game::deck(1),
+        Game::deck(2),
+        Game::holdem(2),
+        Game::holdem(9),
+        Game::holdem(22),
+        Game::omaha(2),
+        Game::omaha(6),
+        Game::omaha(11),
+        Game::hands(1, 1, 1),
+        Game::hands(4, 5, 1),
+        Game::hands(52, 1, 1),
+        Game::hands(1, 52, 1),
+        Game::hands(3, 17, 1),
+        Game::hands(4, 14, 2),
+        Game::hands(6, 50, 6),
+    ]
+    .map(|game| game.expect("valid game"));
+    let clients = ["player", "🂡 x", "c"].map(|c| ClientSeed::new(c).expect("valid"));
+    for (seed_idx, client) in clients.iter().enumerate() {
+        let seed = ServerSeed::from_bytes(core::array::from_fn(|i| (i * 7 + seed_idx * 31) as u8));
+        for nonce in [0, 1, 41, 1 << 32, u64::MAX] {
+            for game in games {
+                let dealt = deal(&seed, client, nonce, game);
+                let deck = shuffled_deck(&seed, client, nonce, game.decks() as usize);
+                let order = dealt.dealt_order();
+                assert_eq!(order.len(), dealt.n_cards(), "{game}, nonce {nonce}");
+                assert_eq!(order, deck[..order.len()], "{game}, nonce {nonce}");
+                if matches!(dealt, Deal::Deck { .. } | Deal::Hands { .. }) {
+                    assert_eq!(order, deck, "{game}, nonce {nonce}");
+                }
+            }
+        }
+    }
+}
+
 proptest! {
     #[test]
     fn every_shuffle_is_a_permutation_of_the_shoe(
@@ -73,6 +113,17 @@ proptest! {
                 prop_assert_eq!(sorted(cards), sorted(fresh_deck(game.decks() as usize)));
             }
         }
+    }
+
+    #[test]
+    fn dealt_order_is_the_top_of_the_shuffled_deck(
+        seed in server_seed(), client in client_seed(), nonce in any::<u64>(), game in game()
+    ) {
+        let dealt = deal(&seed, &client, nonce, game);
+        let deck = shuffled_deck(&seed, &client, nonce, game.decks() as usize);
+        let order = dealt.dealt_order();
+        prop_assert_eq!(order.len(), dealt.n_cards());
+        prop_assert_eq!(&order[..], &deck[..order.len()]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use fairdeal_core::Card;
+use fairdeal_core::{Card, Rank};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -174,11 +174,9 @@ pub fn starting_class(a: Card, b: Card) -> usize {
 
 /// The name of a starting-hand class: `AA`, `AKs`, `72o`.
 pub fn starting_class_name(class: usize) -> String {
-    let letters = [
-        '2', '3', '4', '5', '6', '7', '8', '9', 'T', 'J', 'Q', 'K', 'A',
-    ];
+    let letter = |rank_idx: usize| Rank::ALL[rank_idx].letter();
     if class < 13 {
-        return format!("{0}{0}", letters[class]);
+        return format!("{0}{0}", letter(class));
     }
     let (idx, suffix) = if class < 13 + 78 {
         (class - 13, 's')
@@ -187,7 +185,7 @@ pub fn starting_class_name(class: usize) -> String {
     };
     let h = (1..13).find(|&h| h * (h + 1) / 2 > idx).unwrap_or(12);
     let l = idx - h * (h - 1) / 2;
-    format!("{}{}{suffix}", letters[h], letters[l])
+    format!("{}{}{suffix}", letter(h), letter(l))
 }
 
 /// How many of the 1,326 two-card hands fall in each class (6, 4 or 12),
@@ -260,6 +258,29 @@ mod tests {
         assert_eq!(starting_class_name(seven_two), "72o");
         let names: std::collections::BTreeSet<String> = (0..169).map(starting_class_name).collect();
         assert_eq!(names.len(), 169);
+    }
+
+    /// Class names spell the ranks as card names do (`Td` gives `T`).
+    #[test]
+    fn class_names_use_the_card_rank_letters() {
+        for a in 0..52 {
+            for b in a + 1..52 {
+                let (a, b) = (Card::from_deck_index(a), Card::from_deck_index(b));
+                let (hi, lo) = if a.rank() >= b.rank() { (a, b) } else { (b, a) };
+                let (hi_name, lo_name) = (hi.to_string(), lo.to_string());
+                let expected = match (hi.rank() == lo.rank(), hi.suit() == lo.suit()) {
+                    (true, _) => format!("{}{}", &hi_name[..1], &lo_name[..1]),
+                    (false, true) => format!("{}{}s", &hi_name[..1], &lo_name[..1]),
+                    (false, false) => format!("{}{}o", &hi_name[..1], &lo_name[..1]),
+                };
+                assert_eq!(starting_class_name(starting_class(a, b)), expected);
+            }
+        }
+        assert_eq!(starting_class_name(starting_class_of("Td", "9d")), "T9s");
+    }
+
+    fn starting_class_of(a: &str, b: &str) -> usize {
+        starting_class(a.parse().expect("card"), b.parse().expect("card"))
     }
 
     /// The enumeration agrees with the textbook counts (which it does not use).

@@ -37,9 +37,9 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<Operator
         })?;
     let invalid =
         || ApiError::unauthorized("the API key is not valid (unknown, malformed or revoked)");
-    let (id, secret) = crate::keys::parse(presented).ok_or_else(invalid)?;
+    let (id, secret) = crate::service::keys::parse(presented).ok_or_else(invalid)?;
     let row = state.dealer.store().key(id).await?.ok_or_else(invalid)?;
-    if !crate::keys::matches(&row, secret) {
+    if !crate::service::keys::matches(&row, secret) {
         return Err(invalid());
     }
     Ok(Some(Operator { key_name: row.name }))

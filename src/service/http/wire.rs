@@ -4,19 +4,10 @@
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::store::{PairRow, RoundRow};
-
-/// RFC 3339 UTC time from milliseconds since the epoch.
-pub fn timestamp(ms: i64) -> String {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-        .ok()
-        .and_then(|t| t.format(&Rfc3339).ok())
-        .unwrap_or_default()
-}
+use crate::service::store::{PairRow, PairStatus, RoundRow, RoundStatus};
+use crate::time::timestamp;
 
 /// A game to deal. `holdem` takes `players` (2–22); `omaha` takes `players`
 /// (2–11); `deck` takes `decks` (1–8, default 1); `hands` takes `players`
@@ -62,9 +53,7 @@ pub struct DealDoc {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SeedPair {
     pub id: String,
-    /// `awaiting_client_seed`, `active` or `revealed`.
-    #[schema(pattern = "^(awaiting_client_seed|active|revealed)$")]
-    pub status: String,
+    pub status: PairStatus,
     /// SHA-256 of the server seed, published before the client seed exists.
     pub server_seed_hash: String,
     /// The commitment to the seed the next pair will use after rotation.
@@ -87,21 +76,19 @@ pub struct SeedPair {
 
 impl From<&PairRow> for SeedPair {
     fn from(row: &PairRow) -> Self {
-        let revealed = row.status == "revealed";
         Self {
             id: row.id.clone(),
-            status: row.status.clone(),
+            status: row.status,
             server_seed_hash: row.server_seed_hash.clone(),
             next_server_seed_hash: row.next_server_seed_hash.clone(),
             client_seed: row.client_seed.clone(),
             next_nonce: row.next_nonce as u64,
             created_at: timestamp(row.created_at),
-            server_seed: if revealed {
-                row.server_seed.clone()
-            } else {
-                None
-            },
-            revealed_at: row.revealed_at.filter(|_| revealed).map(timestamp),
+            server_seed: row.revealed_seed().map(str::to_owned),
+            revealed_at: row
+                .revealed_at
+                .filter(|_| row.revealed_seed().is_some())
+                .map(timestamp),
             predecessor_id: row.predecessor_id.clone(),
             successor_id: row.successor_id.clone(),
         }
@@ -124,9 +111,7 @@ pub struct Round {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<DealDoc>)]
     pub deal: Option<Box<RawValue>>,
-    /// `in_play` or `closed`.
-    #[schema(pattern = "^(in_play|closed)$")]
-    pub status: String,
+    pub status: RoundStatus,
     pub created_at: String,
     pub closed_at: Option<String>,
     /// The pair's server seed, once revealed.
@@ -137,7 +122,7 @@ pub struct Round {
 impl Round {
     /// The round as `pair`'s reader may see it.
     pub fn view(row: &RoundRow, pair: &PairRow, show_deal: bool) -> anyhow::Result<Self> {
-        let revealed = pair.status == "revealed";
+        let revealed = pair.revealed_seed();
         Ok(Self {
             id: row.id.clone(),
             seed_pair_id: row.seed_pair_id.clone(),
@@ -146,19 +131,15 @@ impl Round {
             client_seed: pair.client_seed.clone().unwrap_or_default(),
             nonce: row.nonce as u64,
             game: RawValue::from_string(row.game.clone())?,
-            deal: if show_deal || revealed {
+            deal: if show_deal || revealed.is_some() {
                 Some(RawValue::from_string(row.deal.clone())?)
             } else {
                 None
             },
-            status: row.status.clone(),
+            status: row.status,
             created_at: timestamp(row.created_at),
             closed_at: row.closed_at.map(timestamp),
-            server_seed: if revealed {
-                pair.server_seed.clone()
-            } else {
-                None
-            },
+            server_seed: revealed.map(str::to_owned),
         })
     }
 }

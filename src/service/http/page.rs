@@ -15,10 +15,10 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
-const TEMPLATE: &str = include_str!("../../web/verify.html");
-const STYLE: &str = include_str!("../../web/verify.css");
-const PROTOCOL_JS: &str = include_str!("../../web/fairdeal-v1.mjs");
-const PAGE_JS: &str = include_str!("../../web/verify-page.js");
+const TEMPLATE: &str = include_str!("../../../web/verify.html");
+const STYLE: &str = include_str!("../../../web/verify.css");
+const PROTOCOL_JS: &str = include_str!("../../../web/fairdeal-v1.mjs");
+const PAGE_JS: &str = include_str!("../../../web/verify-page.js");
 
 /// The built page and its policy.
 #[derive(Debug)]

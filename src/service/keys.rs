@@ -5,7 +5,7 @@
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::store::KeyRow;
+use super::store::KeyRow;
 
 /// A freshly made key: the row to store and the key to show once.
 #[derive(Debug)]

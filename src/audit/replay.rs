@@ -19,7 +19,7 @@ use fairdeal_stats::evidence::{Evidence, StatsReport};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::export::{ExportEnd, ExportPair, ExportRound};
+use super::export::{ExportEnd, ExportPair, ExportRound};
 
 /// Lines verified together.
 const BATCH_LINES: usize = 4096;

@@ -13,7 +13,8 @@ use utoipa::IntoParams;
 
 use super::AppState;
 use super::error::{ApiError, Problem};
-use crate::export;
+use crate::audit::export::parse_cursor;
+use crate::service::export::export as write_export;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -41,15 +42,13 @@ pub async fn export(
 ) -> Result<Response, ApiError> {
     let Query(params) = params.map_err(|e| ApiError::malformed(e.body_text(), None))?;
     let after = match params.after.as_deref() {
-        Some(text) => {
-            export::parse_cursor(text).map_err(|rule| ApiError::invalid("after", rule))?
-        }
+        Some(text) => parse_cursor(text).map_err(|rule| ApiError::invalid("after", rule))?,
         None => 0,
     };
     let (tx, rx) = mpsc::channel::<String>(256);
     let store = state.dealer.store().clone();
     tokio::spawn(async move {
-        if let Err(err) = export::export(&store, after, tx).await {
+        if let Err(err) = write_export(&store, after, tx).await {
             // The stream ends without its `end` line, so the reader knows.
             tracing::error!(error = format!("{err:#}"), "export failed part way");
         }

@@ -84,7 +84,7 @@ impl ApiError {
 
     /// 422 from a protocol error, which names its own field.
     pub fn from_core(err: &fairdeal_core::Error) -> Self {
-        Self::invalid(err.field(), err)
+        Self::invalid(err.field().as_str(), err)
     }
 
     pub fn not_found(what: &str, id: &str) -> Self {

@@ -17,8 +17,8 @@ use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use utoipa::OpenApi;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 
-use crate::dealer::Dealer;
-use crate::metrics::Metrics;
+use crate::service::dealer::Dealer;
+use crate::service::metrics::Metrics;
 
 pub mod auth;
 pub mod error;
@@ -34,7 +34,7 @@ pub mod wire;
 pub(crate) async fn load_pair(
     state: &AppState,
     id: &str,
-) -> Result<crate::store::PairRow, error::ApiError> {
+) -> Result<crate::service::store::PairRow, error::ApiError> {
     state
         .dealer
         .store()

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use fairdeal_core::{Card, Commitment, Deal, PROTOCOL};
 
-use crate::cli::replay::ReplayInput;
+use super::replay::ReplayInput;
 
 /// Cards with suit symbols, separated by spaces.
 pub fn cards(cards: &[Card]) -> String {

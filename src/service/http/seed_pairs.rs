@@ -11,7 +11,7 @@ use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{ApiError, Problem, read_json};
 use super::wire::{ClientSeedRequest, PageParams, RotationResult, Round, RoundPage, SeedPair};
-use crate::store::{Rotate, SetClientSeed};
+use crate::service::store::{Rotate, SetClientSeed};
 
 /// Reads a `{"client_seed": …}` body and checks the seed's rules.
 fn read_client_seed(

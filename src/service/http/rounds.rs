@@ -11,7 +11,7 @@ use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{ApiError, Problem, read_json};
 use super::wire::{CreateRoundRequest, Round};
-use crate::store::{CloseRound, InsertRound};
+use crate::service::store::{CloseRound, InsertRound, PairStatus};
 
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
@@ -77,27 +77,22 @@ pub async fn create(
             tracing::info!(round = %row.id, seed_pair = %pair_id, nonce = row.nonce, game = game.type_name(), "round dealt");
             (row, false)
         }
-        InsertRound::Replayed(row) => {
-            let requested = serde_json::to_value(game).map_err(anyhow::Error::from)?;
-            let recorded: serde_json::Value =
-                serde_json::from_str(&row.game).map_err(anyhow::Error::from)?;
-            if requested != recorded {
-                return Err(ApiError::invalid(
-                    "Idempotency-Key",
-                    "was already used on this seed pair for a different game; use a new key for a new round",
-                ));
-            }
-            (row, true)
+        InsertRound::Replayed(row) => (row, true),
+        InsertRound::IdempotencyKeyReused => {
+            return Err(ApiError::invalid(
+                "Idempotency-Key",
+                "was already used on this seed pair for a different game; use a new key for a new round",
+            ));
         }
         InsertRound::NotFound => return Err(ApiError::not_found("seed pair", &pair_id)),
         InsertRound::NotActive(status) => {
             return Err(ApiError::conflict(
                 "Seed pair not active",
-                match status.as_str() {
-                    "awaiting_client_seed" => format!(
+                match status {
+                    PairStatus::AwaitingClientSeed => format!(
                         "seed pair {pair_id} has no client seed yet; set it (PUT /v1/seed-pairs/{pair_id}/client-seed) before dealing"
                     ),
-                    _ => format!(
+                    PairStatus::Active | PairStatus::Revealed => format!(
                         "seed pair {pair_id} is {status} and takes no more rounds; deal on its successor"
                     ),
                 },

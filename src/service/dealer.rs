@@ -8,23 +8,15 @@
 //!   records it;
 //! - a seed is revealed only when none of its pair's rounds is in play.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use anyhow::Context;
 use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
 
-use crate::sealing::{MasterKey, Slot};
-use crate::store::{
-    CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, Rotate, Rotation,
+use super::sealing::{MasterKey, Slot};
+use super::store::{
+    CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus, Rotate, Rotation,
     SetClientSeed, Store,
 };
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
+use crate::time::now_ms;
 
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
@@ -65,9 +57,9 @@ impl Dealer {
             next_server_seed_hash: next.commitment().to_string(),
             next_server_seed_sealed: self.key.seal(&next, &id, Slot::Next)?,
             status: if client_seed.is_some() {
-                "active"
+                PairStatus::Active
             } else {
-                "awaiting_client_seed"
+                PairStatus::AwaitingClientSeed
             },
             client_seed: client_seed.map(|c| c.as_str().to_owned()),
             created_at: now_ms(),
@@ -93,7 +85,9 @@ impl Dealer {
             .await?)
     }
 
-    /// Deals the pair's next round.
+    /// Deals the pair's next round. A retry with the same idempotency key
+    /// gets the round it dealt, if it asks for the same game; the same key
+    /// with another game is [`InsertRound::IdempotencyKeyReused`].
     pub async fn deal_round(
         &self,
         pair_id: &str,
@@ -101,7 +95,8 @@ impl Dealer {
         idempotency_key: Option<&str>,
     ) -> anyhow::Result<InsertRound> {
         let game_json = serde_json::to_string(&game)?;
-        self.store
+        let outcome = self
+            .store
             .insert_round(pair_id, idempotency_key, |ctx: &DealContext<'_>| {
                 let seed = self
                     .key
@@ -117,7 +112,15 @@ impl Dealer {
                     created_at: now_ms(),
                 })
             })
-            .await
+            .await?;
+        if let InsertRound::Replayed(row) = &outcome {
+            let recorded: Game =
+                serde_json::from_str(&row.game).context("reading a recorded game")?;
+            if recorded != game {
+                return Ok(InsertRound::IdempotencyKeyReused);
+            }
+        }
+        Ok(outcome)
     }
 
     pub async fn close_round(&self, round_id: &str) -> anyhow::Result<CloseRound> {

@@ -1,0 +1,69 @@
+//! Operator API keys: only a hash of each secret is stored.
+
+use super::rows::KeyRow;
+use super::{Constraint, Store};
+
+/// The outcome of storing a new key.
+#[derive(Debug, PartialEq, Eq)]
+pub enum InsertKey {
+    Inserted,
+    /// A key (active or revoked) already has this name.
+    NameTaken,
+}
+
+impl Store {
+    pub async fn insert_key(&self, key: &KeyRow) -> Result<InsertKey, sqlx::Error> {
+        let result: Result<(), sqlx::Error> = async {
+            Ok(write_tx!(self, |tx| {
+                sqlx::query(
+                    "INSERT INTO api_keys (id, name, secret_hash, created_at) VALUES ($1, $2, $3, $4)",
+                )
+                .bind(&key.id)
+                .bind(&key.name)
+                .bind(&key.secret_hash)
+                .bind(key.created_at)
+                .execute(&mut *tx)
+                .await?;
+            }))
+        }
+        .await;
+        match result {
+            Ok(()) => Ok(InsertKey::Inserted),
+            Err(err) if Constraint::violated_by(&err) == Some(Constraint::ApiKeysName) => {
+                Ok(InsertKey::NameTaken)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    pub async fn key(&self, id: &str) -> Result<Option<KeyRow>, sqlx::Error> {
+        const SQL: &str = concat!("SELECT ", key_columns!(), " FROM api_keys WHERE id = $1");
+        with_pool!(self, |pool| {
+            sqlx::query_as(SQL).bind(id).fetch_optional(pool).await
+        })
+    }
+
+    pub async fn keys(&self) -> Result<Vec<KeyRow>, sqlx::Error> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            key_columns!(),
+            " FROM api_keys ORDER BY created_at, name"
+        );
+        with_pool!(self, |pool| sqlx::query_as(SQL).fetch_all(pool).await)
+    }
+
+    /// Revokes the key named `name`; false when there is no such active key.
+    pub async fn revoke_key(&self, name: &str, now: i64) -> Result<bool, sqlx::Error> {
+        Ok(write_tx!(self, |tx| {
+            sqlx::query(
+                "UPDATE api_keys SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL",
+            )
+            .bind(name)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+                == 1
+        }))
+    }
+}

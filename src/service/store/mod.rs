@@ -1,0 +1,236 @@
+//! The one storage seam: seed pairs, rounds, API keys, in domain words.
+//!
+//! SQLite (the embedded default) and PostgreSQL sit behind the same methods and
+//! the same SQL text (`$N` placeholders work in both); only the migrations
+//! differ by dialect. Every guarantee that must hold across processes is
+//! enforced by the database:
+//!
+//! - a round's nonce comes from `UPDATE seed_pairs SET next_nonce = next_nonce + 1
+//!   … RETURNING`, in the same transaction as the round's insert, so nonces run
+//!   0, 1, 2, … without gap or repeat, and `UNIQUE (seed_pair_id, nonce)` backs
+//!   it up;
+//! - a round is answered only after that transaction commits;
+//! - rotation first locks the pair row, then looks for rounds in play with a
+//!   fresh statement, so a round committed concurrently is always seen.
+//!
+//! The store never sees a server seed in the clear except a revealed one: it
+//! stores and returns sealed bytes, and the caller's closures open them.
+//!
+//! Where things go: row types and statuses in `rows`, one module per table
+//! (`pairs`, `rounds`, `keys`) with its queries and outcome enums. Every write
+//! runs in [`write_tx!`]; a unique-constraint violation is matched by its name
+//! ([`Constraint`]), never by the wording of an error message.
+
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+#[macro_use]
+mod rows;
+
+pub use keys::InsertKey;
+pub use pairs::{Rotate, Rotation, SetClientSeed};
+pub use rounds::{CloseRound, DealContext, InsertRound};
+pub use rows::{KeyRow, NewPair, NewRound, PairRow, PairStatus, RoundRow, RoundStatus};
+
+/// A database, SQLite or PostgreSQL.
+#[derive(Clone, Debug)]
+pub enum Store {
+    /// The embedded default. SQLite has one writer at a time; the mutex
+    /// queues this process's writers so they wait in line instead of
+    /// polling the database lock (which made tail latency spike under load).
+    Sqlite(SqlitePool, Arc<tokio::sync::Mutex<()>>),
+    /// For several processes sharing one database.
+    Postgres(PgPool),
+}
+
+/// Runs the same code against whichever pool the store holds. The body is
+/// compiled once per backend, so it must use SQL both dialects accept.
+macro_rules! with_pool {
+    ($store:expr, |$pool:ident| $body:expr) => {
+        match $store {
+            Store::Sqlite($pool, _) => $body,
+            Store::Postgres($pool) => $body,
+        }
+    };
+}
+
+/// Runs `body` in a write transaction: waits for this process's writer turn
+/// (SQLite), begins, runs the body with `$tx` (use `&mut *$tx` as the
+/// executor), and commits when the body yields its value, which is the
+/// macro's value. Errors (`?`, in the body or from begin and commit) return
+/// from the enclosing function; leaving without committing rolls back.
+macro_rules! write_tx {
+    ($store:expr, |$tx:ident| $body:expr) => {{
+        let _writer = $store.writer().await;
+        with_pool!($store, |pool| {
+            let mut $tx = pool.begin().await?;
+            let value = $body;
+            $tx.commit().await?;
+            value
+        })
+    }};
+}
+
+// After the macros above, which they use.
+mod keys;
+mod pairs;
+mod rounds;
+
+/// The named unique constraints the code reacts to. PostgreSQL reports the
+/// constraint's name; SQLite reports `UNIQUE constraint failed: ` and the
+/// constrained columns, which the table below ties to the same name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    /// `UNIQUE (seed_pair_id, nonce)` on rounds.
+    RoundsPairNonce,
+    /// `UNIQUE (seed_pair_id, idempotency_key)` on rounds.
+    RoundsPairIdempotency,
+    /// `UNIQUE (name)` on api_keys.
+    ApiKeysName,
+}
+
+impl Constraint {
+    const ALL: [Constraint; 3] = [
+        Constraint::RoundsPairNonce,
+        Constraint::RoundsPairIdempotency,
+        Constraint::ApiKeysName,
+    ];
+
+    /// The constraint's name in the migrations.
+    pub fn name(self) -> &'static str {
+        match self {
+            Constraint::RoundsPairNonce => "rounds_pair_nonce_unique",
+            Constraint::RoundsPairIdempotency => "rounds_pair_idempotency_unique",
+            Constraint::ApiKeysName => "api_keys_name_unique",
+        }
+    }
+
+    /// The columns SQLite names when the constraint fails.
+    fn sqlite_columns(self) -> &'static str {
+        match self {
+            Constraint::RoundsPairNonce => "rounds.seed_pair_id, rounds.nonce",
+            Constraint::RoundsPairIdempotency => "rounds.seed_pair_id, rounds.idempotency_key",
+            Constraint::ApiKeysName => "api_keys.name",
+        }
+    }
+
+    /// The unique constraint `err` violated, if it is one of these.
+    pub fn violated_by(err: &sqlx::Error) -> Option<Constraint> {
+        let sqlx::Error::Database(db) = err else {
+            return None;
+        };
+        if !db.is_unique_violation() {
+            return None;
+        }
+        Self::ALL.into_iter().find(|c| match db.constraint() {
+            Some(name) => name == c.name(),
+            None => db
+                .message()
+                .strip_prefix("UNIQUE constraint failed: ")
+                .is_some_and(|columns| columns == c.sqlite_columns()),
+        })
+    }
+}
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+impl Store {
+    /// Connects to `url` (`sqlite://PATH` or `postgres://…`), creating a
+    /// SQLite file if it does not exist.
+    pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Self> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let pool = PgPoolOptions::new()
+                .max_connections(max_connections)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect(url)
+                .await
+                .context("connecting to PostgreSQL")?;
+            Ok(Store::Postgres(pool))
+        } else if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)
+                .context("reading the SQLite database URL")?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                // FULL: a round acknowledged to a client survives power loss.
+                .synchronous(SqliteSynchronous::Full)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true);
+            let pool = SqlitePoolOptions::new()
+                .max_connections(max_connections)
+                .connect_with(options)
+                .await
+                .context("opening the SQLite database")?;
+            Ok(Store::Sqlite(pool, Arc::new(tokio::sync::Mutex::new(()))))
+        } else {
+            anyhow::bail!(
+                "the database URL must start with sqlite: or postgres:// (got a URL with another scheme)"
+            )
+        }
+    }
+
+    /// Waits for this process's turn to write (SQLite only).
+    async fn writer(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        match self {
+            Store::Sqlite(_, writer) => Some(writer.lock().await),
+            Store::Postgres(_) => None,
+        }
+    }
+
+    /// Which backend, for logs.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Store::Sqlite(..) => "sqlite",
+            Store::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Applies pending migrations (safe to run from several processes: sqlx
+    /// takes an advisory lock on PostgreSQL).
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        match self {
+            Store::Sqlite(pool, _) => SQLITE_MIGRATIONS.run(pool).await,
+            Store::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await,
+        }
+        .context("applying database migrations")
+    }
+
+    /// Closes the pool, waiting for connections to finish.
+    pub async fn close(&self) {
+        with_pool!(self, |pool| pool.close().await)
+    }
+
+    /// `SELECT 1`.
+    pub async fn ping(&self) -> Result<(), sqlx::Error> {
+        with_pool!(self, |pool| sqlx::query("SELECT 1")
+            .execute(pool)
+            .await
+            .map(|_| ()))
+    }
+
+    /// Records the master key's fingerprint on first start; afterwards checks
+    /// it. Returns false when the database was sealed under another key.
+    pub async fn check_key_fingerprint(&self, fingerprint: &str) -> Result<bool, sqlx::Error> {
+        Ok(write_tx!(self, |tx| {
+            sqlx::query(
+                "INSERT INTO settings (name, value) VALUES ('master_key_fingerprint', $1) \
+                 ON CONFLICT (name) DO NOTHING",
+            )
+            .bind(fingerprint)
+            .execute(&mut *tx)
+            .await?;
+            let (stored,): (String,) =
+                sqlx::query_as("SELECT value FROM settings WHERE name = 'master_key_fingerprint'")
+                    .fetch_one(&mut *tx)
+                    .await?;
+            stored == fingerprint
+        }))
+    }
+}

@@ -1,0 +1,198 @@
+//! Seed pairs: commit, set the client seed, read, rotate, list the revealed.
+
+use super::Store;
+use super::rows::{NewPair, PairRow, PairStatus, RoundStatus};
+
+/// The outcome of setting a client seed.
+#[derive(Debug)]
+pub enum SetClientSeed {
+    Set(PairRow),
+    NotFound,
+    /// Already set (or revealed): the pair as it is.
+    AlreadySet(PairRow),
+}
+
+/// What rotation needs to build the next pair, made by the rotate closure
+/// from the current pair's sealed seeds.
+#[derive(Debug)]
+pub struct Rotation {
+    pub revealed_server_seed: String,
+    pub successor: NewPair,
+}
+
+/// The outcome of a rotation.
+#[derive(Debug)]
+pub enum Rotate {
+    Rotated {
+        revealed: Box<PairRow>,
+        current: Box<PairRow>,
+    },
+    NotFound,
+    NotActive(PairStatus),
+    /// Rounds still in play (ids), so the seed cannot be revealed yet.
+    RoundsInPlay(Vec<String>),
+}
+
+/// Binds a [`NewPair`] to [`INSERT_PAIR`]'s parameters, in order.
+macro_rules! bind_new_pair {
+    ($query:expr, $pair:expr) => {
+        $query
+            .bind(&$pair.id)
+            .bind($pair.status.as_str())
+            .bind(&$pair.server_seed_hash)
+            .bind(&$pair.server_seed_sealed)
+            .bind(&$pair.next_server_seed_hash)
+            .bind(&$pair.next_server_seed_sealed)
+            .bind(&$pair.client_seed)
+            .bind($pair.created_at)
+            .bind(&$pair.predecessor_id)
+    };
+}
+
+const INSERT_PAIR: &str = concat!(
+    "INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, \
+     next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
+     predecessor_id) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9) RETURNING ",
+    pair_columns!()
+);
+
+impl Store {
+    pub async fn insert_pair(&self, pair: &NewPair) -> Result<PairRow, sqlx::Error> {
+        Ok(write_tx!(self, |tx| {
+            let row: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), pair)
+                .fetch_one(&mut *tx)
+                .await?;
+            row
+        }))
+    }
+
+    pub async fn pair(&self, id: &str) -> Result<Option<PairRow>, sqlx::Error> {
+        const SQL: &str = concat!("SELECT ", pair_columns!(), " FROM seed_pairs WHERE id = $1");
+        with_pool!(self, |pool| sqlx::query_as(SQL)
+            .bind(id)
+            .fetch_optional(pool)
+            .await)
+    }
+
+    pub async fn set_client_seed(
+        &self,
+        id: &str,
+        client_seed: &str,
+    ) -> Result<SetClientSeed, sqlx::Error> {
+        const SQL: &str = concat!(
+            "UPDATE seed_pairs SET client_seed = $2, status = $3 \
+             WHERE id = $1 AND status = $4 RETURNING ",
+            pair_columns!()
+        );
+        let updated: Option<PairRow> = write_tx!(self, |tx| {
+            sqlx::query_as(SQL)
+                .bind(id)
+                .bind(client_seed)
+                .bind(PairStatus::Active.as_str())
+                .bind(PairStatus::AwaitingClientSeed.as_str())
+                .fetch_optional(&mut *tx)
+                .await?
+        });
+        Ok(match updated {
+            Some(row) => SetClientSeed::Set(row),
+            None => match self.pair(id).await? {
+                Some(row) => SetClientSeed::AlreadySet(row),
+                None => SetClientSeed::NotFound,
+            },
+        })
+    }
+
+    /// Reveals the pair and opens its successor, atomically. `rotation`
+    /// receives the current pair (with its sealed seeds) and returns the
+    /// revealed seed and the successor to insert.
+    pub async fn rotate<F>(&self, pair_id: &str, rotation: F) -> anyhow::Result<Rotate>
+    where
+        F: Fn(&PairRow) -> anyhow::Result<Rotation>,
+    {
+        // Locks the row (PostgreSQL) or the database (SQLite) for the rest of
+        // the transaction; a concurrent deal waits, then sees `revealed`.
+        const LOCK: &str = concat!(
+            "UPDATE seed_pairs SET next_nonce = next_nonce WHERE id = $1 RETURNING ",
+            pair_columns!()
+        );
+        const IN_PLAY: &str = "SELECT id FROM rounds WHERE seed_pair_id = $1 AND status = $2 \
+                               ORDER BY nonce LIMIT 100";
+        const REVEAL: &str = concat!(
+            "UPDATE seed_pairs SET status = $5, server_seed = $2, server_seed_sealed = NULL, \
+             next_server_seed_sealed = NULL, revealed_at = $3, successor_id = $4, \
+             reveal_seq = (SELECT COALESCE(MAX(reveal_seq), 0) + 1 FROM seed_pairs) \
+             WHERE id = $1 RETURNING ",
+            pair_columns!()
+        );
+        let is_postgres = matches!(self, Store::Postgres(_));
+        Ok(write_tx!(self, |tx| {
+            let Some(pair): Option<PairRow> = sqlx::query_as(LOCK)
+                .bind(pair_id)
+                .fetch_optional(&mut *tx)
+                .await?
+            else {
+                return Ok(Rotate::NotFound);
+            };
+            if pair.status != PairStatus::Active {
+                return Ok(Rotate::NotActive(pair.status));
+            }
+            let rounds: Vec<(String,)> = sqlx::query_as(IN_PLAY)
+                .bind(pair_id)
+                .bind(RoundStatus::InPlay.as_str())
+                .fetch_all(&mut *tx)
+                .await?;
+            if !rounds.is_empty() {
+                return Ok(Rotate::RoundsInPlay(
+                    rounds.into_iter().map(|(id,)| id).collect(),
+                ));
+            }
+            let Rotation {
+                revealed_server_seed,
+                successor,
+            } = rotation(&pair)?;
+            let now = successor.created_at;
+            let current: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
+                .fetch_one(&mut *tx)
+                .await?;
+            if is_postgres {
+                // Serialises reveals so reveal_seq follows commit order.
+                sqlx::query("SELECT pg_advisory_xact_lock(7401)")
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            let revealed: PairRow = sqlx::query_as(REVEAL)
+                .bind(pair_id)
+                .bind(&revealed_server_seed)
+                .bind(now)
+                .bind(&successor.id)
+                .bind(PairStatus::Revealed.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+            Rotate::Rotated {
+                revealed: Box::new(revealed),
+                current: Box::new(current),
+            }
+        }))
+    }
+
+    /// Revealed pairs with `reveal_seq > after`, in reveal order, at most `limit`.
+    pub async fn revealed_pairs(
+        &self,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<PairRow>, sqlx::Error> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            pair_columns!(),
+            " FROM seed_pairs WHERE status = $3 AND reveal_seq > $1 ORDER BY reveal_seq LIMIT $2"
+        );
+        with_pool!(self, |pool| {
+            sqlx::query_as(SQL)
+                .bind(after)
+                .bind(limit)
+                .bind(PairStatus::Revealed.as_str())
+                .fetch_all(pool)
+                .await
+        })
+    }
+}

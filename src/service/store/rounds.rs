@@ -1,0 +1,223 @@
+//! Rounds: deal (nonce and insert in one transaction), read, list, close.
+
+use super::rows::{NewRound, PairStatus, RoundRow, RoundStatus};
+use super::{Constraint, Store};
+
+/// What the deal closure receives inside the round transaction.
+#[derive(Debug)]
+pub struct DealContext<'a> {
+    pub nonce: u64,
+    pub server_seed_sealed: &'a [u8],
+    pub client_seed: &'a str,
+}
+
+/// The outcome of dealing a round.
+#[derive(Debug)]
+pub enum InsertRound {
+    Dealt(RoundRow),
+    /// The idempotency key was used before on this pair: that round.
+    Replayed(RoundRow),
+    NotFound,
+    /// The pair does not take rounds (`awaiting_client_seed` or `revealed`).
+    NotActive(PairStatus),
+    /// The pair has dealt 2^63 rounds.
+    Exhausted,
+    /// Never made by the store: the dealer's verdict when the idempotency
+    /// key's round was dealt for another game.
+    IdempotencyKeyReused,
+}
+
+/// The outcome of closing a round.
+#[derive(Debug)]
+pub enum CloseRound {
+    Closed(RoundRow),
+    NotFound,
+}
+
+impl Store {
+    /// Deals a round in one transaction: takes the pair's next nonce, calls
+    /// `deal` with it and the sealed seed, inserts the round, commits. With an
+    /// idempotency key already used on this pair, returns that round and
+    /// spends no nonce.
+    pub async fn insert_round<F>(
+        &self,
+        pair_id: &str,
+        idempotency_key: Option<&str>,
+        deal: F,
+    ) -> anyhow::Result<InsertRound>
+    where
+        F: Fn(&DealContext<'_>) -> anyhow::Result<NewRound>,
+    {
+        // A concurrent request with the same idempotency key can lose the race
+        // on the unique constraint; it then finds the winner's round.
+        for _attempt in 0..2 {
+            if let Some(key) = idempotency_key
+                && let Some(existing) = self.round_by_idempotency_key(pair_id, key).await?
+            {
+                return Ok(InsertRound::Replayed(existing));
+            }
+            match self.try_insert_round(pair_id, idempotency_key, &deal).await {
+                Err(err)
+                    if err
+                        .downcast_ref::<sqlx::Error>()
+                        .and_then(Constraint::violated_by)
+                        == Some(Constraint::RoundsPairIdempotency) =>
+                {
+                    continue;
+                }
+                other => return other,
+            }
+        }
+        anyhow::bail!("idempotency key race did not settle")
+    }
+
+    async fn try_insert_round<F>(
+        &self,
+        pair_id: &str,
+        idempotency_key: Option<&str>,
+        deal: &F,
+    ) -> anyhow::Result<InsertRound>
+    where
+        F: Fn(&DealContext<'_>) -> anyhow::Result<NewRound>,
+    {
+        const TAKE_NONCE: &str = "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
+             WHERE id = $1 AND status = $2 AND next_nonce < 9223372036854775807 \
+             RETURNING next_nonce - 1, server_seed_sealed, client_seed";
+        const INSERT: &str = concat!(
+            "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at, idempotency_key) \
+             VALUES ($1, $2, $3, $4, $5, $8, $6, $7) RETURNING ",
+            round_columns!()
+        );
+        let dealt: Option<RoundRow> = write_tx!(self, |tx| {
+            let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> = sqlx::query_as(TAKE_NONCE)
+                .bind(pair_id)
+                .bind(PairStatus::Active.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+            match taken {
+                Some((nonce, Some(sealed), Some(client_seed))) => {
+                    let round = deal(&DealContext {
+                        nonce: nonce as u64,
+                        server_seed_sealed: &sealed,
+                        client_seed: &client_seed,
+                    })?;
+                    let row: RoundRow = sqlx::query_as(INSERT)
+                        .bind(&round.id)
+                        .bind(pair_id)
+                        .bind(nonce)
+                        .bind(&round.game)
+                        .bind(&round.deal)
+                        .bind(round.created_at)
+                        .bind(idempotency_key)
+                        .bind(RoundStatus::InPlay.as_str())
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    Some(row)
+                }
+                Some(_) => {
+                    anyhow::bail!("an active seed pair without a sealed seed or client seed")
+                }
+                None => None,
+            }
+        });
+        if let Some(row) = dealt {
+            return Ok(InsertRound::Dealt(row));
+        }
+        Ok(match self.pair(pair_id).await? {
+            None => InsertRound::NotFound,
+            Some(pair) if pair.status == PairStatus::Active => InsertRound::Exhausted,
+            Some(pair) => InsertRound::NotActive(pair.status),
+        })
+    }
+
+    async fn round_by_idempotency_key(
+        &self,
+        pair_id: &str,
+        key: &str,
+    ) -> Result<Option<RoundRow>, sqlx::Error> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            round_columns!(),
+            " FROM rounds WHERE seed_pair_id = $1 AND idempotency_key = $2"
+        );
+        with_pool!(self, |pool| {
+            sqlx::query_as(SQL)
+                .bind(pair_id)
+                .bind(key)
+                .fetch_optional(pool)
+                .await
+        })
+    }
+
+    pub async fn round(&self, id: &str) -> Result<Option<RoundRow>, sqlx::Error> {
+        const SQL: &str = concat!("SELECT ", round_columns!(), " FROM rounds WHERE id = $1");
+        with_pool!(self, |pool| sqlx::query_as(SQL)
+            .bind(id)
+            .fetch_optional(pool)
+            .await)
+    }
+
+    /// Rounds of a pair with nonce > `after` (all when `None`), by nonce, at
+    /// most `limit`.
+    pub async fn rounds_of_pair(
+        &self,
+        pair_id: &str,
+        after: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<RoundRow>, sqlx::Error> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            round_columns!(),
+            " FROM rounds WHERE seed_pair_id = $1 AND nonce > $2 \
+             ORDER BY nonce LIMIT $3"
+        );
+        with_pool!(self, |pool| {
+            sqlx::query_as(SQL)
+                .bind(pair_id)
+                .bind(after.unwrap_or(-1))
+                .bind(limit)
+                .fetch_all(pool)
+                .await
+        })
+    }
+
+    /// Marks a round closed (closing a closed round changes nothing).
+    pub async fn close_round(&self, id: &str, now: i64) -> Result<CloseRound, sqlx::Error> {
+        const SQL: &str = concat!(
+            "UPDATE rounds SET status = $3, closed_at = COALESCE(closed_at, $2) \
+             WHERE id = $1 RETURNING ",
+            round_columns!()
+        );
+        let row: Option<RoundRow> = write_tx!(self, |tx| {
+            sqlx::query_as(SQL)
+                .bind(id)
+                .bind(now)
+                .bind(RoundStatus::Closed.as_str())
+                .fetch_optional(&mut *tx)
+                .await?
+        });
+        Ok(row.map_or(CloseRound::NotFound, CloseRound::Closed))
+    }
+
+    /// Closes every round in play created before `created_before`; returns
+    /// how many.
+    pub async fn close_stale_rounds(
+        &self,
+        created_before: i64,
+        now: i64,
+    ) -> Result<u64, sqlx::Error> {
+        Ok(write_tx!(self, |tx| {
+            sqlx::query(
+                "UPDATE rounds SET status = $3, closed_at = $2 \
+                 WHERE status = $4 AND created_at < $1",
+            )
+            .bind(created_before)
+            .bind(now)
+            .bind(RoundStatus::Closed.as_str())
+            .bind(RoundStatus::InPlay.as_str())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+        }))
+    }
+}

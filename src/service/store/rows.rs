@@ -1,0 +1,196 @@
+//! What the store reads and writes: rows as stored, new rows to insert, and
+//! the statuses as types. Times are milliseconds since the Unix epoch.
+
+use std::fmt;
+
+use serde::Serialize;
+use sqlx::FromRow;
+use utoipa::ToSchema;
+
+/// Where a seed pair is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PairStatus {
+    /// Committed; the player has not chosen the client seed yet.
+    AwaitingClientSeed,
+    /// Deals rounds.
+    Active,
+    /// Its server seed is public; it deals no more.
+    Revealed,
+}
+
+/// Where a round is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundStatus {
+    /// The game using this deal is not over: the pair cannot be revealed.
+    InPlay,
+    /// Over, by the operator or the auto-close timeout.
+    Closed,
+}
+
+/// The text each status is stored and answered as, one table per type.
+macro_rules! status_text {
+    ($ty:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        impl $ty {
+            /// Every status, in lifecycle order.
+            pub const ALL: &'static [$ty] = &[$($ty::$variant),+];
+
+            /// As stored in the database and written on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $text),+
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl TryFrom<String> for $ty {
+            type Error = String;
+            fn try_from(text: String) -> Result<Self, String> {
+                match text.as_str() {
+                    $($text => Ok($ty::$variant),)+
+                    _ => Err(format!("unknown {} {text:?}", stringify!($ty))),
+                }
+            }
+        }
+    };
+}
+
+status_text!(PairStatus {
+    AwaitingClientSeed => "awaiting_client_seed",
+    Active => "active",
+    Revealed => "revealed",
+});
+
+status_text!(RoundStatus {
+    InPlay => "in_play",
+    Closed => "closed",
+});
+
+/// A seed pair as stored.
+#[derive(Clone, Debug, FromRow)]
+pub struct PairRow {
+    pub id: String,
+    #[sqlx(try_from = "String")]
+    pub status: PairStatus,
+    pub server_seed_hash: String,
+    pub server_seed_sealed: Option<Vec<u8>>,
+    pub server_seed: Option<String>,
+    pub next_server_seed_hash: String,
+    pub next_server_seed_sealed: Option<Vec<u8>>,
+    pub client_seed: Option<String>,
+    pub next_nonce: i64,
+    pub created_at: i64,
+    pub revealed_at: Option<i64>,
+    pub predecessor_id: Option<String>,
+    pub successor_id: Option<String>,
+    /// Position in the order of reveals (1, 2, …), once revealed.
+    pub reveal_seq: Option<i64>,
+}
+
+impl PairRow {
+    /// The revealed server seed (hex), only once the pair is revealed. The one
+    /// place that decides whether a reader may see it.
+    pub fn revealed_seed(&self) -> Option<&str> {
+        match self.status {
+            PairStatus::Revealed => self.server_seed.as_deref(),
+            PairStatus::AwaitingClientSeed | PairStatus::Active => None,
+        }
+    }
+}
+
+/// A round as stored.
+#[derive(Clone, Debug, FromRow)]
+pub struct RoundRow {
+    pub id: String,
+    pub seed_pair_id: String,
+    pub nonce: i64,
+    pub game: String,
+    pub deal: String,
+    #[sqlx(try_from = "String")]
+    pub status: RoundStatus,
+    pub created_at: i64,
+    pub closed_at: Option<i64>,
+    pub idempotency_key: Option<String>,
+}
+
+/// An API key as stored (the secret itself is never stored).
+#[derive(Clone, Debug, FromRow)]
+pub struct KeyRow {
+    pub id: String,
+    pub name: String,
+    pub secret_hash: String,
+    pub created_at: i64,
+    pub revoked_at: Option<i64>,
+}
+
+/// A new seed pair, its seeds already sealed.
+#[derive(Debug)]
+pub struct NewPair {
+    pub id: String,
+    pub status: PairStatus,
+    pub server_seed_hash: String,
+    pub server_seed_sealed: Vec<u8>,
+    pub next_server_seed_hash: String,
+    pub next_server_seed_sealed: Vec<u8>,
+    pub client_seed: Option<String>,
+    pub created_at: i64,
+    pub predecessor_id: Option<String>,
+}
+
+/// A round to insert, made by the deal closure.
+#[derive(Debug)]
+pub struct NewRound {
+    pub id: String,
+    pub game: String,
+    pub deal: String,
+    pub created_at: i64,
+}
+
+// Column lists as macros so every query stays a compile-time literal (sqlx
+// refuses SQL built at run time unless audited).
+macro_rules! pair_columns {
+    () => {
+        "id, status, server_seed_hash, server_seed_sealed, server_seed, \
+         next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
+         revealed_at, predecessor_id, successor_id, reveal_seq"
+    };
+}
+
+macro_rules! round_columns {
+    () => {
+        "id, seed_pair_id, nonce, game, deal, status, created_at, closed_at, idempotency_key"
+    };
+}
+
+macro_rules! key_columns {
+    () => {
+        "id, name, secret_hash, created_at, revoked_at"
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_is_stored_and_answered_as_the_same_text() {
+        for &status in PairStatus::ALL {
+            let text = status.as_str().to_owned();
+            assert_eq!(serde_json::to_value(status).ok(), Some(text.clone().into()));
+            assert_eq!(PairStatus::try_from(text), Ok(status));
+        }
+        for &status in RoundStatus::ALL {
+            let text = status.as_str().to_owned();
+            assert_eq!(serde_json::to_value(status).ok(), Some(text.clone().into()));
+            assert_eq!(RoundStatus::try_from(text), Ok(status));
+        }
+        assert!(PairStatus::try_from("open".to_owned()).is_err());
+    }
+}
