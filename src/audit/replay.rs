@@ -193,32 +193,14 @@ pub fn add_to_evidence(evidence: &mut Evidence, game: Game, deal: &Deal) {
                 evidence.add_seven_card_hand(&seven);
             }
         }
-        (
-            Layout::Hands {
-                players,
-                cards,
-                decks,
-            },
-            Deal::Hands { hands, rest },
-        ) => {
+        (Layout::Hands { cards, decks, .. }, Deal::Hands { hands, .. }) => {
             if cards == 5 && decks == 1 {
                 for hand in hands {
                     evidence.add_five_card_hand(hand);
                 }
             }
             if decks == 1 {
-                let (players, cards) = (usize::from(players), usize::from(cards));
-                let mut deck = vec![None; players * cards];
-                for (seat, hand) in hands.iter().enumerate() {
-                    for (k, &card) in hand.iter().enumerate() {
-                        if let Some(slot) = deck.get_mut(k * players + seat) {
-                            *slot = Some(card);
-                        }
-                    }
-                }
-                let mut order: Vec<Card> = deck.into_iter().flatten().collect();
-                order.extend_from_slice(rest);
-                evidence.add_full_deck(&order);
+                evidence.add_full_deck(&deal.dealt_order());
             }
         }
         _ => {}

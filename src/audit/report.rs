@@ -5,23 +5,25 @@
 use std::fmt::Write;
 
 use fairdeal_stats::evidence::{Outcome, StatsReport, Verdict};
+use fairdeal_stats::format_p_value;
 
-fn verdict_word(verdict: Verdict) -> &'static str {
+/// The CSS class that colours a verdict in the HTML report.
+fn verdict_class(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Pass => "pass",
+        Verdict::Warn => "warn",
+        Verdict::Fail => "fail",
+        Verdict::Insufficient => "insufficient",
+    }
+}
+
+/// A verdict in words, as every report writes it.
+pub fn verdict_word(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Pass => "PASS",
         Verdict::Warn => "WARN",
         Verdict::Fail => "FAIL",
         Verdict::Insufficient => "NOT ENOUGH DATA",
-    }
-}
-
-fn p_text(p: f64) -> String {
-    if p == 0.0 {
-        "< 1e-300".to_owned()
-    } else if p < 0.001 {
-        format!("{p:.2e}")
-    } else {
-        format!("{p:.4}")
     }
 }
 
@@ -33,7 +35,7 @@ fn summary_line(test: &Outcome) -> String {
             verdict_word(test.verdict),
             test.statistic.unwrap_or_default(),
             test.df.map(|df| format!(", {df} df")).unwrap_or_default(),
-            p_text(p),
+            format_p_value(p),
             test.samples
         ),
         (None, Some(needed)) => format!(
@@ -174,12 +176,7 @@ pub fn html(title: &str, verification: &[String], overall: &str, stats: &StatsRe
         escape(title),
         escape(title)
     );
-    let class = match stats.verdict {
-        Verdict::Pass => "pass",
-        Verdict::Warn => "warn",
-        Verdict::Fail => "fail",
-        Verdict::Insufficient => "insufficient",
-    };
+    let class = verdict_class(stats.verdict);
     let _ = write!(
         out,
         "<p class=\"verdict {class}\">{}</p><ul>",
@@ -202,12 +199,7 @@ pub fn html(title: &str, verification: &[String], overall: &str, stats: &StatsRe
             out,
             "<section><h2>{} <span class=\"verdict {}\">{}</span></h2><p>{}</p><p>{}</p>",
             escape(test.name),
-            match test.verdict {
-                Verdict::Pass => "pass",
-                Verdict::Warn => "warn",
-                Verdict::Fail => "fail",
-                Verdict::Insufficient => "insufficient",
-            },
+            verdict_class(test.verdict),
             verdict_word(test.verdict),
             escape(test.what),
             escape(&summary_line(test))

@@ -187,7 +187,7 @@ fn run_hands(path: &str, format: Format) -> anyhow::Result<ExitCode> {
             report::html(
                 &format!("fairdeal statistics: {header}"),
                 &[],
-                &format!("Statistics: {:?}", stats.verdict).to_uppercase(),
+                &statistics_headline(&stats),
                 &stats
             )
         ),
@@ -228,85 +228,80 @@ fn verification_lines(report: &Report) -> Vec<String> {
     lines
 }
 
-pub fn run(opts: AuditOpts) -> anyhow::Result<ExitCode> {
+/// What the command judges: `audit` the records and the statistics, `stats`
+/// the statistics alone (records are still parsed, not judged).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Audit,
+    Stats,
+}
+
+fn statistics_headline(stats: &StatsReport) -> String {
+    format!("Statistics: {}", report::verdict_word(stats.verdict))
+}
+
+pub fn run(opts: AuditOpts, mode: Mode) -> anyhow::Result<ExitCode> {
     if let Some(hands) = &opts.hands {
         return run_hands(hands, opts.format);
     }
     let source = opts.source.clone().unwrap_or_default();
     let (report, _) = audit_source(&source, opts.quiet)?;
-    let stats = report.statistics.clone();
+    let judge_records = mode == Mode::Audit;
+    let stats = report.statistics.as_ref();
+    if !judge_records && stats.is_none() {
+        anyhow::bail!("no statistics were computed");
+    }
     match opts.format {
         Format::Text => {
-            print_text(&source, &report);
-            if let Some(stats) = &stats {
+            if judge_records {
+                print_text(&source, &report);
+            } else {
+                println!(
+                    "fairdeal statistics of {} rounds from {source}",
+                    report.rounds
+                );
+            }
+            if let Some(stats) = stats {
                 print!("{}", report::text(stats));
             }
         }
         Format::Json => {
-            let verdict = if report.passed() { "pass" } else { "fail" };
-            let mut value = serde_json::to_value(&report)?;
-            value["verdict"] = verdict.into();
-            value["source"] = source.clone().into();
+            let value = if judge_records {
+                let mut value = serde_json::to_value(&report)?;
+                value["verdict"] = if report.passed() { "pass" } else { "fail" }.into();
+                value["source"] = source.clone().into();
+                value
+            } else {
+                serde_json::json!({"source": source, "rounds": report.rounds, "statistics": stats})
+            };
             println!("{}", serde_json::to_string_pretty(&value)?);
         }
         Format::Html => {
-            let overall = if report.passed() {
-                "Records: PASS: every commitment, card and nonce checks out".to_owned()
-            } else {
-                format!("Records: FAIL: {} problem(s)", report.problems)
-            };
-            if let Some(stats) = &stats {
-                print!(
-                    "{}",
-                    report::html(
-                        &format!("fairdeal audit of {source}"),
-                        &verification_lines(&report),
-                        &overall,
-                        stats
+            if let Some(stats) = stats {
+                let (title, lines, overall) = if judge_records {
+                    let overall = if report.passed() {
+                        "Records: PASS: every commitment, card and nonce checks out".to_owned()
+                    } else {
+                        format!("Records: FAIL: {} problem(s)", report.problems)
+                    };
+                    (
+                        format!("fairdeal audit of {source}"),
+                        verification_lines(&report),
+                        overall,
                     )
-                );
+                } else {
+                    (
+                        format!("fairdeal statistics of {source}"),
+                        vec![format!("{} rounds", report.rounds)],
+                        statistics_headline(stats),
+                    )
+                };
+                print!("{}", report::html(&title, &lines, &overall, stats));
             }
         }
     }
-    if !report.passed() {
+    if judge_records && !report.passed() {
         return Ok(ExitCode::FAILURE);
     }
-    Ok(stats.as_ref().map_or(ExitCode::SUCCESS, statistics_exit))
-}
-
-/// `fairdeal stats`: the statistics alone (records are still parsed, not judged).
-pub fn run_stats(opts: AuditOpts) -> anyhow::Result<ExitCode> {
-    if let Some(hands) = &opts.hands {
-        return run_hands(hands, opts.format);
-    }
-    let source = opts.source.clone().unwrap_or_default();
-    let (report, _) = audit_source(&source, opts.quiet)?;
-    let Some(stats) = report.statistics else {
-        anyhow::bail!("no statistics were computed");
-    };
-    match opts.format {
-        Format::Text => {
-            println!(
-                "fairdeal statistics of {} rounds from {source}",
-                report.rounds
-            );
-            print!("{}", report::text(&stats));
-        }
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"source": source, "rounds": report.rounds, "statistics": stats})
-            )?
-        ),
-        Format::Html => print!(
-            "{}",
-            report::html(
-                &format!("fairdeal statistics of {source}"),
-                &[format!("{} rounds", report.rounds)],
-                &format!("Statistics: {:?}", stats.verdict).to_uppercase(),
-                &stats
-            )
-        ),
-    }
-    Ok(statistics_exit(&stats))
+    Ok(stats.map_or(ExitCode::SUCCESS, statistics_exit))
 }

@@ -47,8 +47,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Keys(opts) => keys::run(opts),
         Command::Replay(opts) => replay::run(opts),
         Command::Export(opts) => export::run(opts),
-        Command::Audit(opts) => audit::run(opts),
-        Command::Stats(opts) => audit::run_stats(opts),
+        Command::Audit(opts) => audit::run(opts, audit::Mode::Audit),
+        Command::Stats(opts) => audit::run(opts, audit::Mode::Stats),
         Command::Openapi => {
             print!("{}", crate::service::http::openapi_yaml());
             Ok(ExitCode::SUCCESS)

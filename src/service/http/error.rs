@@ -1,18 +1,24 @@
-//! The API's one error type, answered as RFC 9457 `application/problem+json`,
-//! and the JSON body reader that names the field at fault.
+//! The API's one error type, answered as RFC 9457 `application/problem+json`;
+//! the JSON body extractor that names the field at fault; and the problem
+//! responses several endpoints share, declared once for the OpenAPI
+//! description.
 //!
 //! Policy: input mistakes are 400/413/415/422 with the field and the rule;
 //! unknown ids 404; state conflicts 409; anything else is logged and answered
 //! as an opaque 500 (its detail could name internals, never a seed: no error
 //! in this crate carries one).
 
+use std::collections::BTreeMap;
+
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{FromRequest, FromRequestParts, Query, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use utoipa::ToSchema;
+use utoipa::openapi::{self, ContentBuilder, Ref, RefOr, ResponseBuilder};
+use utoipa::{IntoResponses, ToSchema};
 
 /// An RFC 9457 problem document.
 #[derive(Debug, Serialize, ToSchema)]
@@ -143,10 +149,6 @@ impl ApiError {
             "the server failed to complete the request; it has been logged",
         )
     }
-
-    pub fn status(&self) -> StatusCode {
-        self.status
-    }
 }
 
 impl From<anyhow::Error> for ApiError {
@@ -192,52 +194,122 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Reads a JSON body into `T`: 413 when over the size limit, 415 when not
-/// declared as JSON, 400 naming the path of a syntax or type error (unknown
-/// fields included).
-pub fn read_json<T: DeserializeOwned>(
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<T, ApiError> {
-    let body = body.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "Request body too large",
-                "the request body is larger than the 16 KiB this API accepts",
-            )
-        } else {
-            ApiError::malformed(
-                format!("the request body could not be read: {rejection}"),
-                None,
-            )
+/// A JSON request body, read into `T`: 413 when over the size limit, 415 when
+/// not declared as JSON, 400 naming the path of a syntax or type error
+/// (unknown fields included). The one way a handler takes a JSON body.
+#[derive(Debug)]
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let is_json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|mime| {
+                let mime = mime.trim();
+                mime.eq_ignore_ascii_case("application/json")
+                    || (mime.starts_with("application/") && mime.ends_with("+json"))
+            });
+        let body = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        "Request body too large",
+                        "the request body is larger than the 16 KiB this API accepts",
+                    )
+                } else {
+                    ApiError::malformed(
+                        format!("the request body could not be read: {rejection}"),
+                        None,
+                    )
+                }
+            })?;
+        if !is_json {
+            return Err(ApiError::unsupported_media_type());
         }
-    })?;
-    let is_json = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|mime| {
-            let mime = mime.trim();
-            mime.eq_ignore_ascii_case("application/json")
-                || (mime.starts_with("application/") && mime.ends_with("+json"))
-        });
-    if !is_json {
-        return Err(ApiError::unsupported_media_type());
+        let mut deserializer = serde_json::Deserializer::from_slice(&body);
+        let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
+            let path = err.path().to_string();
+            let inner = err.into_inner();
+            let field = (path != ".").then_some(path);
+            let detail = match &field {
+                Some(path) => format!("{path}: {inner}"),
+                None => format!("the request body is not valid JSON for this endpoint: {inner}"),
+            };
+            ApiError::malformed(detail, field)
+        })?;
+        deserializer.end().map_err(|err| {
+            ApiError::malformed(format!("trailing data after the JSON body: {err}"), None)
+        })?;
+        Ok(ApiJson(value))
     }
-    let mut deserializer = serde_json::Deserializer::from_slice(&body);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-        let path = err.path().to_string();
-        let inner = err.into_inner();
-        let field = (path != ".").then_some(path);
-        let detail = match &field {
-            Some(path) => format!("{path}: {inner}"),
-            None => format!("the request body is not valid JSON for this endpoint: {inner}"),
-        };
-        ApiError::malformed(detail, field)
-    })?;
-    deserializer.end().map_err(|err| {
-        ApiError::malformed(format!("trailing data after the JSON body: {err}"), None)
-    })?;
-    Ok(value)
+}
+
+/// A query string, read into `T`: 400 when it does not parse. The one way a
+/// handler takes query parameters.
+#[derive(Debug)]
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Query(value) = Query::<T>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| ApiError::malformed(rejection.body_text(), None))?;
+        Ok(ApiQuery(value))
+    }
+}
+
+/// A problem+json response in the OpenAPI description.
+fn problem_doc(description: &str) -> RefOr<openapi::response::Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/problem+json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("Problem")))
+                .build(),
+        )
+        .build()
+        .into()
+}
+
+/// Declares a set of problem responses shared by several endpoints, once.
+macro_rules! shared_problems {
+    ($($(#[$doc:meta])* $name:ident { $($status:literal => $description:literal),+ $(,)? })+) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug)]
+            pub struct $name;
+
+            impl IntoResponses for $name {
+                fn responses() -> BTreeMap<String, RefOr<openapi::response::Response>> {
+                    BTreeMap::from([$(($status.to_owned(), problem_doc($description))),+])
+                }
+            }
+        )+
+    };
+}
+
+shared_problems! {
+    /// An operator endpoint without a valid key.
+    OperatorAuthProblems { "401" => "No valid operator key" }
+    /// A public endpoint where an operator sees more: a key that is present
+    /// must be valid.
+    ViewerAuthProblems { "401" => "An Authorization header that is not a valid key" }
+    /// What [`ApiJson`] refuses.
+    JsonBodyProblems {
+        "400" => "Malformed body",
+        "413" => "Body over 16 KiB",
+        "415" => "Body not JSON",
+    }
+    /// What [`ApiQuery`] refuses.
+    QueryProblems { "400" => "Bad query parameters" }
 }

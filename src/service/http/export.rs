@@ -3,8 +3,7 @@
 use std::convert::Infallible;
 
 use axum::body::{Body, Bytes};
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use serde::Deserialize;
@@ -12,7 +11,7 @@ use tokio::sync::mpsc;
 use utoipa::IntoParams;
 
 use super::AppState;
-use super::error::{ApiError, Problem};
+use super::error::{ApiError, ApiQuery, Problem, QueryProblems};
 use crate::audit::export::parse_cursor;
 use crate::service::export::export as write_export;
 
@@ -33,14 +32,13 @@ pub struct ExportParams {
     params(ExportParams),
     responses(
         (status = 200, description = "NDJSON lines: seed_pair, round, …, end", body = String, content_type = "application/x-ndjson"),
-        (status = 400, description = "Bad query parameters", body = Problem, content_type = "application/problem+json"),
+        QueryProblems,
         (status = 422, description = "An unusable cursor", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn export(
     State(state): State<AppState>,
-    params: Result<Query<ExportParams>, QueryRejection>,
+    ApiQuery(params): ApiQuery<ExportParams>,
 ) -> Result<Response, ApiError> {
-    let Query(params) = params.map_err(|e| ApiError::malformed(e.body_text(), None))?;
     let after = match params.after.as_deref() {
         Some(text) => parse_cursor(text).map_err(|rule| ApiError::invalid("after", rule))?,
         None => 0,

@@ -1,6 +1,8 @@
-//! The HTTP API: one router per resource, merged here; the error type; the
-//! wire types; authentication; and [`serve`], which takes a bound listener
-//! and a shutdown future so tests bind port 0 and stop the server themselves.
+//! The HTTP API: one module of handlers per resource, listed once in
+//! [`documented_routes!`] (the router and the OpenAPI description both come
+//! from that list); the error type and the JSON extractor (`error`); the wire
+//! types; authentication; and [`serve`], which takes a bound listener and a
+//! shutdown future so tests bind port 0 and stop the server themselves.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -8,17 +10,19 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::handler::Handler;
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{get, post, put};
+use axum::routing::{self, MethodFilter, MethodRouter};
 use tokio::net::TcpListener;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use utoipa::OpenApi;
+use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 
-use crate::service::dealer::Dealer;
-use crate::service::metrics::Metrics;
+use super::dealer::Dealer;
+use super::metrics::Metrics;
 
 pub mod auth;
 pub mod error;
@@ -53,36 +57,94 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
 }
 
+/// A route: where and how it is served, how it is described, and its handler.
+struct DocumentedRoute {
+    path: String,
+    methods: Vec<HttpMethod>,
+    operation: utoipa::openapi::path::Operation,
+    handler: MethodRouter<AppState>,
+}
+
+impl DocumentedRoute {
+    /// The route of `handler`, whose `#[utoipa::path]` generated `Doc`.
+    fn of<Doc, H, T>(handler: H) -> Self
+    where
+        // `Tags` is how utoipa hands over an operation's `tag = …` (as
+        // utoipa-axum does); `Path::operation` leaves it out.
+        Doc: utoipa::Path + for<'t> utoipa::__dev::Tags<'t>,
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let mut operation = Doc::operation();
+        let tags = Doc::tags();
+        if !tags.is_empty() {
+            operation.tags = Some(tags.into_iter().map(str::to_owned).collect());
+        }
+        let methods = Doc::methods();
+        let filter = methods
+            .iter()
+            .map(|method| match method {
+                HttpMethod::Get => MethodFilter::GET,
+                HttpMethod::Put => MethodFilter::PUT,
+                HttpMethod::Post => MethodFilter::POST,
+                HttpMethod::Delete => MethodFilter::DELETE,
+                HttpMethod::Options => MethodFilter::OPTIONS,
+                HttpMethod::Head => MethodFilter::HEAD,
+                HttpMethod::Patch => MethodFilter::PATCH,
+                HttpMethod::Trace => MethodFilter::TRACE,
+            })
+            .reduce(MethodFilter::or)
+            .unwrap_or(MethodFilter::GET);
+        Self {
+            path: Doc::path(),
+            methods,
+            operation,
+            handler: routing::on(filter, handler),
+        }
+    }
+}
+
+/// THE list of routes. Each handler's `#[utoipa::path]` states its method and
+/// path once; the router ([`router`]) and the OpenAPI description
+/// ([`openapi`]) are both built from this list, so neither can lack a route
+/// the other has. A new endpoint is one handler in its resource's module and
+/// one line here.
+macro_rules! documented_routes {
+    ($($module:ident :: $handler:ident),+ $(,)?) => {
+        pastey::paste! {
+            fn documented_routes() -> Vec<DocumentedRoute> {
+                vec![$(DocumentedRoute::of::<$module::[<__path_ $handler>], _, _>($module::$handler)),+]
+            }
+        }
+    };
+}
+
+documented_routes![
+    seed_pairs::create,
+    seed_pairs::get,
+    seed_pairs::set_client_seed,
+    seed_pairs::rounds,
+    seed_pairs::rotate,
+    rounds::create,
+    rounds::get,
+    rounds::close,
+    verify::verify,
+    export::export,
+    page::verify_page,
+    ops::healthz,
+    ops::readyz,
+    ops::metrics,
+];
+
 /// The whole API.
 pub fn router(state: AppState) -> Router {
-    let v1 = Router::new()
-        .route("/v1/seed-pairs", post(seed_pairs::create))
-        .route("/v1/seed-pairs/{id}", get(seed_pairs::get))
-        .route(
-            "/v1/seed-pairs/{id}/client-seed",
-            put(seed_pairs::set_client_seed),
-        )
-        .route(
-            "/v1/seed-pairs/{id}/rounds",
-            post(rounds::create).get(seed_pairs::rounds),
-        )
-        .route("/v1/seed-pairs/{id}/rotate", post(seed_pairs::rotate))
-        .route("/v1/rounds/{id}", get(rounds::get))
-        .route("/v1/rounds/{id}/close", post(rounds::close))
-        .route("/v1/verify", post(verify::verify))
-        .route("/v1/export", get(export::export));
-    let page = Router::new()
-        .route("/", get(page::verify_page))
-        .route("/verify", get(page::verify_page));
-    let ops = Router::new()
-        .route("/healthz", get(ops::healthz))
-        .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics));
-    Router::new()
-        .merge(v1)
-        .merge(page)
-        .merge(ops)
-        .fallback(not_found)
+    let mut api = Router::new()
+        // The verification page is also the front page (not described twice).
+        .route("/", routing::get(page::verify_page));
+    for route in documented_routes() {
+        api = api.route(&route.path, route.handler);
+    }
+    api.fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(state.clone(), observe))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -137,7 +199,7 @@ pub async fn serve(
         .await
 }
 
-/// The OpenAPI description, generated from the handlers and wire types.
+/// What the OpenAPI description says besides its paths.
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -146,18 +208,13 @@ pub async fn serve(
                        Operator endpoints need `Authorization: Bearer <API key>`; \
                        every error is RFC 9457 application/problem+json."
     ),
-    paths(
-        seed_pairs::create, seed_pairs::set_client_seed, seed_pairs::get, seed_pairs::rounds,
-        seed_pairs::rotate, rounds::create, rounds::get, rounds::close, verify::verify, export::export, page::verify_page,
-        ops::healthz, ops::readyz, ops::metrics,
-    ),
     components(schemas(error::Problem, wire::SeedPair, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
         wire::VerifyRequest, wire::VerifyResponse, wire::GameSpec, wire::DealDoc, wire::NonceDoc)),
     modifiers(&OperatorKey),
 )]
 #[derive(Debug)]
-pub struct ApiDoc;
+struct ApiDoc;
 
 struct OperatorKey;
 
@@ -172,7 +229,17 @@ impl utoipa::Modify for OperatorKey {
     }
 }
 
+/// The OpenAPI description: [`ApiDoc`] and every documented route.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let mut doc = ApiDoc::openapi();
+    for route in documented_routes() {
+        doc.paths
+            .add_path_operation(&route.path, route.methods, route.operation);
+    }
+    doc
+}
+
 /// The OpenAPI description as YAML (what `openapi.yaml` holds).
 pub fn openapi_yaml() -> String {
-    ApiDoc::openapi().to_yaml().unwrap_or_default()
+    openapi().to_yaml().unwrap_or_default()
 }

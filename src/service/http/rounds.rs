@@ -1,15 +1,15 @@
 //! `/v1/seed-pairs/{id}/rounds` (deal) and `/v1/rounds/{id}`.
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::auth::{Operator, Viewer};
-use super::error::{ApiError, Problem, read_json};
+use super::error::{
+    ApiError, ApiJson, JsonBodyProblems, OperatorAuthProblems, Problem, ViewerAuthProblems,
+};
 use super::wire::{CreateRoundRequest, Round};
 use crate::service::store::{CloseRound, InsertRound, PairStatus};
 
@@ -46,12 +46,10 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     request_body = CreateRoundRequest,
     responses(
         (status = 201, description = "The dealt round, with its cards", body = Round),
-        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        JsonBodyProblems,
+        OperatorAuthProblems,
         (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The pair is awaiting its client seed or revealed", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 16 KiB", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid game, or an idempotency key reused with another game", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn create(
@@ -59,10 +57,9 @@ pub async fn create(
     _operator: Operator,
     Path(pair_id): Path<String>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    ApiJson(request): ApiJson<CreateRoundRequest>,
 ) -> Result<Response, ApiError> {
     let idempotency_key = idempotency_key(&headers)?;
-    let request: CreateRoundRequest = read_json(&headers, body)?;
     let game = request
         .game
         .to_game()
@@ -126,7 +123,7 @@ pub async fn create(
     security((), ("operator_key" = [])),
     responses(
         (status = 200, description = "The round", body = Round),
-        (status = 401, description = "An Authorization header that is not a valid key", body = Problem, content_type = "application/problem+json"),
+        ViewerAuthProblems,
         (status = 404, description = "No such round", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn get(
@@ -152,7 +149,7 @@ pub async fn get(
     params(("id" = String, Path, description = "Round id")),
     responses(
         (status = 200, description = "The round, closed", body = Round),
-        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        OperatorAuthProblems,
         (status = 404, description = "No such round", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn close(

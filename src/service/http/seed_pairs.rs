@@ -1,26 +1,17 @@
 //! `/v1/seed-pairs`: commit, set the client seed, read, rotate, list rounds.
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
-use fairdeal_core::ClientSeed;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 
 use super::AppState;
 use super::auth::{Operator, Viewer};
-use super::error::{ApiError, Problem, read_json};
+use super::error::{
+    ApiError, ApiJson, ApiQuery, JsonBodyProblems, OperatorAuthProblems, Problem, QueryProblems,
+    ViewerAuthProblems,
+};
 use super::wire::{ClientSeedRequest, PageParams, RotationResult, Round, RoundPage, SeedPair};
 use crate::service::store::{Rotate, SetClientSeed};
-
-/// Reads a `{"client_seed": …}` body and checks the seed's rules.
-fn read_client_seed(
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<ClientSeed, ApiError> {
-    let request: ClientSeedRequest = read_json(headers, body)?;
-    ClientSeed::new(request.client_seed).map_err(|e| ApiError::from_core(&e))
-}
 
 /// Commit to a new seed pair.
 ///
@@ -31,7 +22,7 @@ fn read_client_seed(
     security(("operator_key" = [])),
     responses(
         (status = 201, description = "The new pair, awaiting its client seed", body = SeedPair),
-        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        OperatorAuthProblems,
     ))]
 pub async fn create(
     State(state): State<AppState>,
@@ -49,22 +40,19 @@ pub async fn create(
     request_body = ClientSeedRequest,
     responses(
         (status = 200, description = "The pair, now active", body = SeedPair),
-        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        JsonBodyProblems,
+        OperatorAuthProblems,
         (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The client seed is already set", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 16 KiB", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid client seed", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn set_client_seed(
     State(state): State<AppState>,
     _operator: Operator,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Json<SeedPair>, ApiError> {
-    let client_seed = read_client_seed(&headers, body)?;
+    let client_seed = request.client_seed()?;
     match state.dealer.set_client_seed(&id, &client_seed).await? {
         SetClientSeed::Set(pair) => Ok(Json(SeedPair::from(&pair))),
         SetClientSeed::NotFound => Err(ApiError::not_found("seed pair", &id)),
@@ -103,8 +91,8 @@ pub async fn get(
     security((), ("operator_key" = [])),
     responses(
         (status = 200, description = "A page of rounds", body = RoundPage),
-        (status = 400, description = "Bad query parameters", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "An Authorization header that is not a valid key", body = Problem, content_type = "application/problem+json"),
+        QueryProblems,
+        ViewerAuthProblems,
         (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "limit out of range", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -112,9 +100,8 @@ pub async fn rounds(
     State(state): State<AppState>,
     viewer: Viewer,
     Path(id): Path<String>,
-    params: Result<Query<PageParams>, axum::extract::rejection::QueryRejection>,
+    ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Json<RoundPage>, ApiError> {
-    let Query(params) = params.map_err(|e| ApiError::malformed(e.body_text(), None))?;
     let limit = params.limit.unwrap_or(100);
     if !(1..=1000).contains(&limit) {
         return Err(ApiError::invalid(
@@ -153,22 +140,19 @@ pub async fn rounds(
     request_body = ClientSeedRequest,
     responses(
         (status = 200, description = "The revealed pair and the new current pair", body = RotationResult),
-        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid operator key", body = Problem, content_type = "application/problem+json"),
+        JsonBodyProblems,
+        OperatorAuthProblems,
         (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Rounds still in play, or the pair is not active", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 16 KiB", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid client seed", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn rotate(
     State(state): State<AppState>,
     _operator: Operator,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Json<RotationResult>, ApiError> {
-    let client_seed = read_client_seed(&headers, body)?;
+    let client_seed = request.client_seed()?;
     match state.dealer.rotate(&id, &client_seed).await? {
         Rotate::Rotated { revealed, current } => {
             tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");

@@ -3,12 +3,9 @@
 //! recompute with `fairdeal replay`, the verification page or their own code.
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::http::HeaderMap;
 use fairdeal_core::{ClientSeed, ServerSeed, deal, parse_nonce};
 
-use super::error::{ApiError, Problem, read_json};
+use super::error::{ApiError, ApiJson, JsonBodyProblems, Problem};
 use super::wire::{NonceInput, VerifyRequest, VerifyResponse};
 
 /// Recompute a deal from its seeds.
@@ -16,16 +13,12 @@ use super::wire::{NonceInput, VerifyRequest, VerifyResponse};
     request_body = VerifyRequest,
     responses(
         (status = 200, description = "The commitment and the deal", body = VerifyResponse),
-        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 16 KiB", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Body not JSON", body = Problem, content_type = "application/problem+json"),
+        JsonBodyProblems,
         (status = 422, description = "An input breaks a rule", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn verify(
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    ApiJson(request): ApiJson<VerifyRequest>,
 ) -> Result<Json<VerifyResponse>, ApiError> {
-    let request: VerifyRequest = read_json(&headers, body)?;
     let core = |e: fairdeal_core::Error| ApiError::from_core(&e);
     let server_seed = ServerSeed::from_hex(&request.server_seed).map_err(core)?;
     let client_seed = ClientSeed::new(request.client_seed).map_err(core)?;

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::{IntoParams, ToSchema};
 
+use fairdeal_core::ClientSeed;
+
+use super::error::ApiError;
 use crate::service::store::{PairRow, PairStatus, RoundRow, RoundStatus};
 use crate::time::timestamp;
 
@@ -179,6 +182,13 @@ pub struct RotationResult {
 pub struct ClientSeedRequest {
     #[schema(example = "my own lucky seed")]
     pub client_seed: String,
+}
+
+impl ClientSeedRequest {
+    /// The client seed, checked against the protocol's rules.
+    pub fn client_seed(self) -> Result<ClientSeed, ApiError> {
+        ClientSeed::new(self.client_seed).map_err(|e| ApiError::from_core(&e))
+    }
 }
 
 /// What to deal.

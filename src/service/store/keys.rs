@@ -14,7 +14,7 @@ pub enum InsertKey {
 impl Store {
     pub async fn insert_key(&self, key: &KeyRow) -> Result<InsertKey, sqlx::Error> {
         let result: Result<(), sqlx::Error> = async {
-            Ok(write_tx!(self, |tx| {
+            write_tx!(self, |tx| {
                 sqlx::query(
                     "INSERT INTO api_keys (id, name, secret_hash, created_at) VALUES ($1, $2, $3, $4)",
                 )
@@ -24,7 +24,8 @@ impl Store {
                 .bind(key.created_at)
                 .execute(&mut *tx)
                 .await?;
-            }))
+            });
+            Ok(())
         }
         .await;
         match result {
