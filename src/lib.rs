@@ -32,3 +32,8 @@ pub mod time;
 
 /// The statistics crate, re-exported for the audit and the tests.
 pub use fairdeal_stats as stats;
+
+/// The README's Rust examples, compiled and run as doc tests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -15,7 +15,7 @@ use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use fairdeal_core::{SERVER_SEED_LEN, ServerSeed};
 use sha2::{Digest, Sha256};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, ZeroizeOnDrop};
 
 const NONCE_LEN: usize = 24;
 
@@ -38,13 +38,8 @@ impl Slot {
 }
 
 /// The 32-byte key that seals seeds. Redacted in `Debug`, zeroed on drop.
+#[derive(ZeroizeOnDrop)]
 pub struct MasterKey([u8; 32]);
-
-impl Drop for MasterKey {
-    fn drop(&mut self) {
-        self.0.zeroize();
-    }
-}
 
 impl fmt::Debug for MasterKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

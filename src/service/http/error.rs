@@ -312,4 +312,10 @@ shared_problems! {
     }
     /// What [`ApiQuery`] refuses.
     QueryProblems { "400" => "Bad query parameters" }
+    /// A seed pair id in the path that names no pair.
+    PairNotFound { "404" => "No such pair" }
+    /// A round id in the path that names no round.
+    RoundNotFound { "404" => "No such round" }
+    /// A client seed that breaks the protocol's rules.
+    InvalidClientSeed { "422" => "Invalid client seed" }
 }

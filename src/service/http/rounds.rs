@@ -8,10 +8,11 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{
-    ApiError, ApiJson, JsonBodyProblems, OperatorAuthProblems, Problem, ViewerAuthProblems,
+    ApiError, ApiJson, JsonBodyProblems, OperatorAuthProblems, PairNotFound, Problem,
+    RoundNotFound, ViewerAuthProblems,
 };
 use super::wire::{CreateRoundRequest, Round};
-use crate::service::store::{CloseRound, InsertRound, PairStatus};
+use crate::service::store::{CloseRound, InsertRound, PairStatus, RoundRow};
 
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
@@ -32,6 +33,13 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// The round as its reader may see it (the deal only when `show_deal` or
+/// once the pair is revealed).
+async fn round_view(state: &AppState, row: &RoundRow, show_deal: bool) -> Result<Round, ApiError> {
+    let pair = super::load_pair(state, &row.seed_pair_id).await?;
+    Ok(Round::view(row, &pair, show_deal)?)
+}
+
 /// Deal the pair's next round.
 ///
 /// The round is answered only after it and the nonce advance are committed.
@@ -48,7 +56,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
         (status = 201, description = "The dealt round, with its cards", body = Round),
         JsonBodyProblems,
         OperatorAuthProblems,
-        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        PairNotFound,
         (status = 409, description = "The pair is awaiting its client seed or revealed", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid game, or an idempotency key reused with another game", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -102,8 +110,7 @@ pub async fn create(
             ));
         }
     };
-    let pair = super::load_pair(&state, &pair_id).await?;
-    let round = Round::view(&row, &pair, true)?;
+    let round = round_view(&state, &row, true).await?;
     let mut response = (StatusCode::CREATED, Json(round)).into_response();
     if replayed {
         response
@@ -124,7 +131,7 @@ pub async fn create(
     responses(
         (status = 200, description = "The round", body = Round),
         ViewerAuthProblems,
-        (status = 404, description = "No such round", body = Problem, content_type = "application/problem+json"),
+        RoundNotFound,
     ))]
 pub async fn get(
     State(state): State<AppState>,
@@ -136,8 +143,7 @@ pub async fn get(
         .round(&id)
         .await?
         .ok_or_else(|| ApiError::not_found("round", &id))?;
-    let pair = super::load_pair(&state, &row.seed_pair_id).await?;
-    Ok(Json(Round::view(&row, &pair, viewer.0.is_some())?))
+    Ok(Json(round_view(&state, &row, viewer.0.is_some()).await?))
 }
 
 /// Close a round: the game that used this deal is over.
@@ -150,7 +156,7 @@ pub async fn get(
     responses(
         (status = 200, description = "The round, closed", body = Round),
         OperatorAuthProblems,
-        (status = 404, description = "No such round", body = Problem, content_type = "application/problem+json"),
+        RoundNotFound,
     ))]
 pub async fn close(
     State(state): State<AppState>,
@@ -161,6 +167,5 @@ pub async fn close(
         CloseRound::Closed(row) => row,
         CloseRound::NotFound => return Err(ApiError::not_found("round", &id)),
     };
-    let pair = super::load_pair(&state, &row.seed_pair_id).await?;
-    Ok(Json(Round::view(&row, &pair, true)?))
+    Ok(Json(round_view(&state, &row, true).await?))
 }

@@ -7,8 +7,8 @@ use axum::http::StatusCode;
 use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{
-    ApiError, ApiJson, ApiQuery, JsonBodyProblems, OperatorAuthProblems, Problem, QueryProblems,
-    ViewerAuthProblems,
+    ApiError, ApiJson, ApiQuery, InvalidClientSeed, JsonBodyProblems, OperatorAuthProblems,
+    PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
 use super::wire::{ClientSeedRequest, PageParams, RotationResult, Round, RoundPage, SeedPair};
 use crate::service::store::{Rotate, SetClientSeed};
@@ -42,9 +42,9 @@ pub async fn create(
         (status = 200, description = "The pair, now active", body = SeedPair),
         JsonBodyProblems,
         OperatorAuthProblems,
-        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        PairNotFound,
         (status = 409, description = "The client seed is already set", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid client seed", body = Problem, content_type = "application/problem+json"),
+        InvalidClientSeed,
     ))]
 pub async fn set_client_seed(
     State(state): State<AppState>,
@@ -71,7 +71,7 @@ pub async fn set_client_seed(
     params(("id" = String, Path, description = "Seed pair id")),
     responses(
         (status = 200, description = "The pair; `server_seed` only once revealed", body = SeedPair),
-        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        PairNotFound,
     ))]
 pub async fn get(
     State(state): State<AppState>,
@@ -93,7 +93,7 @@ pub async fn get(
         (status = 200, description = "A page of rounds", body = RoundPage),
         QueryProblems,
         ViewerAuthProblems,
-        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        PairNotFound,
         (status = 422, description = "limit out of range", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn rounds(
@@ -142,9 +142,9 @@ pub async fn rounds(
         (status = 200, description = "The revealed pair and the new current pair", body = RotationResult),
         JsonBodyProblems,
         OperatorAuthProblems,
-        (status = 404, description = "No such pair", body = Problem, content_type = "application/problem+json"),
+        PairNotFound,
         (status = 409, description = "Rounds still in play, or the pair is not active", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Invalid client seed", body = Problem, content_type = "application/problem+json"),
+        InvalidClientSeed,
     ))]
 pub async fn rotate(
     State(state): State<AppState>,
