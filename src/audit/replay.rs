@@ -238,7 +238,9 @@ fn check_line(text: &str) -> Checked {
 /// The order-dependent state: the pair being read and its next nonce.
 #[derive(Default)]
 struct Sequence {
-    pair: Option<(ExportPair, u64, u64)>, // pair, its line, rounds seen
+    /// The pair, its line, and the nonce expected next. That is a `u128` so
+    /// that a round with nonce 2^64 − 1 (untrusted input) has a successor.
+    pair: Option<(ExportPair, u64, u128)>,
     ended: bool,
     /// The first card of the pair's previous round, for serial correlation.
     previous_first: Option<Card>,
@@ -248,7 +250,7 @@ impl Sequence {
     fn close_pair(&mut self, report: &mut Report) {
         self.previous_first = None;
         if let Some((pair, line, seen)) = self.pair.take()
-            && seen < pair.rounds
+            && seen < u128::from(pair.rounds)
         {
             report.add(
                 line,
@@ -301,7 +303,8 @@ impl Sequence {
             }
         }
         let expected = *seen;
-        if round.nonce < expected {
+        let nonce = u128::from(round.nonce);
+        if nonce < expected {
             report.add(
                 line,
                 "nonce_repeat",
@@ -312,8 +315,8 @@ impl Sequence {
                 ),
             );
         } else {
-            if round.nonce > expected {
-                let missing = if round.nonce - expected == 1 {
+            if nonce > expected {
+                let missing = if nonce - expected == 1 {
                     format!("nonce {expected} is missing")
                 } else {
                     format!("nonces {expected} to {} are missing", round.nonce - 1)
@@ -324,7 +327,7 @@ impl Sequence {
                     format!("{}: nonce gap: {missing}", round_name(round)),
                 );
             }
-            *seen = round.nonce + 1;
+            *seen = nonce + 1;
         }
         if round.nonce >= pair.rounds {
             report.add(

@@ -1,6 +1,7 @@
 //! Where the data lives: shared by `serve` and `keys`.
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
@@ -40,6 +41,38 @@ pub struct DatabaseOpts {
         global = true
     )]
     pub max_connections: u32,
+    /// Seconds a request waits for a database connection before it is
+    /// answered 503 (database unavailable) with Retry-After.
+    #[arg(
+        long,
+        env = "FAIRDEAL_DB_ACQUIRE_TIMEOUT",
+        default_value_t = 2.0,
+        value_name = "SECONDS",
+        value_parser = parse_seconds,
+        global = true
+    )]
+    pub db_acquire_timeout: f64,
+    /// Seconds to keep retrying at start-up while the database cannot be
+    /// reached (0: try once). Each failed attempt is logged with the host and
+    /// the cause.
+    #[arg(
+        long,
+        env = "FAIRDEAL_DB_WAIT",
+        default_value_t = 30.0,
+        value_name = "SECONDS",
+        value_parser = parse_seconds,
+        global = true
+    )]
+    pub db_wait: f64,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
+        _ => Err(format!(
+            "must be a number of seconds from 0 to 86400; got {text:?}"
+        )),
+    }
 }
 
 impl DatabaseOpts {
@@ -61,7 +94,29 @@ impl DatabaseOpts {
             Some(url) => url.clone(),
             None => format!("sqlite://{}", self.data_dir.join("fairdeal.db").display()),
         };
-        let store = Store::connect(&url, self.max_connections.max(1)).await?;
+        let acquire_timeout = Duration::from_secs_f64(self.db_acquire_timeout.max(0.1));
+        let deadline = Instant::now() + Duration::from_secs_f64(self.db_wait);
+        let store = loop {
+            match Store::connect_with_timeout(&url, self.max_connections.max(1), acquire_timeout)
+                .await
+            {
+                Ok(store) => break store,
+                Err(err) if Instant::now() < deadline => {
+                    tracing::warn!(
+                        error = format!("{err:#}"),
+                        "waiting for the database; retrying (--db-wait)"
+                    );
+                    eprintln!("waiting for the database: {err:#}");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(err) => {
+                    return Err(err.context(format!(
+                        "gave up on the database after {} s (--db-wait)",
+                        self.db_wait
+                    )));
+                }
+            }
+        };
         store.migrate().await?;
         Ok(store)
     }

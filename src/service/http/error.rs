@@ -54,6 +54,8 @@ pub struct ApiError {
     field: Option<String>,
     rounds_in_play: Option<Vec<String>>,
     www_authenticate: bool,
+    /// Seconds, for a `Retry-After` header.
+    retry_after: Option<u32>,
 }
 
 impl ApiError {
@@ -65,6 +67,7 @@ impl ApiError {
             field: None,
             rounds_in_play: None,
             www_authenticate: false,
+            retry_after: None,
         }
     }
 
@@ -133,15 +136,42 @@ impl ApiError {
     }
 
     pub fn unavailable(detail: impl Into<String>) -> Self {
-        Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Service unavailable",
-            detail,
-        )
+        Self {
+            retry_after: Some(1),
+            ..Self::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service unavailable",
+                detail,
+            )
+        }
     }
 
-    /// 500. The cause is logged here; the client sees nothing of it.
+    /// 503 with `Retry-After`: the database is out of reach. Distinct from
+    /// a 500: nothing is wrong with the request, and a retry may succeed.
+    pub fn database_unavailable() -> Self {
+        Self {
+            retry_after: Some(1),
+            ..Self::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Database unavailable",
+                "the database did not answer in time; retry after the Retry-After delay. A deal \
+                 answered with a 5xx may still have been dealt: retry it with the same \
+                 Idempotency-Key to get that round rather than a new one",
+            )
+        }
+    }
+
+    /// 500, or 503 when the cause is the database being out of reach. The
+    /// cause is logged here; the client sees nothing of it.
     pub fn internal(err: &anyhow::Error) -> Self {
+        let unavailable = err
+            .chain()
+            .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
+            .any(crate::service::store::is_unavailable);
+        if unavailable {
+            tracing::warn!(error = format!("{err:#}"), "database unavailable");
+            return Self::database_unavailable();
+        }
         tracing::error!(error = format!("{err:#}"), "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -184,6 +214,11 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
         if self.www_authenticate {
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
@@ -316,6 +351,8 @@ shared_problems! {
     PairNotFound { "404" => "No such pair" }
     /// A round id in the path that names no round.
     RoundNotFound { "404" => "No such round" }
+    /// Every endpoint that reads or writes the database.
+    DatabaseUnavailable { "503" => "The database is unavailable: retry after the Retry-After delay (with the same Idempotency-Key for a deal)" }
     /// A client seed that breaks the protocol's rules.
     InvalidClientSeed { "422" => "Invalid client seed" }
 }

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use utoipa::IntoParams;
 
 use super::AppState;
-use super::error::{ApiError, ApiQuery, Problem, QueryProblems};
+use super::error::{ApiError, ApiQuery, DatabaseUnavailable, Problem, QueryProblems};
 use crate::audit::export::parse_cursor;
 use crate::service::export::export as write_export;
 
@@ -32,6 +32,7 @@ pub struct ExportParams {
     params(ExportParams),
     responses(
         (status = 200, description = "NDJSON lines: seed_pair, round, …, end", body = String, content_type = "application/x-ndjson"),
+        DatabaseUnavailable,
         QueryProblems,
         (status = 422, description = "An unusable cursor", body = Problem, content_type = "application/problem+json"),
     ))]

@@ -14,18 +14,29 @@ pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// Readiness: the database answers.
+/// How long `/readyz` waits for the database.
+const READINESS_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(900);
+
+/// Readiness: the database answers (within a second).
 #[utoipa::path(get, path = "/readyz", tag = "operations",
     responses(
         (status = 200, description = "Ready", body = String, content_type = "text/plain"),
         (status = 503, description = "The database does not answer", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> Result<&'static str, ApiError> {
-    match state.dealer.store().ping().await {
-        Ok(()) => Ok("ready\n"),
-        Err(err) => {
+    // Within a second, whatever the pool's acquire timeout: a load balancer
+    // asks often and must not pile up waiting requests.
+    match tokio::time::timeout(READINESS_TIMEOUT, state.dealer.store().ping()).await {
+        Ok(Ok(())) => Ok("ready\n"),
+        Ok(Err(err)) => {
             tracing::warn!(error = %err, "readiness check failed");
             Err(ApiError::unavailable("the database does not answer"))
+        }
+        Err(_) => {
+            tracing::warn!("readiness check timed out");
+            Err(ApiError::unavailable(
+                "the database did not answer within one second",
+            ))
         }
     }
 }

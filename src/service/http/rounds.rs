@@ -8,8 +8,8 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{
-    ApiError, ApiJson, JsonBodyProblems, OperatorAuthProblems, PairNotFound, Problem,
-    RoundNotFound, ViewerAuthProblems,
+    ApiError, ApiJson, DatabaseUnavailable, JsonBodyProblems, OperatorAuthProblems, PairNotFound,
+    Problem, RoundNotFound, ViewerAuthProblems,
 };
 use super::wire::{CreateRoundRequest, Round};
 use crate::service::store::{CloseRound, InsertRound, PairStatus, RoundRow};
@@ -44,7 +44,10 @@ async fn round_view(state: &AppState, row: &RoundRow, show_deal: bool) -> Result
 ///
 /// The round is answered only after it and the nonce advance are committed.
 /// With an `Idempotency-Key` header, a retry returns the same round and spends
-/// no nonce; the same key with a different game is 422.
+/// no nonce; the same key with a different game is 422. A 5xx answer (a 503
+/// while the database is unavailable, say) does not mean that nothing was
+/// dealt: the round may have been committed before the answer was lost. Retry
+/// with the same `Idempotency-Key` to get that round, or have it dealt once.
 #[utoipa::path(post, path = "/v1/seed-pairs/{id}/rounds", tag = "rounds",
     security(("operator_key" = [])),
     params(
@@ -54,6 +57,7 @@ async fn round_view(state: &AppState, row: &RoundRow, show_deal: bool) -> Result
     request_body = CreateRoundRequest,
     responses(
         (status = 201, description = "The dealt round, with its cards", body = Round),
+        DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
         PairNotFound,
@@ -130,6 +134,7 @@ pub async fn create(
     security((), ("operator_key" = [])),
     responses(
         (status = 200, description = "The round", body = Round),
+        DatabaseUnavailable,
         ViewerAuthProblems,
         RoundNotFound,
     ))]
@@ -155,6 +160,7 @@ pub async fn get(
     params(("id" = String, Path, description = "Round id")),
     responses(
         (status = 200, description = "The round, closed", body = Round),
+        DatabaseUnavailable,
         OperatorAuthProblems,
         RoundNotFound,
     ))]

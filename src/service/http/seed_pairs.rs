@@ -7,8 +7,8 @@ use axum::http::StatusCode;
 use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{
-    ApiError, ApiJson, ApiQuery, InvalidClientSeed, JsonBodyProblems, OperatorAuthProblems,
-    PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
+    ApiError, ApiJson, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
+    OperatorAuthProblems, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
 use super::wire::{ClientSeedRequest, PageParams, RotationResult, Round, RoundPage, SeedPair};
 use crate::service::store::{Rotate, SetClientSeed};
@@ -22,6 +22,7 @@ use crate::service::store::{Rotate, SetClientSeed};
     security(("operator_key" = [])),
     responses(
         (status = 201, description = "The new pair, awaiting its client seed", body = SeedPair),
+        DatabaseUnavailable,
         OperatorAuthProblems,
     ))]
 pub async fn create(
@@ -40,6 +41,7 @@ pub async fn create(
     request_body = ClientSeedRequest,
     responses(
         (status = 200, description = "The pair, now active", body = SeedPair),
+        DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
         PairNotFound,
@@ -71,6 +73,7 @@ pub async fn set_client_seed(
     params(("id" = String, Path, description = "Seed pair id")),
     responses(
         (status = 200, description = "The pair; `server_seed` only once revealed", body = SeedPair),
+        DatabaseUnavailable,
         PairNotFound,
     ))]
 pub async fn get(
@@ -91,6 +94,7 @@ pub async fn get(
     security((), ("operator_key" = [])),
     responses(
         (status = 200, description = "A page of rounds", body = RoundPage),
+        DatabaseUnavailable,
         QueryProblems,
         ViewerAuthProblems,
         PairNotFound,
@@ -140,6 +144,7 @@ pub async fn rounds(
     request_body = ClientSeedRequest,
     responses(
         (status = 200, description = "The revealed pair and the new current pair", body = RotationResult),
+        DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
         PairNotFound,

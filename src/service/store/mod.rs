@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -142,17 +142,68 @@ impl Constraint {
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
+/// Whether `err` means the database is out of reach (down, restarting, every
+/// connection busy past the acquire timeout) rather than a fault of the
+/// request or of the code. Such a request may be retried.
+pub fn is_unavailable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => true,
+        // PostgreSQL shutting down or starting up terminates or refuses
+        // sessions with these SQLSTATEs (class 57P: operator intervention).
+        sqlx::Error::Database(db) => db
+            .code()
+            .is_some_and(|code| code.starts_with("57P") || code == "53300"),
+        _ => false,
+    }
+}
+
+/// Where a database URL points, for messages: `PostgreSQL at HOST:PORT/DB` or
+/// `SQLite at PATH`. Never the password.
+pub fn describe_url(url: &str) -> String {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        match PgConnectOptions::from_str(url) {
+            Ok(options) => format!(
+                "PostgreSQL at {}:{}/{}",
+                options.get_host(),
+                options.get_port(),
+                options.get_database().unwrap_or("(default database)")
+            ),
+            Err(_) => "PostgreSQL (an unreadable URL)".to_owned(),
+        }
+    } else {
+        format!(
+            "SQLite at {}",
+            url.trim_start_matches("sqlite://")
+                .trim_start_matches("sqlite:")
+        )
+    }
+}
+
+/// How long a request waits for a connection unless told otherwise.
+pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+
 impl Store {
-    /// Connects to `url` (`sqlite://PATH` or `postgres://…`), creating a
-    /// SQLite file if it does not exist.
+    /// [`Store::connect_with_timeout`] with [`DEFAULT_ACQUIRE_TIMEOUT`].
     pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<Self> {
+        Self::connect_with_timeout(url, max_connections, DEFAULT_ACQUIRE_TIMEOUT).await
+    }
+
+    /// Connects to `url` (`sqlite://PATH` or `postgres://…`), creating a
+    /// SQLite file if it does not exist. A request waits at most
+    /// `acquire_timeout` for a connection; past that it fails as
+    /// unavailable ([`is_unavailable`]).
+    pub async fn connect_with_timeout(
+        url: &str,
+        max_connections: u32,
+        acquire_timeout: Duration,
+    ) -> anyhow::Result<Self> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = PgPoolOptions::new()
                 .max_connections(max_connections)
-                .acquire_timeout(Duration::from_secs(10))
+                .acquire_timeout(acquire_timeout)
                 .connect(url)
                 .await
-                .context("connecting to PostgreSQL")?;
+                .with_context(|| format!("connecting to {}", describe_url(url)))?;
             Ok(Store::Postgres(pool))
         } else if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)
@@ -165,9 +216,10 @@ impl Store {
                 .foreign_keys(true);
             let pool = SqlitePoolOptions::new()
                 .max_connections(max_connections)
+                .acquire_timeout(acquire_timeout)
                 .connect_with(options)
                 .await
-                .context("opening the SQLite database")?;
+                .with_context(|| format!("opening {}", describe_url(url)))?;
             Ok(Store::Sqlite(pool, Arc::new(tokio::sync::Mutex::new(()))))
         } else {
             anyhow::bail!(
