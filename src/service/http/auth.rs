@@ -27,11 +27,13 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<Operator
     let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
         return Ok(None);
     };
+    // RFC 9110 §11.1: the scheme is case-insensitive.
     let presented = value
         .to_str()
         .ok()
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
+        .and_then(|v| v.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, key)| key.trim())
         .ok_or_else(|| {
             ApiError::unauthorized("the Authorization header must be 'Bearer <API key>'")
         })?;

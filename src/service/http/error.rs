@@ -96,12 +96,19 @@ impl ApiError {
         Self::invalid(err.field().as_str(), err)
     }
 
+    /// 404 naming what was looked for; a long id is cut, not echoed whole.
     pub fn not_found(what: &str, id: &str) -> Self {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            "Not found",
-            format!("no {what} with id {id:?}"),
-        )
+        const ECHOED_CHARS: usize = 64;
+        let shown: String = id.chars().take(ECHOED_CHARS).collect();
+        let detail = if shown.len() < id.len() {
+            format!(
+                "no {what} with id {shown:?}… ({} bytes; ids are 36 characters)",
+                id.len()
+            )
+        } else {
+            format!("no {what} with id {id:?}")
+        };
+        Self::new(StatusCode::NOT_FOUND, "Not found", detail)
     }
 
     pub fn conflict(title: &'static str, detail: impl Into<String>) -> Self {

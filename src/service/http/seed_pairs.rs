@@ -71,13 +71,17 @@ pub async fn set_client_seed(
 /// Read a seed pair.
 #[utoipa::path(get, path = "/v1/seed-pairs/{id}", tag = "seed pairs",
     params(("id" = String, Path, description = "Seed pair id")),
+    security((), ("operator_key" = [])),
     responses(
         (status = 200, description = "The pair; `server_seed` only once revealed", body = SeedPair),
         DatabaseUnavailable,
+        ViewerAuthProblems,
         PairNotFound,
     ))]
 pub async fn get(
     State(state): State<AppState>,
+    // Public, but a key that is present must be valid, as on every read.
+    _viewer: Viewer,
     Path(id): Path<String>,
 ) -> Result<Json<SeedPair>, ApiError> {
     let pair = super::load_pair(&state, &id).await?;
