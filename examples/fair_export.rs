@@ -8,7 +8,7 @@
 
 use std::io::{BufWriter, Write};
 
-#[path = "../tests/support/exports.rs"]
+#[path = "../tests/support/export_writer.rs"]
 mod exports;
 
 fn main() -> anyhow::Result<()> {

@@ -1,14 +1,15 @@
 //! `fairdeal audit`: a fair export passes; every planted fault is caught and
 //! named by line.
 
-mod support;
+#[path = "support/exports.rs"]
+mod exports;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use exports::fair_export;
 use fairdeal::audit::{Report, audit};
 use serde_json::Value;
-use support::exports::fair_export;
 
 fn run_audit(lines: &[String]) -> Report {
     let text = lines.join("\n") + "\n";
@@ -133,6 +134,26 @@ fn a_repeated_or_missing_nonce_is_named() {
     assert!(
         kinds(&report).contains(&("missing_rounds", 1)),
         "{:?}",
+        report.findings
+    );
+}
+
+#[test]
+fn the_largest_nonce_is_a_finding_not_a_panic() {
+    // Untrusted input: a round claims nonce 2^64 - 1, then another follows.
+    let mut lines = fair_export(1, 3);
+    lines[2] = edit_round(&lines[2], |round| round["nonce"] = u64::MAX.into());
+    lines[3] = edit_round(&lines[3], |round| round["nonce"] = u64::MAX.into());
+    let report = run_audit(&lines);
+    assert!(!report.passed());
+    assert!(
+        kinds(&report).contains(&("nonce_gap", 3)),
+        "{:?}",
+        report.findings
+    );
+    assert!(
+        kinds(&report).contains(&("nonce_repeat", 4)),
+        "the same nonce again is a repeat: {:?}",
         report.findings
     );
 }

@@ -5,7 +5,8 @@
 //! of random rounds is evidence that docs/PROTOCOL.md is complete and
 //! byte-exact, and that the page a player opens computes what the server does.
 
-mod support;
+#[path = "support/cases.rs"]
+mod cases;
 
 use std::process::Command;
 
@@ -30,8 +31,8 @@ fn the_python_reference_reproduces_every_published_vector() {
 
 #[test]
 fn the_python_reference_agrees_on_300_random_rounds() {
-    let (requests, expected) = support::cases::random_rounds(300);
-    support::cases::assert_command_agrees(
+    let (requests, expected) = cases::random_rounds(300);
+    cases::assert_command_agrees(
         Command::new("python3").arg(format!("{ROOT}/tools/fairdeal_v1_reference.py")),
         &requests,
         &expected,
@@ -59,8 +60,8 @@ fn the_browser_implementation_passes_its_node_test_suite() {
 
 #[test]
 fn the_browser_implementation_agrees_on_300_random_rounds() {
-    let (requests, expected) = support::cases::random_rounds(300);
-    support::cases::assert_command_agrees(
+    let (requests, expected) = cases::random_rounds(300);
+    cases::assert_command_agrees(
         Command::new("node").arg(format!("{ROOT}/web/tests/deal-cli.mjs")),
         &requests,
         &expected,

@@ -22,15 +22,20 @@
 //! are written to docs/SHUFFLE-EVIDENCE.md, which this test keeps current
 //! (run with `FAIRDEAL_BLESS=1` to rewrite it after an intended change).
 
-mod support;
+#[path = "support/exact.rs"]
+mod exact;
+#[path = "support/shuffles.rs"]
+mod shuffles;
+#[path = "support/snapshot.rs"]
+mod snapshot;
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
+use exact::ExactSummary;
 use fairdeal::stats::{self, TestResult};
 use fairdeal_core::{ClientSeed, Keystream, RoundKey, ServerSeed, shuffle};
-use support::exact::{self, ExactSummary};
-use support::shuffles::{self, Sampled, ShuffleFn};
+use shuffles::{CATALOGUE, Sampled};
 
 /// Per-test significance level; see the module documentation.
 const ALPHA: f64 = 1e-6;
@@ -87,55 +92,6 @@ fn battery(mut sample: impl FnMut(usize, u64) -> Vec<usize>) -> Vec<TestResult> 
     ]
 }
 
-struct Candidate {
-    name: &'static str,
-    what: &'static str,
-    shuffle: ShuffleFn,
-}
-
-const CANDIDATES: [Candidate; 8] = [
-    Candidate {
-        name: "fairdeal-v1",
-        what: "Fisher–Yates from the end, j = uniform(i+1) by Lemire rejection over ChaCha20",
-        shuffle: shuffles::fisher_yates,
-    },
-    Candidate {
-        name: "random-comparator insertion sort",
-        what: "sort(() => Math.random() - 0.5) under an insertion sort",
-        shuffle: shuffles::random_comparator_insertion_sort,
-    },
-    Candidate {
-        name: "random-comparator merge sort",
-        what: "the same coin-flip comparator under a merge sort",
-        shuffle: shuffles::random_comparator_merge_sort,
-    },
-    Candidate {
-        name: "coin-flip bubble sort",
-        what: "bubble sort swapping neighbours on a coin flip",
-        shuffle: shuffles::coin_flip_bubble_sort,
-    },
-    Candidate {
-        name: "naive swap",
-        what: "for each i, swap with j drawn from the whole range 0..n",
-        shuffle: shuffles::naive_swap,
-    },
-    Candidate {
-        name: "modulo 8-bit Fisher–Yates",
-        what: "Fisher–Yates with j = byte % (i+1) from 8-bit values",
-        shuffle: shuffles::modulo_byte_fisher_yates,
-    },
-    Candidate {
-        name: "random-key sort",
-        what: "tag each card with a random 64-bit key, stable sort by key",
-        shuffle: shuffles::random_key_sort,
-    },
-    Candidate {
-        name: "threshold-matrix bubble sort",
-        what: "pass m, index k: swap with probability (k+1)/(k+2) while k < len-m-1",
-        shuffle: shuffles::threshold_bubble_sort,
-    },
-];
-
 /// Width of sort keys in the exact enumeration of the random-key sort (64-bit
 /// keys cannot be enumerated; what narrow keys show is the effect of ties).
 const EXACT_KEY_BITS: u32 = 2;
@@ -155,11 +111,11 @@ fn findings() -> &'static [Findings] {
     static FINDINGS: OnceLock<Vec<Findings>> = OnceLock::new();
     FINDINGS.get_or_init(|| {
         std::thread::scope(|scope| {
-            let handles: Vec<_> = CANDIDATES
+            let handles: Vec<_> = CATALOGUE
                 .iter()
-                .map(|candidate| {
+                .map(|&(name, _, shuffle_fn)| {
                     scope.spawn(move || {
-                        let battery = if candidate.name == "fairdeal-v1" {
+                        let battery = if name == "fairdeal-v1" {
                             let clients: Vec<ClientSeed> = ["battery-4", "battery-5", "battery-52"]
                                 .iter()
                                 .map(|s| ClientSeed::new(*s).expect("valid"))
@@ -173,13 +129,13 @@ fn findings() -> &'static [Findings] {
                                 fairdeal_v1_sample(client, i, n)
                             })
                         } else {
-                            let client = ClientSeed::new(candidate.name).expect("valid");
+                            let client = ClientSeed::new(name).expect("valid");
                             let mut randomness = Sampled {
                                 source: Keystream::new(&RoundKey::derive(&test_seed(), &client, 0)),
                             };
                             battery(|n, _| {
                                 let mut items: Vec<usize> = (0..n).collect();
-                                (candidate.shuffle)(&mut items, &mut randomness);
+                                shuffle_fn(&mut items, &mut randomness);
                                 items
                             })
                         };
@@ -187,7 +143,7 @@ fn findings() -> &'static [Findings] {
                             .map(|n| {
                                 exact::summarise(&exact::distribution(
                                     n,
-                                    candidate.shuffle,
+                                    shuffle_fn,
                                     EXACT_KEY_BITS,
                                 ))
                             })
@@ -205,9 +161,9 @@ fn findings() -> &'static [Findings] {
 }
 
 fn findings_of(name: &str) -> &'static Findings {
-    let idx = CANDIDATES
+    let idx = CATALOGUE
         .iter()
-        .position(|c| c.name == name)
+        .position(|(n, ..)| *n == name)
         .expect("known candidate");
     &findings()[idx]
 }
@@ -288,7 +244,11 @@ fn the_random_key_sort_is_uniform_up_to_key_ties_and_passes() {
     assert!(!f.flagged(), "{:?}", f.battery);
     let n = 4;
     for bits in 1..=4u32 {
-        let summary = exact::summarise(&exact::distribution(n, shuffles::random_key_sort, bits));
+        let summary = exact::summarise(&exact::distribution(
+            n,
+            shuffles::named("random-key sort"),
+            bits,
+        ));
         let tie = tie_probability(n, bits);
         assert!(!summary.uniform, "ties exist with {bits}-bit keys");
         assert!(
@@ -306,16 +266,6 @@ fn tie_probability(n: usize, bits: u32) -> f64 {
     1.0 - (0..n)
         .map(|i| (values - i as f64) / values)
         .product::<f64>()
-}
-
-fn format_p(p: f64) -> String {
-    if p == 0.0 {
-        "< 1e-300".to_owned()
-    } else if p < 0.001 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.3}")
-    }
 }
 
 fn evidence_report() -> String {
@@ -339,12 +289,16 @@ fn evidence_report() -> String {
         "| shuffle | card × position | top two | adjacency | orders of 4 | orders of 5 | verdict |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|");
-    for (candidate, f) in CANDIDATES.iter().zip(findings()) {
-        let ps: Vec<String> = f.battery.iter().map(|t| format_p(t.p_value)).collect();
+    for ((name, ..), f) in CATALOGUE.iter().zip(findings()) {
+        let ps: Vec<String> = f
+            .battery
+            .iter()
+            .map(|t| stats::format_p_value(t.p_value))
+            .collect();
         let _ = writeln!(
             out,
             "| {} | {} | {} |",
-            candidate.name,
+            name,
             ps.join(" | "),
             if f.flagged() { "**flagged**" } else { "passes" }
         );
@@ -359,7 +313,7 @@ fn evidence_report() -> String {
     );
     let _ = writeln!(out, "| shuffle | n = 3 | n = 4 | n = 5 | n = 6 |");
     let _ = writeln!(out, "|---|---|---|---|---|");
-    for (candidate, f) in CANDIDATES.iter().zip(findings()) {
+    for ((name, ..), f) in CATALOGUE.iter().zip(findings()) {
         let cells: Vec<String> = f
             .exact
             .iter()
@@ -374,11 +328,11 @@ fn evidence_report() -> String {
                 }
             })
             .collect();
-        let _ = writeln!(out, "| {} | {} |", candidate.name, cells.join(" | "));
+        let _ = writeln!(out, "| {} | {} |", name, cells.join(" | "));
     }
     let _ = writeln!(out, "\n| shuffle | what it does |\n|---|---|");
-    for candidate in &CANDIDATES {
-        let _ = writeln!(out, "| {} | {} |", candidate.name, candidate.what);
+    for (name, what, _) in &CATALOGUE {
+        let _ = writeln!(out, "| {} | {} |", name, what);
     }
     let _ = writeln!(
         out,
@@ -404,7 +358,7 @@ fn evidence_report() -> String {
 
 #[test]
 fn the_published_evidence_is_current() {
-    support::snapshot::assert_file_current(
+    snapshot::assert_file_current(
         "docs/SHUFFLE-EVIDENCE.md",
         &evidence_report(),
         "run `cargo test --test shuffle_fairness`",

@@ -4,13 +4,16 @@
 //!
 //! Every sample here comes from fixed seeds, so each verdict is reproducible.
 
-mod support;
+#[path = "support/exports.rs"]
+mod exports;
+#[path = "support/shuffles.rs"]
+mod shuffles;
 
+use exports::fair_export;
 use fairdeal::audit::{add_to_evidence, audit};
 use fairdeal_core::{Card, ClientSeed, Deal, Game, Keystream, RoundKey, ServerSeed, deal};
 use fairdeal_stats::evidence::{Evidence, StatsReport, Verdict};
-use support::exports::fair_export;
-use support::shuffles::{Sampled, ShuffleFn, random_comparator_insertion_sort};
+use shuffles::{Sampled, ShuffleFn};
 
 fn verdict_of<'a>(stats: &'a StatsReport, name: &str) -> &'a fairdeal_stats::evidence::Outcome {
     stats
@@ -94,7 +97,7 @@ fn biased_evidence(shuffle: ShuffleFn, n: u64) -> Evidence {
 
 #[test]
 fn deals_from_a_biased_shuffle_fail() {
-    let stats = biased_evidence(random_comparator_insertion_sort, 4000).report();
+    let stats = biased_evidence(shuffles::named("random-comparator insertion sort"), 4000).report();
     assert_eq!(stats.verdict, Verdict::Fail, "{stats:#?}");
     assert_eq!(verdict_of(&stats, "card x position").verdict, Verdict::Fail);
     assert_eq!(
@@ -105,7 +108,7 @@ fn deals_from_a_biased_shuffle_fail() {
 
 #[test]
 fn deals_from_a_naive_swap_fail_the_card_position_test() {
-    let stats = biased_evidence(support::shuffles::naive_swap, 8000).report();
+    let stats = biased_evidence(shuffles::named("naive swap"), 8000).report();
     assert_eq!(
         verdict_of(&stats, "card x position").verdict,
         Verdict::Fail,

@@ -106,7 +106,6 @@ impl DatabaseOpts {
                         error = format!("{err:#}"),
                         "waiting for the database; retrying (--db-wait)"
                     );
-                    eprintln!("waiting for the database: {err:#}");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
                 Err(err) => {

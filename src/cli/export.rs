@@ -21,6 +21,8 @@ pub struct ExportOpts {
 }
 
 pub fn run(opts: ExportOpts) -> anyhow::Result<ExitCode> {
+    // Warnings (such as waiting for the database) to stderr, as text.
+    crate::telemetry::init(crate::telemetry::LogFormat::Text);
     let after = match opts.after.as_deref() {
         Some(text) => crate::audit::export::parse_cursor(text)
             .map_err(|rule| InputError::new("--after", rule))?,

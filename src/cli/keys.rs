@@ -37,6 +37,8 @@ pub enum KeysCommand {
 }
 
 pub fn run(opts: KeysOpts) -> anyhow::Result<ExitCode> {
+    // Warnings (such as waiting for the database) to stderr, as text.
+    crate::telemetry::init(crate::telemetry::LogFormat::Text);
     if let KeysCommand::Create { name } = &opts.command {
         crate::service::keys::check_name(name).map_err(|e| InputError::new("--name", e))?;
     }

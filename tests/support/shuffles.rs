@@ -175,3 +175,58 @@ pub fn threshold_bubble_sort(items: &mut [usize], r: &mut dyn Randomness) {
         }
     }
 }
+
+/// Every shuffle these tests judge, in the order docs/SHUFFLE-EVIDENCE.md
+/// lists them: its name, what it does, and the shuffle. fairdeal-v1 is here in
+/// its exact-index form, [`fisher_yates`].
+pub const CATALOGUE: [(&str, &str, ShuffleFn); 8] = [
+    (
+        "fairdeal-v1",
+        "Fisher–Yates from the end, j = uniform(i+1) by Lemire rejection over ChaCha20",
+        fisher_yates,
+    ),
+    (
+        "random-comparator insertion sort",
+        "sort(() => Math.random() - 0.5) under an insertion sort",
+        random_comparator_insertion_sort,
+    ),
+    (
+        "random-comparator merge sort",
+        "the same coin-flip comparator under a merge sort",
+        random_comparator_merge_sort,
+    ),
+    (
+        "coin-flip bubble sort",
+        "bubble sort swapping neighbours on a coin flip",
+        coin_flip_bubble_sort,
+    ),
+    (
+        "naive swap",
+        "for each i, swap with j drawn from the whole range 0..n",
+        naive_swap,
+    ),
+    (
+        "modulo 8-bit Fisher–Yates",
+        "Fisher–Yates with j = byte % (i+1) from 8-bit values",
+        modulo_byte_fisher_yates,
+    ),
+    (
+        "random-key sort",
+        "tag each card with a random 64-bit key, stable sort by key",
+        random_key_sort,
+    ),
+    (
+        "threshold-matrix bubble sort",
+        "pass m, index k: swap with probability (k+1)/(k+2) while k < len-m-1",
+        threshold_bubble_sort,
+    ),
+];
+
+/// The shuffle called `name` in [`CATALOGUE`].
+pub fn named(name: &str) -> ShuffleFn {
+    CATALOGUE
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .map(|&(.., shuffle)| shuffle)
+        .unwrap_or_else(|| panic!("no shuffle is called {name:?}"))
+}

@@ -1,6 +1,6 @@
 // End-to-end check of the verification page in a real headless Chromium
 // (Debian's /usr/bin/chromium, driven by playwright-core). Started by
-// tests/web_page.rs, which runs the server, deals, rotates and tampers with
+// tests/service/web_page.rs, which runs the server, deals, rotates and tampers with
 // records, then passes what to expect as JSON in FAIRDEAL_E2E.
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";

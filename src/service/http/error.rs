@@ -111,6 +111,15 @@ impl ApiError {
         Self::new(StatusCode::NOT_FOUND, "Not found", detail)
     }
 
+    /// 404 for a path that no route serves.
+    pub fn no_route() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "Not found",
+            "no endpoint at this path; openapi.yaml lists them (GET /verify for the page)",
+        )
+    }
+
     pub fn conflict(title: &'static str, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::CONFLICT, title, detail)
     }

@@ -158,7 +158,7 @@ pub fn router(state: AppState) -> Router {
 }
 
 async fn not_found() -> error::ApiError {
-    error::ApiError::not_found("endpoint", "this path")
+    error::ApiError::no_route()
 }
 
 async fn method_not_allowed() -> Response {

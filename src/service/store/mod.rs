@@ -26,7 +26,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::Connection;
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
@@ -198,12 +199,29 @@ impl Store {
         acquire_timeout: Duration,
     ) -> anyhow::Result<Self> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let target = describe_url(url);
+            let options = PgConnectOptions::from_str(url)
+                .with_context(|| format!("reading the PostgreSQL URL for {target}"))?;
+            // One connection first, so that a failure names its cause
+            // (refused, unknown host, authentication) rather than only the
+            // pool's "timed out".
+            let patience = acquire_timeout.max(Duration::from_secs(5));
+            match tokio::time::timeout(patience, PgConnection::connect_with(&options)).await {
+                Ok(Ok(connection)) => {
+                    let _ = connection.close().await;
+                }
+                Ok(Err(err)) => return Err(err).context(format!("connecting to {target}")),
+                Err(_) => anyhow::bail!(
+                    "connecting to {target}: no answer within {} s",
+                    patience.as_secs()
+                ),
+            }
             let pool = PgPoolOptions::new()
                 .max_connections(max_connections)
                 .acquire_timeout(acquire_timeout)
-                .connect(url)
+                .connect_with(options)
                 .await
-                .with_context(|| format!("connecting to {}", describe_url(url)))?;
+                .with_context(|| format!("connecting to {target}"))?;
             Ok(Store::Postgres(pool))
         } else if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)

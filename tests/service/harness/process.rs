@@ -5,7 +5,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
+use super::database::{TestDatabase, random_master_key_hex};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fairdeal");
 
 /// How to reach one database, for every process of a test.
 #[derive(Clone, Debug)]
@@ -16,6 +18,15 @@ pub struct Deployment {
 }
 
 impl Deployment {
+    /// The test's database and directory, with a new master key.
+    pub fn new(db: &TestDatabase) -> Self {
+        Self {
+            data_dir: db.dir.path().to_owned(),
+            database_url: db.url.clone(),
+            master_key_hex: random_master_key_hex(),
+        }
+    }
+
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(BIN);
         command
@@ -29,12 +40,14 @@ impl Deployment {
         command
     }
 
+    /// Runs `fairdeal ARGS…` against this deployment to completion.
+    pub fn run(&self, args: &[&str]) -> std::process::Output {
+        self.command(args).output().expect("fairdeal runs")
+    }
+
     /// `fairdeal keys create --name NAME`: the key.
     pub fn create_key(&self, name: &str) -> String {
-        let out = self
-            .command(&["keys", "create", "--name", name])
-            .output()
-            .expect("keys create runs");
+        let out = self.run(&["keys", "create", "--name", name]);
         assert!(
             out.status.success(),
             "{}",

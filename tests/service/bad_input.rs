@@ -1,0 +1,122 @@
+//! Bad requests: each is refused with the right status and a problem document
+//! naming the field and the rule; nothing is a 500, and nothing changes.
+
+use reqwest::{Method, StatusCode};
+
+use crate::harness::{Client, TestApp, on_both_backends};
+
+/// One bad request and how it must be refused.
+struct Case {
+    method: &'static str,
+    /// `{pair}` stands for an active pair's id.
+    path: &'static str,
+    /// Sent with the operator key.
+    headers: &'static [(&'static str, &'static str)],
+    body: &'static [u8],
+    status: u16,
+    /// When given, the problem document's `field`, which `detail` starts with
+    /// (not checked when `None`).
+    field: Option<&'static str>,
+    /// A substring of the problem's `detail`.
+    detail: &'static str,
+}
+
+const JSON: &[(&str, &str)] = &[("content-type", "application/json")];
+const TEXT: &[(&str, &str)] = &[("content-type", "text/plain")];
+const BAD_KEY: &[(&str, &str)] = &[
+    ("content-type", "application/json"),
+    ("idempotency-key", "has space"),
+];
+const ROUNDS: &str = "/v1/seed-pairs/{pair}/rounds";
+const CLIENT_SEED: &str = "/v1/seed-pairs/{pair}/client-seed";
+/// A client seed of 65 bytes, one more than allowed.
+const SEED_65: &[u8] = concat!(
+    r#"{"client_seed":""#,
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    r#""}"#
+)
+.as_bytes();
+const _: () = assert!(SEED_65.len() == r#"{"client_seed":""}"#.len() + 65);
+
+#[rustfmt::skip]
+const CASES: &[Case] = &[
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":"#,                                         status: 400, field: None,                    detail: "EOF while parsing" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: b"",                                                    status: 400, field: None,                    detail: "not valid JSON" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: b"[1,2]",                                               status: 400, field: None,                    detail: "invalid type" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"deck"},"extra":1}"#,               status: 400, field: Some("extra"),           detail: "unknown field `extra`" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"deck","colour":"red"}}"#,          status: 400, field: Some("game.colour"),     detail: "unknown field `colour`" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"poker"}}"#,                        status: 422, field: Some("game.type"),       detail: "must be one of: deck, holdem, omaha, hands" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"holdem","players":23}}"#,          status: 422, field: Some("game.players"),    detail: "players must be 2 to 22" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"holdem","players":-1}}"#,          status: 400, field: Some("game.players"),    detail: "expected u32" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"holdem","players":"six"}}"#,       status: 400, field: Some("game.players"),    detail: "invalid type: string" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"holdem","players":99999999999}}"#, status: 400, field: Some("game.players"),    detail: "expected u32" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"omaha"}}"#,                        status: 422, field: Some("game.players"),    detail: "omaha needs players" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"deck","decks":9}}"#,               status: 422, field: Some("game.decks"),      detail: "decks must be 1 to 8" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"hands","players":5,"cards":11}}"#, status: 422, field: Some("game.cards"),      detail: "must be at most 52 x decks" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: b"{\"game\":{\"type\":\"d\xffck\"}}",                   status: 400, field: None,                    detail: "invalid unicode" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: TEXT,    body: br#"{"game":{"type":"deck"}}"#,                         status: 415, field: None,                    detail: "Content-Type: application/json" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: &[b' '; 20_000],                                        status: 413, field: None,                    detail: "16 KiB" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: BAD_KEY, body: br#"{"game":{"type":"deck"}}"#,                         status: 422, field: Some("Idempotency-Key"), detail: "1 to 255 visible ASCII characters" },
+    Case { method: "PUT",    path: CLIENT_SEED,                               headers: JSON,    body: SEED_65,                                                status: 422, field: Some("client_seed"),     detail: "1 to 64 bytes" },
+    Case { method: "PUT",    path: CLIENT_SEED,                               headers: JSON,    body: br#"{"client_seed":""}"#,                               status: 422, field: Some("client_seed"),     detail: "it is empty" },
+    Case { method: "PUT",    path: CLIENT_SEED,                               headers: JSON,    body: br#"{"client_seed":"a\u0000b"}"#,                       status: 422, field: Some("client_seed"),     detail: "control characters" },
+    Case { method: "PUT",    path: CLIENT_SEED,                               headers: JSON,    body: br#"{"client_seed":7}"#,                                status: 400, field: Some("client_seed"),     detail: "expected a string" },
+    Case { method: "POST",   path: "/v1/seed-pairs/no-such-pair/rounds",      headers: JSON,    body: br#"{"game":{"type":"deck"}}"#,                         status: 404, field: None,                    detail: "no seed pair" },
+    Case { method: "GET",    path: "/v1/rounds/no-such-round",                headers: JSON,    body: b"",                                                    status: 404, field: None,                    detail: "no round" },
+    Case { method: "GET",    path: "/v1/seed-pairs/no-such-pair",             headers: JSON,    body: b"",                                                    status: 404, field: None,                    detail: "no seed pair" },
+    Case { method: "POST",   path: "/v1/rounds/no-such-round/close",          headers: JSON,    body: b"",                                                    status: 404, field: None,                    detail: "no round" },
+    Case { method: "GET",    path: "/v1/seed-pairs/{pair}/rounds?limit=0",    headers: JSON,    body: b"",                                                    status: 422, field: Some("limit"),           detail: "must be 1 to 1000" },
+    Case { method: "GET",    path: "/v1/seed-pairs/{pair}/rounds?limit=abc",  headers: JSON,    body: b"",                                                    status: 400, field: None,                    detail: "limit: invalid digit" },
+    Case { method: "GET",    path: "/v1/seed-pairs/{pair}/rounds?after=-3",   headers: JSON,    body: b"",                                                    status: 400, field: None,                    detail: "after: invalid digit" },
+    Case { method: "GET",    path: "/v1/seed-pairs/{pair}/rounds?colour=red", headers: JSON,    body: b"",                                                    status: 400, field: None,                    detail: "unknown field `colour`" },
+    Case { method: "DELETE", path: ROUNDS,                                    headers: JSON,    body: b"",                                                    status: 405, field: None,                    detail: "does not take that method" },
+    Case { method: "GET",    path: "/v2/nothing",                             headers: JSON,    body: b"",                                                    status: 404, field: None,                    detail: "no endpoint at this path" },
+];
+
+/// Sends `case` as the operator and checks the refusal.
+async fn check(api: &Client, pair_id: &str, case: &Case) {
+    let method = Method::from_bytes(case.method.as_bytes()).expect("a method");
+    let mut request = api
+        .request(method, &case.path.replace("{pair}", pair_id))
+        .body(case.body);
+    for (name, value) in case.headers {
+        request = request.header(*name, *value);
+    }
+    let reply = api.send(request).await;
+    let body = String::from_utf8_lossy(&case.body[..case.body.len().min(60)]);
+    let what = format!("{} {} {body}", case.method, case.path);
+    let status = StatusCode::from_u16(case.status).expect("a status");
+    assert_eq!(reply.status, status, "{what}: {}", reply.text);
+    assert_eq!(reply.content_type(), "application/problem+json", "{what}");
+    assert_eq!(reply.json["status"], case.status, "{what}: {}", reply.text);
+    let detail = reply.json["detail"].as_str().unwrap_or_default();
+    assert!(!detail.is_empty(), "{what}: {}", reply.text);
+    assert!(detail.contains(case.detail), "{what}: {}", reply.text);
+    if let Some(field) = case.field {
+        assert_eq!(reply.json["field"], field, "{what}: {}", reply.text);
+        assert!(detail.starts_with(field), "{what}: {}", reply.text);
+    }
+}
+
+async fn bad_input_is_refused_with_the_field_and_the_rule(app: &TestApp) {
+    let pair_id = app.operator.active_pair("bad input").await;
+    for case in CASES {
+        check(&app.operator, &pair_id, case).await;
+    }
+    // A huge id is named, not echoed whole.
+    let long_id = "x".repeat(10_000);
+    let reply = app.public.get(&format!("/v1/seed-pairs/{long_id}")).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    let detail = reply.json["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("10000 bytes") && detail.len() < 200,
+        "{detail}"
+    );
+    let pair = app.public.get(&format!("/v1/seed-pairs/{pair_id}")).await;
+    assert_eq!(pair.json["next_nonce"], 0, "no bad request spent a nonce");
+    assert_eq!(
+        pair.json["client_seed"], "bad input",
+        "no bad request changed the seed"
+    );
+}
+on_both_backends!(bad_input_is_refused_with_the_field_and_the_rule);

@@ -1,0 +1,13 @@
+//! What every service test stands on: a fresh database per test, the server
+//! in this process or as the real binary, and the one HTTP client.
+
+mod app;
+mod client;
+mod database;
+mod process;
+
+pub(crate) use app::on_both_backends;
+pub use app::{TestApp, serve_app, spawn_app};
+pub use client::{Client, Reply, id};
+pub use database::{Backend, TestDatabase, random_master_key_hex};
+pub use process::Deployment;

@@ -1,0 +1,113 @@
+//! The service in this process: a real server on an ephemeral port over a
+//! fresh database, with an operator key, for `on_both_backends!` scenarios.
+
+use std::sync::Arc;
+
+use fairdeal::service::dealer::Dealer;
+use fairdeal::service::http::{self, AppState};
+use fairdeal::service::metrics::Metrics;
+use fairdeal::service::sealing::MasterKey;
+use fairdeal::service::store::{InsertKey, Store};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::client::Client;
+use super::database::{Backend, TestDatabase, random_master_key_hex};
+
+pub struct TestApp {
+    /// Sends the operator key.
+    pub operator: Client,
+    /// Sends no key.
+    pub public: Client,
+    pub dealer: Arc<Dealer>,
+    pub db: TestDatabase,
+    shutdown: oneshot::Sender<()>,
+    server: JoinHandle<std::io::Result<()>>,
+}
+
+/// Starts a server; `None` when the backend is PostgreSQL and it is not
+/// configured on this machine (outside CI).
+pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
+    let db = TestDatabase::create(backend).await?;
+    let store = db.store(8).await;
+    Some(serve_app(db, store).await)
+}
+
+/// Starts a server over `store` (a connection to `db`, perhaps made some
+/// other way than [`TestDatabase::store`]).
+pub async fn serve_app(db: TestDatabase, store: Store) -> TestApp {
+    store.migrate().await.expect("migrate");
+    let key = MasterKey::from_hex(&random_master_key_hex()).expect("key");
+    assert!(
+        store
+            .check_key_fingerprint(&key.fingerprint())
+            .await
+            .expect("fingerprint")
+    );
+    let new_key = fairdeal::service::keys::generate("test-backend", 0).expect("api key");
+    assert_eq!(
+        store.insert_key(&new_key.row).await.expect("store key"),
+        InsertKey::Inserted
+    );
+    let dealer = Arc::new(Dealer::new(store, key));
+    let state = AppState {
+        dealer: dealer.clone(),
+        metrics: Arc::new(Metrics::new()),
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let public = Client::new(&format!("http://{}", listener.local_addr().expect("addr")));
+    let (shutdown, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(http::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    TestApp {
+        operator: public.clone().with_key(&new_key.key),
+        public,
+        dealer,
+        db,
+        shutdown,
+        server,
+    }
+}
+
+impl TestApp {
+    /// Stops the server (in-flight requests finish) and removes a PostgreSQL
+    /// test database.
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(());
+        let _ = self.server.await;
+        self.dealer.store().close().await;
+        self.db.remove().await;
+    }
+}
+
+/// Defines `mod $scenario { sqlite, postgres }` next to the scenario
+/// `async fn $scenario(app: &TestApp)`, running it against each backend.
+macro_rules! on_both_backends {
+    ($scenario:ident) => {
+        mod $scenario {
+            use $crate::harness::{Backend, spawn_app};
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn sqlite() {
+                let app = spawn_app(Backend::Sqlite)
+                    .await
+                    .expect("SQLite always runs");
+                super::$scenario(&app).await;
+                app.stop().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn postgres() {
+                let Some(app) = spawn_app(Backend::Postgres).await else {
+                    return;
+                };
+                super::$scenario(&app).await;
+                app.stop().await;
+            }
+        }
+    };
+}
+pub(crate) use on_both_backends;

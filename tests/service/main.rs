@@ -1,0 +1,33 @@
+//! The HTTP service, in one test binary.
+//!
+//! - `harness`: a fresh database per test (SQLite, or PostgreSQL with
+//!   `TEST_DATABASE_URL`), the server in this process (`spawn_app`,
+//!   `on_both_backends!`) or as the real `fairdeal serve` (`Deployment`,
+//!   `Server`), and the one HTTP client (`Client`, `Reply`).
+//! - In-process, each scenario on SQLite and on PostgreSQL: `seed_pairs`
+//!   (commit, client seed, rotate, reveal), `rounds` (concurrent deals,
+//!   paging, idempotent retries), `verify` (`POST /v1/verify`), `export`
+//!   (`GET /v1/export`, `fairdeal export`, `fairdeal audit URL`), `auth`
+//!   (operator keys), `bad_input` (one table of refused requests), `ops`
+//!   (health, metrics, and `openapi.yaml` kept equal to the generated
+//!   description).
+//! - `process`: the real binary: secrecy scans of responses, logs, metrics and
+//!   database; SIGTERM; SIGKILL mid-stream and restart; two processes on one
+//!   PostgreSQL.
+//! - `web_page`: the verification page in headless Chromium
+//!   (web/tests/e2e.mjs) against the real binary.
+
+mod harness;
+#[path = "../support/snapshot.rs"]
+mod snapshot;
+
+mod auth;
+mod bad_input;
+mod export;
+mod ops;
+mod outages;
+mod process;
+mod rounds;
+mod seed_pairs;
+mod verify;
+mod web_page;

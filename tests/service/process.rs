@@ -1,0 +1,455 @@
+//! The service as an operator runs it: the real binary, its logs, its
+//! database files, SIGTERM, SIGKILL, and two processes on one PostgreSQL.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use fairdeal::service::sealing::{MasterKey, Slot};
+use fairdeal::service::store::Store;
+use fairdeal_core::{ClientSeed, Commitment, Deal, Game, ServerSeed, verify};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::harness::{Backend, Client, Deployment, TestDatabase, random_master_key_hex};
+
+/// Everything stored, as text, to scan for secrets: the SQLite files' bytes,
+/// or every PostgreSQL row as JSON (bytea shows as hex).
+async fn database_contents(db: &TestDatabase) -> Vec<u8> {
+    match db.backend {
+        Backend::Sqlite => {
+            let mut bytes = Vec::new();
+            for name in ["fairdeal.db", "fairdeal.db-wal", "fairdeal.db-shm"] {
+                bytes.extend(std::fs::read(db.dir.path().join(name)).unwrap_or_default());
+            }
+            bytes
+        }
+        Backend::Postgres => {
+            let pool = sqlx::PgPool::connect(&db.url).await.expect("connect");
+            let mut text = String::new();
+            for table in ["seed_pairs", "rounds", "api_keys", "settings"] {
+                let rows: Vec<(String,)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT row_to_json(t)::text FROM {table} t"
+                )))
+                .fetch_all(&pool)
+                .await
+                .expect("dump");
+                for (row,) in rows {
+                    text.push_str(&row);
+                }
+            }
+            pool.close().await;
+            text.into_bytes()
+        }
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The pair's unrevealed seeds, opened with the master key (as only the
+/// service can).
+async fn unrevealed_seeds(store: &Store, key_hex: &str, pair_id: &str) -> Vec<ServerSeed> {
+    let key = MasterKey::from_hex(key_hex).expect("key");
+    let pair = store
+        .pair(pair_id)
+        .await
+        .expect("read")
+        .expect("pair exists");
+    vec![
+        key.open(
+            pair.server_seed_sealed.as_deref().expect("sealed"),
+            pair_id,
+            Slot::Current,
+        )
+        .expect("opens"),
+        key.open(
+            pair.next_server_seed_sealed.as_deref().expect("sealed"),
+            pair_id,
+            Slot::Next,
+        )
+        .expect("opens"),
+    ]
+}
+
+/// Runs a whole session through the real binary with debug logging, then
+/// looks for every seed that was secret at each moment in every response,
+/// log line, metric and database byte produced while it was secret.
+async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(backend: Backend) {
+    let Some(db) = TestDatabase::create(backend).await else {
+        return;
+    };
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let log_path = db.dir.path().join("serve.log");
+    let server = deployment.serve(&log_path, &[("RUST_LOG", "debug")]);
+    assert!(server.printed[0].starts_with("fairdeal listening on http://127.0.0.1:"));
+    assert!(
+        server
+            .printed
+            .iter()
+            .any(|l| l.contains("fairdeal keys create"))
+    );
+    let client = Client::new(&server.base).with_key(&key).recording();
+
+    let pair_a = client.active_pair("secrecy").await;
+    let mut rounds = Vec::new();
+    for game in [
+        json!({"type": "holdem", "players": 6}),
+        json!({"type": "deck", "decks": 2}),
+    ] {
+        let round = client.deal(&pair_a, game).await;
+        assert_eq!(round.status, StatusCode::CREATED);
+        rounds.push(round.id());
+    }
+    client.get(&format!("/v1/seed-pairs/{pair_a}")).await;
+    client.get(&format!("/v1/seed-pairs/{pair_a}/rounds")).await;
+    client.rotate(&pair_a, "early").await;
+    client
+        .post_json(
+            "/v1/verify",
+            &json!({"server_seed": "zz", "client_seed": "x", "nonce": 1, "game": {"type": "deck"}}),
+        )
+        .await;
+    client.get("/metrics").await;
+
+    let store = db.store(2).await;
+    let seeds_of_a = unrevealed_seeds(&store, &deployment.master_key_hex, &pair_a).await;
+    let database_before_reveal = database_contents(&db).await;
+    let responses_before_reveal = client.transcript().len();
+    let log_before_reveal = std::fs::read(&log_path).expect("log").len();
+
+    for round in &rounds {
+        client.close(round).await;
+    }
+    let rotation = client.rotate(&pair_a, "second").await;
+    assert_eq!(rotation.status, StatusCode::OK);
+    assert_eq!(
+        rotation.json["revealed"]["server_seed"],
+        seeds_of_a[0].reveal_hex()
+    );
+    let pair_b = rotation.json["current"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    client
+        .deal(&pair_b, json!({"type": "omaha", "players": 5}))
+        .await;
+    client.get(&format!("/v1/seed-pairs/{pair_b}")).await;
+    client.get("/metrics").await;
+
+    // SIGTERM: a graceful stop with exit status 0.
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+
+    let seeds_of_b = unrevealed_seeds(&store, &deployment.master_key_hex, &pair_b).await;
+    assert_eq!(
+        seeds_of_b[0].reveal_hex(),
+        seeds_of_a[1].reveal_hex(),
+        "B deals with A's promised next seed"
+    );
+    store.close().await;
+    let log = std::fs::read(&log_path).expect("log");
+    assert!(log.len() > 1000, "debug logging produced output");
+    let transcript = client.transcript();
+    let database_after = database_contents(&db).await;
+
+    // Secret until the end: B's current and next seeds, and the master key.
+    let mut always_secret: Vec<String> = seeds_of_b.iter().map(ServerSeed::reveal_hex).collect();
+    always_secret.push(deployment.master_key_hex.clone());
+    for secret in &always_secret {
+        let upper = secret.to_uppercase();
+        for (i, response) in transcript.iter().enumerate() {
+            assert!(
+                !response.contains(secret.as_str()) && !response.contains(&upper),
+                "response {i} leaks a secret"
+            );
+        }
+        assert!(!contains(&log, secret.as_bytes()), "the log leaks a secret");
+        assert!(
+            !contains(&database_after, secret.as_bytes()),
+            "the database holds a secret in hex"
+        );
+    }
+    for seed in &seeds_of_b {
+        assert!(
+            !contains(&database_after, seed.as_bytes()),
+            "the database holds a raw secret seed"
+        );
+    }
+    // Secret until the rotation: A's seed.
+    let seed_a = seeds_of_a[0].reveal_hex();
+    for (i, response) in transcript[..responses_before_reveal].iter().enumerate() {
+        assert!(
+            !response.contains(&seed_a),
+            "response {i} leaks A's seed before its reveal"
+        );
+    }
+    assert!(!contains(&log[..log_before_reveal], seed_a.as_bytes()));
+    assert!(!contains(&database_before_reveal, seed_a.as_bytes()));
+    assert!(!contains(&database_before_reveal, seeds_of_a[0].as_bytes()));
+    // Once revealed it is public and stored in the clear.
+    assert!(contains(&database_after, seed_a.as_bytes()));
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn no_unrevealed_seed_leaks_on_sqlite() {
+    no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn no_unrevealed_seed_leaks_on_postgres() {
+    no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(Backend::Postgres).await;
+}
+
+/// Deals from 8 concurrent clients, kills the server with SIGKILL mid-stream,
+/// restarts it, and checks that every round a client was told about is there
+/// with the same nonce and cards, that nonces still run 0, 1, 2, … without gap
+/// or repeat, and that dealing resumes at the next nonce.
+async fn a_crash_never_loses_an_acknowledged_round_or_deals_a_nonce_twice(backend: Backend) {
+    let Some(db) = TestDatabase::create(backend).await else {
+        return;
+    };
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let server = deployment.serve(&db.dir.path().join("first.log"), &[]);
+    let client = Client::new(&server.base).with_key(&key);
+    let pair = client.active_pair("crash").await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let acknowledged = Arc::new(std::sync::Mutex::new(Vec::<Value>::new()));
+    let workers: Vec<_> = (0..8)
+        .map(|_| {
+            let (client, pair, stop, acknowledged) = (
+                client.clone(),
+                pair.clone(),
+                stop.clone(),
+                acknowledged.clone(),
+            );
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let request = client
+                        .request(Method::POST, &format!("/v1/seed-pairs/{pair}/rounds"))
+                        .json(&json!({"game": {"type": "holdem", "players": 6}}));
+                    let Ok(reply) = client.try_send(request).await else {
+                        break;
+                    };
+                    if reply.status != StatusCode::CREATED {
+                        break;
+                    }
+                    let Ok(round) = serde_json::from_str::<Value>(&reply.text) else {
+                        break;
+                    };
+                    acknowledged.lock().expect("lock").push(round);
+                }
+            })
+        })
+        .collect();
+    // Let rounds flow, then crash while requests are in flight.
+    while acknowledged.lock().expect("lock").len() < 150 {
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    server.crash();
+    stop.store(true, Ordering::Relaxed);
+    for worker in workers {
+        let _ = worker.await;
+    }
+    let acknowledged = acknowledged.lock().expect("lock").clone();
+
+    let server = deployment.serve(&db.dir.path().join("second.log"), &[]);
+    let client = client.at(&server.base);
+    let mut recorded = BTreeMap::new();
+    let mut after: Option<u64> = None;
+    loop {
+        let query = after.map_or("?limit=1000".to_owned(), |a| {
+            format!("?limit=1000&after={a}")
+        });
+        let page = client
+            .get(&format!("/v1/seed-pairs/{pair}/rounds{query}"))
+            .await;
+        assert_eq!(page.status, StatusCode::OK);
+        for round in page.json["rounds"].as_array().expect("rounds") {
+            let nonce = round["nonce"].as_u64().expect("nonce");
+            assert!(
+                recorded.insert(nonce, round.clone()).is_none(),
+                "nonce {nonce} listed twice"
+            );
+        }
+        match page.json["next_after"].as_u64() {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    let n = recorded.len() as u64;
+    assert!(n >= acknowledged.len() as u64);
+    assert_eq!(
+        recorded.keys().copied().collect::<Vec<_>>(),
+        (0..n).collect::<Vec<_>>(),
+        "no gap"
+    );
+    for round in &acknowledged {
+        let nonce = round["nonce"].as_u64().expect("nonce");
+        let stored = &recorded[&nonce];
+        assert_eq!(
+            stored["id"], round["id"],
+            "nonce {nonce} belongs to the acknowledged round"
+        );
+        assert_eq!(
+            stored["deal"], round["deal"],
+            "nonce {nonce} keeps its cards"
+        );
+    }
+    let next = client.deal(&pair, json!({"type": "deck"})).await;
+    assert_eq!(next.status, StatusCode::CREATED);
+    assert_eq!(next.json["nonce"], n, "dealing resumes at the next nonce");
+
+    // Reveal and verify every round with the library.
+    let store = db.store(2).await;
+    store
+        .close_stale_rounds(i64::MAX, 0)
+        .await
+        .expect("close all");
+    store.close().await;
+    let rotation = client.rotate(&pair, "after").await;
+    assert_eq!(rotation.status, StatusCode::OK, "{}", rotation.json);
+    let revealed = &rotation.json["revealed"];
+    let seed = ServerSeed::from_hex(revealed["server_seed"].as_str().expect("seed")).expect("hex");
+    let commitment =
+        Commitment::from_hex(revealed["server_seed_hash"].as_str().expect("hash")).expect("hex");
+    let client_seed = ClientSeed::new("crash").expect("valid");
+    let game = Game::holdem(6).expect("valid");
+    for (nonce, round) in &recorded {
+        let deal: Deal = serde_json::from_value(round["deal"].clone()).expect("deal");
+        assert!(
+            verify(&seed, &commitment, &client_seed, *nonce, game, &deal).is_ok(),
+            "nonce {nonce}"
+        );
+    }
+    drop(server);
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crash_loses_nothing_on_sqlite() {
+    a_crash_never_loses_an_acknowledged_round_or_deals_a_nonce_twice(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crash_loses_nothing_on_postgres() {
+    a_crash_never_loses_an_acknowledged_round_or_deals_a_nonce_twice(Backend::Postgres).await;
+}
+
+/// Two server processes on one PostgreSQL database deal on the same pair at
+/// once: nonces still run 0, 1, 2, … with no gap or repeat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_processes_on_one_postgres_deal_distinct_consecutive_nonces() {
+    let Some(db) = TestDatabase::create(Backend::Postgres).await else {
+        return;
+    };
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let first = deployment.serve(&db.dir.path().join("a.log"), &[]);
+    let second = deployment.serve(&db.dir.path().join("b.log"), &[]);
+    let to_first = Client::new(&first.base).with_key(&key);
+    let to_second = to_first.at(&second.base);
+    let pair = to_first.active_pair("two servers").await;
+    let n = 120;
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let client = if i % 2 == 0 {
+                to_first.clone()
+            } else {
+                to_second.clone()
+            };
+            let pair = pair.clone();
+            tokio::spawn(async move {
+                client
+                    .deal(&pair, json!({"type": "omaha", "players": 6}))
+                    .await
+            })
+        })
+        .collect();
+    let mut nonces = Vec::new();
+    for task in tasks {
+        let round = task.await.expect("task");
+        assert_eq!(round.status, StatusCode::CREATED, "{}", round.json);
+        nonces.push(round.json["nonce"].as_u64().expect("nonce"));
+    }
+    nonces.sort_unstable();
+    assert_eq!(nonces, (0..n).collect::<Vec<u64>>());
+    let pair_now = to_second.get(&format!("/v1/seed-pairs/{pair}")).await;
+    assert_eq!(pair_now.json["next_nonce"], n);
+
+    // A third process with another master key refuses to start.
+    let (status, stderr) = deployment.serve_refused(&random_master_key_hex());
+    assert!(!status.success());
+    assert!(stderr.contains("different master key"), "{stderr}");
+    drop((first, second));
+    db.remove().await;
+}
+
+/// SIGTERM while deals are in flight: every request either completes with its
+/// round (and the round is durable) or is refused at the connection; none is
+/// answered with an error or cut off, and the process exits with status 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_lets_requests_in_flight_finish() {
+    let Some(db) = TestDatabase::create(Backend::Sqlite).await else {
+        return;
+    };
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let server = deployment.serve(&db.dir.path().join("serve.log"), &[]);
+    let client = Client::new(&server.base).with_key(&key);
+    let pair = client.active_pair("shutdown").await;
+    let path = format!("/v1/seed-pairs/{pair}/rounds");
+    let started = Arc::new(tokio::sync::Barrier::new(41));
+    let tasks: Vec<_> = (0..40)
+        .map(|_| {
+            // A fresh connection per request, so none is an idle pooled one.
+            let client = client.clone().without_connection_reuse();
+            let (path, started) = (path.clone(), started.clone());
+            tokio::spawn(async move {
+                let request = client
+                    .request(Method::POST, &path)
+                    .json(&json!({"game": {"type": "deck", "decks": 8}}));
+                started.wait().await;
+                match client.try_send(request).await {
+                    Ok(reply) => Some(reply),
+                    Err(err) => {
+                        assert!(
+                            err.is_connect() || err.is_request(),
+                            "unexpected failure: {err}"
+                        );
+                        None
+                    }
+                }
+            })
+        })
+        .collect();
+    started.wait().await;
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
+    let mut completed = Vec::new();
+    for task in tasks {
+        if let Some(reply) = task.await.expect("task") {
+            assert_eq!(
+                reply.status,
+                StatusCode::CREATED,
+                "an in-flight request failed"
+            );
+            let round: Value = serde_json::from_str(&reply.text).expect("a whole JSON round");
+            completed.push(round["id"].as_str().expect("id").to_owned());
+        }
+    }
+    let store = db.store(2).await;
+    for id in &completed {
+        assert!(
+            store.round(id).await.expect("read").is_some(),
+            "round {id} was answered but not stored"
+        );
+    }
+    store.close().await;
+    db.remove().await;
+}

@@ -1,0 +1,156 @@
+//! The verification page in a real headless Chromium: the real server, real
+//! rounds, a rotation, and records tampered with in the database. The browser
+//! part is web/tests/e2e.mjs (playwright-core driving Debian's Chromium).
+
+use std::path::Path;
+use std::process::Command;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::harness::{Backend, Client, Deployment, TestDatabase};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Deals `game`, checking that it was dealt: the round.
+async fn deal(api: &Client, pair: &str, game: Value) -> Value {
+    api.deal(pair, game).await.success()
+}
+
+/// Closes the rounds and rotates; returns the successor pair's id.
+async fn close_and_rotate(api: &Client, pair: &str, rounds: &[&Value]) -> String {
+    for round in rounds {
+        api.close(round["id"].as_str().expect("id")).await;
+    }
+    let rotation = api.rotate(pair, "next").await.success();
+    rotation["current"]["id"].as_str().expect("id").to_owned()
+}
+
+/// Chromium and playwright-core, or why they are missing.
+fn browser_tools() -> Result<(), String> {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
+    if !Path::new(&chromium).exists() {
+        return Err(format!(
+            "no Chromium at {chromium} (apt-get install chromium)"
+        ));
+    }
+    if !Path::new(ROOT)
+        .join("web/node_modules/playwright-core")
+        .exists()
+    {
+        return Err("playwright-core is not installed (npm ci --prefix web)".to_owned());
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
+    if let Err(missing) = browser_tools() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the browser test: {missing}"
+        );
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "SKIPPED: browser test ({missing})");
+        return;
+    }
+    let db = TestDatabase::create(Backend::Sqlite)
+        .await
+        .expect("SQLite always runs");
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let server = deployment.serve(&db.dir.path().join("serve.log"), &[]);
+    let api = Client::new(&server.base).with_key(&key);
+
+    // A revealed pair with three rounds, one of them a 6-deck shoe.
+    let revealed_pair = api.active_pair("my own seed <b>not html</b>").await;
+    let holdem = deal(
+        &api,
+        &revealed_pair,
+        json!({"type": "holdem", "players": 6}),
+    )
+    .await;
+    let omaha = deal(&api, &revealed_pair, json!({"type": "omaha", "players": 3})).await;
+    let shoe = deal(&api, &revealed_pair, json!({"type": "deck", "decks": 6})).await;
+    let current = close_and_rotate(&api, &revealed_pair, &[&holdem, &omaha, &shoe]).await;
+    // A round still in play on the successor: its pair is not revealed.
+    let unrevealed = deal(&api, &current, json!({"type": "holdem", "players": 4})).await;
+    let current_pair = api
+        .get(&format!("/v1/seed-pairs/{current}"))
+        .await
+        .success();
+
+    // Two pairs whose records are then altered behind the service's back.
+    let swapped_pair = api.active_pair("swap").await;
+    let swapped = deal(&api, &swapped_pair, json!({"type": "holdem", "players": 4})).await;
+    close_and_rotate(&api, &swapped_pair, &[&swapped]).await;
+    let wrong_seed_pair = api.active_pair("wrong seed").await;
+    let wrong = deal(
+        &api,
+        &wrong_seed_pair,
+        json!({"type": "hands", "players": 3, "cards": 5}),
+    )
+    .await;
+    close_and_rotate(&api, &wrong_seed_pair, &[&wrong]).await;
+
+    let sqlite = sqlx::SqlitePool::connect(&db.url)
+        .await
+        .expect("open the database");
+    let mut deal = swapped["deal"].clone();
+    let (a, b) = (deal["hands"][0][0].clone(), deal["hands"][1][0].clone());
+    deal["hands"][0][0] = b;
+    deal["hands"][1][0] = a;
+    sqlx::query("UPDATE rounds SET deal = $1 WHERE id = $2")
+        .bind(deal.to_string())
+        .bind(swapped["id"].as_str())
+        .execute(&sqlite)
+        .await
+        .expect("swap two cards");
+    sqlx::query("UPDATE seed_pairs SET server_seed = $1 WHERE id = $2")
+        .bind("ab".repeat(32))
+        .bind(&wrong_seed_pair)
+        .execute(&sqlite)
+        .await
+        .expect("replace the revealed seed");
+    sqlite.close().await;
+
+    let screenshot = std::env::var("FAIRDEAL_SCREENSHOT")
+        .unwrap_or_else(|_| db.dir.path().join("verify.png").display().to_string());
+    let config = json!({
+        "base": server.base,
+        "revealed_round": holdem["id"],
+        "revealed_round_players": 6,
+        "revealed_round_seat1": holdem["deal"]["hands"][0],
+        "revealed_pair": revealed_pair,
+        "revealed_pair_rounds": 3,
+        "unrevealed_round": unrevealed["id"],
+        "unrevealed_commitment": current_pair["server_seed_hash"],
+        "swapped_round": swapped["id"],
+        "swapped_slot": "hands[0][0]",
+        "wrong_seed_pair": wrong_seed_pair,
+        "offline_file": db.dir.path().join("saved-verify.html"),
+        "screenshot": screenshot,
+    });
+    let out = Command::new("node")
+        .arg(format!("{ROOT}/web/tests/e2e.mjs"))
+        .env("FAIRDEAL_E2E", config.to_string())
+        .current_dir(format!("{ROOT}/web"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("e2e: all checks passed"), "{stdout}");
+    assert!(Path::new(&screenshot).exists(), "a screenshot was taken");
+
+    // The page itself is served with a strict policy.
+    let page = api.without_key().get("/verify").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let csp = page.header("content-security-policy").expect("a CSP");
+    assert!(
+        csp.starts_with("default-src 'none'; script-src 'sha256-"),
+        "{csp}"
+    );
+    assert!(!csp.contains("unsafe") && !csp.contains("http"), "{csp}");
+    drop(server);
+}
