@@ -20,6 +20,19 @@ fn kinds(report: &Report) -> Vec<(&'static str, u64)> {
     report.findings.iter().map(|f| (f.kind, f.line)).collect()
 }
 
+/// Asserts that `report` has a finding of `kind` at `line` whose detail says
+/// `words`.
+fn assert_finding(report: &Report, kind: &str, line: u64, words: &str) {
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.kind == kind && f.line == line && f.detail.contains(words)),
+        "no {kind} finding at line {line} saying {words:?}: {:?}",
+        report.findings
+    );
+}
+
 fn edit_round(line: &str, edit: impl FnOnce(&mut Value)) -> String {
     let mut value: Value = serde_json::from_str(line).expect("JSON");
     edit(&mut value);
@@ -108,17 +121,7 @@ fn a_repeated_or_missing_nonce_is_named() {
     let mut lines = fair_export(1, 6);
     lines.remove(3); // nonce 2 gone
     let report = run_audit(&lines);
-    assert!(
-        kinds(&report).contains(&("nonce_gap", 4)),
-        "{:?}",
-        report.findings
-    );
-    assert!(
-        report
-            .findings
-            .iter()
-            .any(|f| f.detail.contains("nonce 2 is missing"))
-    );
+    assert_finding(&report, "nonce_gap", 4, "nonce 2 is missing");
     // The end line still counts 6 rounds: that disagreement is named too.
     assert!(
         report
@@ -163,17 +166,7 @@ fn a_truncated_line_and_a_cut_off_export_are_named() {
     let mut lines = fair_export(2, 4);
     lines[3].truncate(50);
     let report = run_audit(&lines);
-    assert!(
-        kinds(&report).contains(&("malformed", 4)),
-        "{:?}",
-        report.findings
-    );
-    assert!(
-        report
-            .findings
-            .iter()
-            .any(|f| f.detail.starts_with("malformed line"))
-    );
+    assert_finding(&report, "malformed", 4, "malformed line");
 
     let mut lines = fair_export(2, 4);
     lines.pop();

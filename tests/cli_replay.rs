@@ -105,263 +105,63 @@ fn a_six_deck_shoe_is_listed_in_full_with_positions() {
     assert!(text.contains("300-312"), "{text}");
 }
 
+/// Valid `replay` flags with `changes` applied: each `(flag, value)` replaces
+/// that flag's value, or is added when the flag is not among the defaults.
+fn replay_args(changes: &[(&str, &str)]) -> Vec<String> {
+    let mut args: Vec<(String, String)> = [
+        ("--server-seed", SEED_B),
+        ("--client-seed", "x"),
+        ("--nonce", "0"),
+        ("--game", "deck"),
+    ]
+    .iter()
+    .map(|(flag, value)| ((*flag).to_owned(), (*value).to_owned()))
+    .collect();
+    for (flag, value) in changes {
+        match args.iter_mut().find(|(f, _)| f == flag) {
+            Some(arg) => arg.1 = (*value).to_owned(),
+            None => args.push(((*flag).to_owned(), (*value).to_owned())),
+        }
+    }
+    args.into_iter().flat_map(|(f, v)| [f, v]).collect()
+}
+
 /// Each bad input exits 2 with one message naming the flag and the rule, and
 /// never echoes a server seed.
 #[test]
 fn bad_input_names_the_flag_and_the_rule() {
-    let seed = SEED_B;
-    let cases: &[(&[&str], &str, &str)] = &[
-        (
-            &[
-                "--server-seed",
-                &seed[..63],
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "deck",
-            ],
-            "--server-seed",
-            "got 63 characters",
-        ),
-        (
-            &[
-                "--server-seed",
-                &format!("{}g", &seed[..63]),
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "deck",
-            ],
-            "--server-seed",
-            "hexadecimal",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "",
-                "--nonce",
-                "0",
-                "--game",
-                "deck",
-            ],
-            "--client-seed",
-            "it is empty",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                &"x".repeat(65),
-                "--nonce",
-                "0",
-                "--game",
-                "deck",
-            ],
-            "--client-seed",
-            "65 bytes",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "a\tb",
-                "--nonce",
-                "0",
-                "--game",
-                "deck",
-            ],
-            "--client-seed",
-            "U+0009",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "-1",
-                "--game",
-                "deck",
-            ],
-            "--nonce",
-            "unsigned 64-bit",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "18446744073709551616",
-                "--game",
-                "deck",
-            ],
-            "--nonce",
-            "at most 18446744073709551615",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "poker",
-            ],
-            "--game",
-            "deck, holdem, omaha, hands",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "holdem",
-                "--players",
-                "23",
-            ],
-            "--players",
-            "2 to 22; got 23",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "holdem",
-            ],
-            "--players",
-            "holdem needs players",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "omaha",
-                "--players",
-                "12",
-            ],
-            "--players",
-            "2 to 11; got 12",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "hands",
-                "--players",
-                "4",
-                "--cards",
-                "14",
-            ],
-            "--cards",
-            "at most 52 x decks = 52; got 56",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "hands",
-                "--players",
-                "four",
-                "--cards",
-                "1",
-            ],
-            "--players",
-            "whole number",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "deck",
-                "--decks",
-                "9",
-            ],
-            "--decks",
-            "1 to 8; got 9",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "deck",
-                "--players",
-                "2",
-            ],
-            "--players",
-            "deck does not take players",
-        ),
-        (
-            &[
-                "--server-seed",
-                seed,
-                "--client-seed",
-                "x",
-                "--nonce",
-                "0",
-                "--game",
-                "deck",
-                "--commitment",
-                "abc",
-            ],
-            "--commitment",
-            "64 hexadecimal",
-        ),
+    let short_seed = &SEED_B[..63];
+    let not_hex_seed = format!("{short_seed}g");
+    let long_client_seed = "x".repeat(65);
+    #[rustfmt::skip]
+    let cases: &[(&[(&str, &str)], &str, &str)] = &[
+        (&[("--server-seed", short_seed)],                                  "--server-seed", "got 63 characters"),
+        (&[("--server-seed", &not_hex_seed)],                               "--server-seed", "hexadecimal"),
+        (&[("--client-seed", "")],                                          "--client-seed", "it is empty"),
+        (&[("--client-seed", &long_client_seed)],                           "--client-seed", "65 bytes"),
+        (&[("--client-seed", "a\tb")],                                      "--client-seed", "U+0009"),
+        (&[("--nonce", "-1")],                                              "--nonce",       "unsigned 64-bit"),
+        (&[("--nonce", "18446744073709551616")],                            "--nonce",       "at most 18446744073709551615"),
+        (&[("--game", "poker")],                                            "--game",        "deck, holdem, omaha, hands"),
+        (&[("--game", "holdem"), ("--players", "23")],                      "--players",     "2 to 22; got 23"),
+        (&[("--game", "holdem")],                                           "--players",     "holdem needs players"),
+        (&[("--game", "omaha"), ("--players", "12")],                       "--players",     "2 to 11; got 12"),
+        (&[("--game", "hands"), ("--players", "4"), ("--cards", "14")],     "--cards",       "at most 52 x decks = 52; got 56"),
+        (&[("--game", "hands"), ("--players", "four"), ("--cards", "1")],   "--players",     "whole number"),
+        (&[("--decks", "9")],                                               "--decks",       "1 to 8; got 9"),
+        (&[("--players", "2")],                                             "--players",     "deck does not take players"),
+        (&[("--commitment", "abc")],                                        "--commitment",  "64 hexadecimal"),
     ];
-    for (args, flag, rule) in cases {
-        let out = replay(args);
+    for (changes, flag, rule) in cases {
+        let args = replay_args(changes);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = replay(&args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(&format!("invalid {flag}:")), "{args:?}: {err}");
         assert!(err.contains(rule), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(!err.contains(&seed[..16]), "the seed leaked into: {err}");
+        assert!(!err.contains(&SEED_B[..16]), "the seed leaked into: {err}");
         assert!(stdout(&out).is_empty());
     }
 }

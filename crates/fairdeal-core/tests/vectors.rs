@@ -26,6 +26,16 @@ fn text<'a>(value: &'a Value, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("vector field {key} is a string"))
 }
 
+/// The `hands` of an expected deal: one list of cards per seat.
+fn expected_hands(expected: &Value) -> Vec<Vec<Card>> {
+    expected["hands"]
+        .as_array()
+        .expect("hands")
+        .iter()
+        .map(cards)
+        .collect()
+}
+
 fn cards(value: &Value) -> Vec<Card> {
     value
         .as_array()
@@ -151,24 +161,12 @@ fn every_vector_deals_its_published_cards() {
                 },
                 expected,
             ) => {
-                let expected_hands: Vec<Vec<Card>> = expected["hands"]
-                    .as_array()
-                    .expect("hands")
-                    .iter()
-                    .map(cards)
-                    .collect();
-                assert_eq!(hands, &expected_hands, "{}", v.name);
+                assert_eq!(hands, &expected_hands(expected), "{}", v.name);
                 assert_eq!(board, &cards(&expected["board"]), "{}", v.name);
                 assert_eq!(burns, &cards(&expected["burns"]), "{}", v.name);
             }
             (Deal::Hands { hands, rest }, expected) => {
-                let expected_hands: Vec<Vec<Card>> = expected["hands"]
-                    .as_array()
-                    .expect("hands")
-                    .iter()
-                    .map(cards)
-                    .collect();
-                assert_eq!(hands, &expected_hands, "{}", v.name);
+                assert_eq!(hands, &expected_hands(expected), "{}", v.name);
                 let prefix = cards(&v.raw["rest_prefix"]);
                 assert_eq!(&rest[..prefix.len()], &prefix[..], "{}", v.name);
                 assert_eq!(rest.len(), 52 - 20);
