@@ -105,9 +105,12 @@ fn a_six_deck_shoe_is_listed_in_full_with_positions() {
     assert!(text.contains("300-312"), "{text}");
 }
 
+/// `(flag, value)` changes to valid `replay` flags.
+type Changes<'a> = &'a [(&'a str, &'a str)];
+
 /// Valid `replay` flags with `changes` applied: each `(flag, value)` replaces
 /// that flag's value, or is added when the flag is not among the defaults.
-fn replay_args(changes: &[(&str, &str)]) -> Vec<String> {
+fn replay_args(changes: Changes<'_>) -> Vec<String> {
     let mut args: Vec<(String, String)> = [
         ("--server-seed", SEED_B),
         ("--client-seed", "x"),
@@ -134,7 +137,7 @@ fn bad_input_names_the_flag_and_the_rule() {
     let not_hex_seed = format!("{short_seed}g");
     let long_client_seed = "x".repeat(65);
     #[rustfmt::skip]
-    let cases: &[(&[(&str, &str)], &str, &str)] = &[
+    let cases: &[(Changes, &str, &str)] = &[
         (&[("--server-seed", short_seed)],                                  "--server-seed", "got 63 characters"),
         (&[("--server-seed", &not_hex_seed)],                               "--server-seed", "hexadecimal"),
         (&[("--client-seed", "")],                                          "--client-seed", "it is empty"),

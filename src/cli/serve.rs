@@ -58,6 +58,45 @@ pub struct ServeOpts {
     /// Log format.
     #[arg(long, env = "FAIRDEAL_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
+    /// Seconds a client has to send a request's headers once the connection
+    /// is ready for them; a slow header and an idle kept-alive connection
+    /// are both closed after it.
+    #[arg(
+        long,
+        env = "FAIRDEAL_HEADER_READ_TIMEOUT",
+        default_value_t = 10.0,
+        value_name = "SECONDS",
+        value_parser = parse_positive_seconds
+    )]
+    pub header_read_timeout: f64,
+    /// Seconds to read a request's body and answer it; past it, 408.
+    #[arg(
+        long,
+        env = "FAIRDEAL_REQUEST_TIMEOUT",
+        default_value_t = 30.0,
+        value_name = "SECONDS",
+        value_parser = parse_positive_seconds
+    )]
+    pub request_timeout: f64,
+    /// HTTP connections open at once; a connection beyond it is closed at
+    /// once (and counted in fairdeal_connections_refused_total).
+    #[arg(
+        long,
+        env = "FAIRDEAL_MAX_HTTP_CONNECTIONS",
+        default_value_t = 10_000,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub max_http_connections: u32,
+}
+
+fn parse_positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 => Ok(seconds),
+        _ => Err(format!(
+            "must be a number of seconds above 0 and at most 86400; got {text:?}"
+        )),
+    }
 }
 
 async fn shutdown_signal() {
@@ -129,7 +168,21 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
             }
         }
     });
-    http::serve(listener, state, shutdown_signal()).await?;
+    let limits = http::Limits {
+        header_read_timeout: Duration::from_secs_f64(opts.header_read_timeout),
+        request_timeout: Duration::from_secs_f64(opts.request_timeout),
+        max_connections: opts.max_http_connections as usize,
+    };
+    match http::raise_open_file_limit() {
+        Ok(files) if files < u64::from(opts.max_http_connections) + 64 => tracing::warn!(
+            open_files = files,
+            max_http_connections = opts.max_http_connections,
+            "the open-file limit is below the connection cap; lower --max-http-connections"
+        ),
+        Ok(files) => tracing::debug!(open_files = files, "open-file limit"),
+        Err(err) => tracing::warn!(error = %err, "could not raise the open-file limit"),
+    }
+    http::serve_with(listener, state, limits, shutdown_signal()).await?;
     closer.abort();
     store.close().await;
     tracing::info!("stopped");

@@ -1,5 +1,5 @@
-//! Prometheus metrics: rounds dealt by game, request latency by route, and
-//! responses by status. Labels are route templates (`/v1/rounds/{id}`), never
+//! Prometheus metrics: rounds dealt by game, request latency by route,
+//! responses by status, and connections refused at the cap. Labels are route templates (`/v1/rounds/{id}`), never
 //! concrete paths, ids or anything from a body.
 
 use std::sync::Mutex;
@@ -35,6 +35,7 @@ pub struct Metrics {
     rounds_dealt: Family<GameLabels, Counter>,
     latency: Family<RouteLabels, Histogram>,
     responses: Family<ResponseLabels, Counter>,
+    connections_refused: Counter,
 }
 
 impl Default for Metrics {
@@ -67,11 +68,18 @@ impl Metrics {
             "HTTP responses, by method, route and status (4xx and 5xx are errors)",
             responses.clone(),
         );
+        let connections_refused = Counter::default();
+        registry.register(
+            "connections_refused",
+            "Connections closed at once because the connection cap was reached",
+            connections_refused.clone(),
+        );
         Self {
             registry: Mutex::new(registry),
             rounds_dealt,
             latency,
             responses,
+            connections_refused,
         }
     }
 
@@ -96,6 +104,11 @@ impl Metrics {
                 status,
             })
             .inc();
+    }
+
+    /// A connection closed at once: the cap was reached.
+    pub fn connection_refused(&self) {
+        self.connections_refused.inc();
     }
 
     /// The text exposition format.

@@ -24,6 +24,7 @@ mod snapshot;
 mod auth;
 mod bad_input;
 mod export;
+mod limits;
 mod ops;
 mod outages;
 mod process;

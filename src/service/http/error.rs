@@ -111,6 +111,20 @@ impl ApiError {
         Self::new(StatusCode::NOT_FOUND, "Not found", detail)
     }
 
+    /// 408: the request was not read and answered in time.
+    pub fn request_timeout(limit: std::time::Duration) -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "Request timeout",
+            format!(
+                "the request was not read and answered within {} s (a slow body, or a slow \
+                 database). A deal may still have been dealt: retry it with the same \
+                 Idempotency-Key",
+                limit.as_secs_f64()
+            ),
+        )
+    }
+
     /// 404 for a path that no route serves.
     pub fn no_route() -> Self {
         Self::new(

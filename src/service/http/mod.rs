@@ -4,7 +4,6 @@
 //! types; authentication; and [`serve`], which takes a bound listener and a
 //! shutdown future so tests bind port 0 and stop the server themselves.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,7 +14,6 @@ use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{self, MethodFilter, MethodRouter};
-use tokio::net::TcpListener;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 use utoipa::OpenApi;
 use utoipa::openapi::path::HttpMethod;
@@ -23,6 +21,7 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 
 use super::dealer::Dealer;
 use super::metrics::Metrics;
+pub use server::{Limits, raise_open_file_limit, serve, serve_with};
 
 pub mod auth;
 pub mod error;
@@ -31,6 +30,7 @@ pub mod ops;
 pub mod page;
 pub mod rounds;
 pub mod seed_pairs;
+pub mod server;
 pub mod verify;
 pub mod wire;
 
@@ -136,17 +136,25 @@ documented_routes![
     ops::metrics,
 ];
 
-/// The whole API.
+/// The whole API, with [`Limits::default`].
 pub fn router(state: AppState) -> Router {
+    router_with(state, &Limits::default())
+}
+
+/// The whole API, each request bounded by `limits.request_timeout`.
+pub fn router_with(state: AppState, limits: &Limits) -> Router {
     let mut api = Router::new()
         // The verification page is also the front page (not described twice).
         .route("/", routing::get(page::verify_page));
     for route in documented_routes() {
         api = api.route(&route.path, route.handler);
     }
-    api.fallback(not_found)
+    let api = api
+        .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(middleware::from_fn_with_state(state.clone(), observe))
+        .with_state(state.clone());
+    server::with_request_timeout(api, limits)
+        .layer(middleware::from_fn_with_state(state, observe))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(
             // Method, path and status only: never headers (Authorization) or bodies.
@@ -154,7 +162,6 @@ pub fn router(state: AppState) -> Router {
                 .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
                 .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
-        .with_state(state)
 }
 
 async fn not_found() -> error::ApiError {
@@ -185,18 +192,6 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         started.elapsed().as_secs_f64(),
     );
     response
-}
-
-/// Serves `router` on `listener` until `shutdown` completes, then lets
-/// in-flight requests finish.
-pub async fn serve(
-    listener: TcpListener,
-    state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
 }
 
 /// What the OpenAPI description says besides its paths.

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use fairdeal::service::dealer::Dealer;
-use fairdeal::service::http::{self, AppState};
+use fairdeal::service::http::{self, AppState, Limits};
 use fairdeal::service::metrics::Metrics;
 use fairdeal::service::sealing::MasterKey;
 use fairdeal::service::store::{InsertKey, Store};
@@ -36,6 +36,11 @@ pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
 /// Starts a server over `store` (a connection to `db`, perhaps made some
 /// other way than [`TestDatabase::store`]).
 pub async fn serve_app(db: TestDatabase, store: Store) -> TestApp {
+    serve_app_with(db, store, Limits::default()).await
+}
+
+/// [`serve_app`] with other connection limits.
+pub async fn serve_app_with(db: TestDatabase, store: Store, limits: Limits) -> TestApp {
     store.migrate().await.expect("migrate");
     let key = MasterKey::from_hex(&random_master_key_hex()).expect("key");
     assert!(
@@ -59,7 +64,7 @@ pub async fn serve_app(db: TestDatabase, store: Store) -> TestApp {
         .expect("bind");
     let public = Client::new(&format!("http://{}", listener.local_addr().expect("addr")));
     let (shutdown, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(http::serve(listener, state, async {
+    let server = tokio::spawn(http::serve_with(listener, state, limits, async {
         let _ = stopped.await;
     }));
     TestApp {
