@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Query, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -301,13 +301,14 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
         let mut deserializer = serde_json::Deserializer::from_slice(&body);
         let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
             let path = err.path().to_string();
-            let inner = err.into_inner();
-            let field = (path != ".").then_some(path);
-            let detail = match &field {
-                Some(path) => format!("{path}: {inner}"),
-                None => format!("the request body is not valid JSON for this endpoint: {inner}"),
-            };
-            ApiError::malformed(detail, field)
+            let inner = err.into_inner().to_string();
+            match field_at(&path, &inner) {
+                Some(field) => ApiError::malformed(format!("{field}: {inner}"), Some(field)),
+                None => ApiError::malformed(
+                    format!("the request body is not valid JSON for this endpoint: {inner}"),
+                    None,
+                ),
+            }
         })?;
         deserializer.end().map_err(|err| {
             ApiError::malformed(format!("trailing data after the JSON body: {err}"), None)
@@ -324,12 +325,67 @@ pub struct ApiQuery<T>(pub T);
 impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let Query(value) = Query::<T>::from_request_parts(parts, state)
-            .await
-            .map_err(|rejection| ApiError::malformed(rejection.body_text(), None))?;
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let query = parts.uri.query().unwrap_or_default();
+        let deserializer =
+            serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        let value = serde_path_to_error::deserialize(deserializer).map_err(|err| {
+            let path = err.path().to_string();
+            let inner = err.into_inner().to_string();
+            match field_at(&path, &inner) {
+                Some(field) => {
+                    ApiError::malformed(format!("{field}: {inner} (query string)"), Some(field))
+                }
+                None => ApiError::malformed(format!("the query string is invalid: {inner}"), None),
+            }
+        })?;
         Ok(ApiQuery(value))
     }
+}
+
+/// A path parameter, read into `T`: 400 naming the parameter when it is not
+/// valid (not UTF-8, say). The one way a handler takes a path parameter.
+#[derive(Debug)]
+pub struct ApiPath<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(value) =
+            Path::<T>::from_request_parts(parts, state)
+                .await
+                .map_err(|rejection| {
+                    ApiError::malformed(
+                        format!(
+                            "id: must be a valid id (UTF-8 text); {}",
+                            rejection.body_text()
+                        ),
+                        Some("id".to_owned()),
+                    )
+                })?;
+        Ok(ApiPath(value))
+    }
+}
+
+/// The request field a deserialization error is about, as a dotted path: the
+/// path where it happened (without the `?` of a place serde could not name),
+/// and, for the errors serde raises at the enclosing object (a missing,
+/// unknown or duplicate field), the field it quotes.
+fn field_at(path: &str, message: &str) -> Option<String> {
+    let mut parts: Vec<&str> = path
+        .split('.')
+        .filter(|part| !part.is_empty() && *part != "?")
+        .collect();
+    let quoted = ["missing field `", "unknown field `", "duplicate field `"]
+        .iter()
+        .find_map(|prefix| message.strip_prefix(prefix)?.split('`').next());
+    if let Some(name) = quoted
+        && parts.last() != Some(&name)
+    {
+        parts.push(name);
+    }
+    (!parts.is_empty()).then(|| parts.join("."))
 }
 
 /// A problem+json response in the OpenAPI description.
@@ -385,4 +441,34 @@ shared_problems! {
     DatabaseUnavailable { "503" => "The database is unavailable: retry after the Retry-After delay (with the same Idempotency-Key for a deal)" }
     /// A client seed that breaks the protocol's rules.
     InvalidClientSeed { "422" => "Invalid client seed" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field_at;
+
+    #[test]
+    fn the_field_comes_from_the_path_or_the_quoted_name() {
+        let cases = [
+            (".", "missing field `game`", Some("game")),
+            ("game", "missing field `type`", Some("game.type")),
+            (
+                "extra",
+                "unknown field `extra`, expected `game`",
+                Some("extra"),
+            ),
+            (".", "duplicate field `limit`", Some("limit")),
+            ("game.?", "key must be a string", Some("game")),
+            ("?", "EOF while parsing an object", None),
+            (".", "invalid type: sequence, expected struct", None),
+            ("limit", "invalid digit found in string", Some("limit")),
+        ];
+        for (path, message, field) in cases {
+            assert_eq!(
+                field_at(path, message).as_deref(),
+                field,
+                "{path} {message}"
+            );
+        }
+    }
 }

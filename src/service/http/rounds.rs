@@ -1,15 +1,15 @@
 //! `/v1/seed-pairs/{id}/rounds` (deal) and `/v1/rounds/{id}`.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{
-    ApiError, ApiJson, DatabaseUnavailable, JsonBodyProblems, OperatorAuthProblems, PairNotFound,
-    Problem, RoundNotFound, ViewerAuthProblems,
+    ApiError, ApiJson, ApiPath, DatabaseUnavailable, JsonBodyProblems, OperatorAuthProblems,
+    PairNotFound, Problem, RoundNotFound, ViewerAuthProblems,
 };
 use super::wire::{CreateRoundRequest, Round};
 use crate::service::store::{CloseRound, InsertRound, PairStatus, RoundRow};
@@ -67,7 +67,7 @@ async fn round_view(state: &AppState, row: &RoundRow, show_deal: bool) -> Result
 pub async fn create(
     State(state): State<AppState>,
     _operator: Operator,
-    Path(pair_id): Path<String>,
+    ApiPath(pair_id): ApiPath<String>,
     headers: HeaderMap,
     ApiJson(request): ApiJson<CreateRoundRequest>,
 ) -> Result<Response, ApiError> {
@@ -141,7 +141,7 @@ pub async fn create(
 pub async fn get(
     State(state): State<AppState>,
     viewer: Viewer,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Round>, ApiError> {
     let store = state.dealer.store();
     let row = store
@@ -167,7 +167,7 @@ pub async fn get(
 pub async fn close(
     State(state): State<AppState>,
     _operator: Operator,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Round>, ApiError> {
     let row = match state.dealer.close_round(&id).await? {
         CloseRound::Closed(row) => row,

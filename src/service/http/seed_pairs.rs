@@ -1,13 +1,13 @@
 //! `/v1/seed-pairs`: commit, set the client seed, read, rotate, list rounds.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 
 use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{
-    ApiError, ApiJson, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
+    ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
     OperatorAuthProblems, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
 use super::wire::{ClientSeedRequest, PageParams, RotationResult, Round, RoundPage, SeedPair};
@@ -51,7 +51,7 @@ pub async fn create(
 pub async fn set_client_seed(
     State(state): State<AppState>,
     _operator: Operator,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Json<SeedPair>, ApiError> {
     let client_seed = request.client_seed()?;
@@ -82,7 +82,7 @@ pub async fn get(
     State(state): State<AppState>,
     // Public, but a key that is present must be valid, as on every read.
     _viewer: Viewer,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<SeedPair>, ApiError> {
     let pair = super::load_pair(&state, &id).await?;
     Ok(Json(SeedPair::from(&pair)))
@@ -107,7 +107,7 @@ pub async fn get(
 pub async fn rounds(
     State(state): State<AppState>,
     viewer: Viewer,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Json<RoundPage>, ApiError> {
     let limit = params.limit.unwrap_or(100);
@@ -158,7 +158,7 @@ pub async fn rounds(
 pub async fn rotate(
     State(state): State<AppState>,
     _operator: Operator,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Json<RotationResult>, ApiError> {
     let client_seed = request.client_seed()?;
