@@ -30,6 +30,14 @@ pub mod service;
 pub mod telemetry;
 pub mod time;
 
+/// This build's version and the git commit it was built from.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("FAIRDEAL_GIT_COMMIT"),
+    ")"
+);
+
 /// The statistics crate, re-exported for the audit and the tests.
 pub use fairdeal_stats as stats;
 

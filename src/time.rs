@@ -5,7 +5,12 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
+use time::format_description::BorrowedFormatItem;
+use time::macros::format_description;
+
+/// RFC 3339 in UTC with milliseconds, always: `2026-11-22T06:08:50.123Z`.
+const RFC3339_MS: &[BorrowedFormatItem<'static>] =
+    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
@@ -14,10 +19,22 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// RFC 3339 UTC time from milliseconds since the epoch.
+/// RFC 3339 UTC time with milliseconds, from milliseconds since the epoch:
+/// the one format of every time the service and the tools write.
 pub fn timestamp(ms: i64) -> String {
     OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
         .ok()
-        .and_then(|t| t.format(&Rfc3339).ok())
+        .and_then(|t| t.format(RFC3339_MS).ok())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::timestamp;
+
+    #[test]
+    fn every_time_is_written_with_milliseconds_in_utc() {
+        assert_eq!(timestamp(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(timestamp(1_795_327_730_007), "2026-11-22T06:08:50.007Z");
+    }
 }

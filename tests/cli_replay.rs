@@ -168,3 +168,32 @@ fn bad_input_names_the_flag_and_the_rule() {
         assert!(stdout(&out).is_empty());
     }
 }
+
+#[test]
+fn version_names_the_release_and_the_commit() {
+    let out = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .arg("--version")
+        .output()
+        .expect("the binary runs");
+    let text = stdout(&out);
+    assert!(out.status.success());
+    assert!(
+        text.starts_with(&format!("fairdeal {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+}
+
+#[test]
+fn stats_help_speaks_of_statistics_alone() {
+    let help = |command: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args([command, "--help"])
+            .output()
+            .expect("the binary runs");
+        stdout(&out)
+    };
+    let (stats, audit) = (help("stats"), help("audit"));
+    assert!(stats.contains("not judged"), "{stats}");
+    assert!(!stats.contains("every round verified"), "{stats}");
+    assert!(audit.contains("every round verified"), "{audit}");
+}

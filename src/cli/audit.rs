@@ -24,8 +24,8 @@ pub enum Format {
     Html,
 }
 
-#[derive(Debug, Args)]
-#[command(after_help = "\
+/// `fairdeal audit --help`, after the options.
+pub const AUDIT_HELP: &str = "\
 SOURCE is an export file (from `fairdeal export` or GET /v1/export), `-` for
 standard input, or the base URL of a running service (http://host:port), whose
 /v1/export is read. With --hands FILE, a plain hand history is tested instead
@@ -39,7 +39,26 @@ serial correlation; each fails below p = 0.001/k and warns below 0.05/k
 Exit status: 0 every round verified (and no statistical test failed); 1 a
 problem was found in the records (each listed with its line); 2 the input
 could not be read or a hand-history line is malformed; 3 the records verify
-but a statistical test failed.")]
+but a statistical test failed.";
+
+/// `fairdeal stats --help`, after the options.
+pub const STATS_HELP: &str = "\
+SOURCE is an export file (from `fairdeal export` or GET /v1/export), `-` for
+standard input, or the base URL of a running service (http://host:port), whose
+/v1/export is read. With --hands FILE, a plain hand history is tested instead
+(one round per line: `As Kd | 7h 8h 9c Tc Jd`, `As Kd`, or five cards).
+
+Only the statistics: the records are read but not judged (use `fairdeal audit`
+to check every commitment, card and nonce). Tests: card x position, hold'em
+starting hands (pair/suited/offsuit and the 169 classes), 5-card and 7-card
+hand categories against exact counts, and serial correlation; each fails below
+p = 0.001/k and warns below 0.05/k (Bonferroni over the k tests with enough
+data), and a test without enough data says how many more it needs.
+
+Exit status: 0 no statistical test failed; 2 the input could not be read or a
+hand-history line is malformed; 3 a statistical test failed.";
+
+#[derive(Debug, Args)]
 pub struct AuditOpts {
     /// Export file, `-` for stdin, or a service's base URL.
     #[arg(required_unless_present = "hands", conflicts_with = "hands")]

@@ -16,7 +16,7 @@ pub mod serve;
 
 /// fairdeal: provably-fair card dealing (protocol fairdeal-v1).
 #[derive(Debug, Parser)]
-#[command(name = "fairdeal", version, about, long_about = None)]
+#[command(name = "fairdeal", version = crate::VERSION, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -33,8 +33,10 @@ pub enum Command {
     /// Write every revealed seed pair and its rounds as NDJSON (as GET /v1/export).
     Export(export::ExportOpts),
     /// Replay every round of an export: commitments, cards, nonce sequences, statistics.
+    #[command(after_help = audit::AUDIT_HELP)]
     Audit(audit::AuditOpts),
     /// Statistical tests of an export or a hand history (no verification verdict).
+    #[command(after_help = audit::STATS_HELP)]
     Stats(audit::AuditOpts),
     /// Print the OpenAPI description of the HTTP API (what openapi.yaml holds).
     Openapi,

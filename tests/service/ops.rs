@@ -8,6 +8,14 @@ use crate::harness::{TestApp, on_both_backends};
 async fn health_readiness_and_metrics_answer(app: &TestApp) {
     assert_eq!(app.public.get("/healthz").await.status, StatusCode::OK);
     assert_eq!(app.public.get("/readyz").await.status, StatusCode::OK);
+    let version = app.public.get("/version").await.success();
+    assert_eq!(version["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(version["protocol"], "fairdeal-v1");
+    let commit = version["commit"].as_str().unwrap_or_default();
+    assert!(
+        fairdeal::VERSION.contains(commit) && !commit.is_empty(),
+        "{version}"
+    );
     let pair_id = app.operator.active_pair("metrics").await;
     for game in [
         json!({"type": "omaha", "players": 4}),
@@ -56,6 +64,7 @@ fn openapi_yaml_is_generated_from_the_code() {
         "/healthz:",
         "/readyz:",
         "/metrics:",
+        "/version:",
     ] {
         assert!(
             generated.contains(&format!("  {path}\n")),

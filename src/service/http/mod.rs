@@ -134,6 +134,7 @@ documented_routes![
     ops::healthz,
     ops::readyz,
     ops::metrics,
+    ops::version,
 ];
 
 /// The whole API, with [`Limits::default`].
@@ -205,7 +206,8 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
     ),
     components(schemas(error::Problem, wire::SeedPair, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
-        wire::VerifyRequest, wire::VerifyResponse, wire::GameSpec, wire::DealDoc, wire::NonceDoc)),
+        wire::VerifyRequest, wire::VerifyResponse, wire::GameSpec, wire::DealDoc, wire::NonceDoc,
+        ops::VersionInfo)),
     modifiers(&OperatorKey),
 )]
 #[derive(Debug)]

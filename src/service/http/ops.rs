@@ -1,11 +1,38 @@
-//! Operational endpoints: liveness, readiness, metrics.
+//! Operational endpoints: liveness, readiness, metrics, version.
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiError, Problem};
+
+/// What this server is.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VersionInfo {
+    /// The package version.
+    #[schema(example = "0.1.0")]
+    pub version: &'static str,
+    /// The git commit it was built from (`unknown` when built without one).
+    pub commit: &'static str,
+    /// The dealing protocol it implements.
+    #[schema(example = "fairdeal-v1")]
+    pub protocol: &'static str,
+}
+
+/// The version and git commit of this server.
+#[utoipa::path(get, path = "/version", tag = "operations",
+    responses((status = 200, description = "Version, commit and protocol", body = VersionInfo)))]
+pub async fn version() -> Json<VersionInfo> {
+    Json(VersionInfo {
+        version: env!("CARGO_PKG_VERSION"),
+        commit: env!("FAIRDEAL_GIT_COMMIT"),
+        protocol: fairdeal_core::PROTOCOL,
+    })
+}
 
 /// Liveness: the process answers.
 #[utoipa::path(get, path = "/healthz", tag = "operations",
