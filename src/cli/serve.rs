@@ -99,6 +99,25 @@ fn parse_positive_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
+/// The `keys create` command that reaches this server's database, spelled
+/// the way this process was started (through cargo, or the binary itself).
+fn key_command_hint(data_dir: &std::path::Path) -> String {
+    let through_cargo = std::env::var_os("CARGO").is_some()
+        || std::env::current_exe()
+            .is_ok_and(|exe| exe.components().any(|part| part.as_os_str() == "target"));
+    let program = if through_cargo {
+        "cargo run --release -- "
+    } else {
+        "fairdeal "
+    };
+    let data_dir = if data_dir == std::path::Path::new("data") {
+        String::new()
+    } else {
+        format!(" --data-dir {}", data_dir.display())
+    };
+    format!("{program}keys create --name NAME{data_dir}")
+}
+
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -152,7 +171,10 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         .with_context(|| format!("listening on {}", opts.listen))?;
     let addr = listener.local_addr()?;
     println!("fairdeal listening on http://{addr}");
-    println!("create an operator API key with: fairdeal keys create --name NAME");
+    println!(
+        "create an operator API key with: {}",
+        key_command_hint(&opts.db.data_dir)
+    );
     tracing::info!(%addr, "listening");
 
     let timeout_ms = i64::try_from(opts.round_timeout.saturating_mul(1000)).unwrap_or(i64::MAX);
