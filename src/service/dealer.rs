@@ -14,7 +14,7 @@ use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
 use super::sealing::{MasterKey, Slot};
 use super::store::{
     CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus, Rotate, Rotation,
-    SetClientSeed, Store,
+    RoundRow, SealedDeal, SetClientSeed, Store,
 };
 use crate::time::now_ms;
 
@@ -105,10 +105,12 @@ impl Dealer {
                 let client = ClientSeed::new(ctx.client_seed)
                     .map_err(|e| anyhow::anyhow!("stored client seed is invalid: {e}"))?;
                 let dealt = deal(&seed, &client, ctx.nonce, game);
+                let id = new_id();
+                let deal_sealed = self.key.seal_deal(&serde_json::to_string(&dealt)?, &id)?;
                 Ok(NewRound {
-                    id: new_id(),
+                    id,
                     game: game_json.clone(),
-                    deal: serde_json::to_string(&dealt)?,
+                    deal_sealed,
                     created_at: now_ms(),
                 })
             })
@@ -121,6 +123,18 @@ impl Dealer {
             }
         }
         Ok(outcome)
+    }
+
+    /// The round's deal as JSON: opened from its seal while the pair is
+    /// unrevealed, as stored once it is. Callers decide who may see it.
+    pub fn deal_json(&self, round: &RoundRow) -> anyhow::Result<String> {
+        match &round.deal_sealed {
+            Some(sealed) => self
+                .key
+                .open_deal(sealed, &round.id)
+                .context("opening a round's sealed deal"),
+            None => Ok(round.deal.clone()),
+        }
     }
 
     pub async fn close_round(&self, round_id: &str) -> anyhow::Result<CloseRound> {
@@ -141,7 +155,7 @@ impl Dealer {
     pub async fn rotate(&self, pair_id: &str, client_seed: &ClientSeed) -> anyhow::Result<Rotate> {
         let successor_id = new_id();
         self.store
-            .rotate(pair_id, |pair: &PairRow| {
+            .rotate(pair_id, |pair: &PairRow, sealed_deals: &[SealedDeal]| {
                 let sealed_current = pair
                     .server_seed_sealed
                     .as_deref()
@@ -164,9 +178,20 @@ impl Dealer {
                     Some(client_seed),
                     Some(pair.id.clone()),
                 )?;
+                let opened_deals = sealed_deals
+                    .iter()
+                    .map(|(round_id, sealed)| {
+                        let deal = self
+                            .key
+                            .open_deal(sealed, round_id)
+                            .context("opening a round's sealed deal")?;
+                        Ok((round_id.clone(), deal))
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()?;
                 Ok(Rotation {
                     revealed_server_seed: current.reveal_hex(),
                     successor,
+                    opened_deals,
                 })
             })
             .await

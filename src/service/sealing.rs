@@ -128,37 +128,34 @@ impl MasterKey {
         XChaCha20Poly1305::new(&self.0.into())
     }
 
-    /// Seals `seed` for `slot` of pair `pair_id`: 24-byte random nonce, then
+    /// Encrypts `message` bound to `aad`: a 24-byte random nonce, then the
     /// ciphertext and tag.
-    pub fn seal(&self, seed: &ServerSeed, pair_id: &str, slot: Slot) -> anyhow::Result<Vec<u8>> {
+    fn seal_bytes(&self, message: &[u8], aad: &str) -> anyhow::Result<Vec<u8>> {
         let mut nonce = [0u8; NONCE_LEN];
         getrandom::fill(&mut nonce).map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))?;
-        let aad = associated_data(pair_id, slot);
         let ciphertext = self
             .cipher()
             .encrypt(
                 &XNonce::from(nonce),
                 Payload {
-                    msg: seed.as_bytes(),
+                    msg: message,
                     aad: aad.as_bytes(),
                 },
             )
-            .map_err(|_| anyhow::anyhow!("sealing a server seed failed"))?;
+            .map_err(|_| anyhow::anyhow!("sealing failed"))?;
         let mut sealed = nonce.to_vec();
         sealed.extend_from_slice(&ciphertext);
         Ok(sealed)
     }
 
-    /// Opens what [`MasterKey::seal`] made for the same pair and slot.
-    pub fn open(&self, sealed: &[u8], pair_id: &str, slot: Slot) -> Result<ServerSeed, OpenError> {
-        if sealed.len() != NONCE_LEN + SERVER_SEED_LEN + 16 {
+    /// Decrypts what [`MasterKey::seal_bytes`] made with the same `aad`.
+    fn open_bytes(&self, sealed: &[u8], aad: &str) -> Result<Vec<u8>, OpenError> {
+        if sealed.len() < NONCE_LEN + 16 {
             return Err(OpenError);
         }
         let (nonce, ciphertext) = sealed.split_at(NONCE_LEN);
         let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| OpenError)?;
-        let aad = associated_data(pair_id, slot);
-        let mut plain = self
-            .cipher()
+        self.cipher()
             .decrypt(
                 &XNonce::from(nonce),
                 Payload {
@@ -166,15 +163,44 @@ impl MasterKey {
                     aad: aad.as_bytes(),
                 },
             )
-            .map_err(|_| OpenError)?;
+            .map_err(|_| OpenError)
+    }
+
+    /// Seals `seed` for `slot` of pair `pair_id`.
+    pub fn seal(&self, seed: &ServerSeed, pair_id: &str, slot: Slot) -> anyhow::Result<Vec<u8>> {
+        self.seal_bytes(seed.as_bytes(), &associated_data(pair_id, slot))
+    }
+
+    /// Opens what [`MasterKey::seal`] made for the same pair and slot.
+    pub fn open(&self, sealed: &[u8], pair_id: &str, slot: Slot) -> Result<ServerSeed, OpenError> {
+        if sealed.len() != NONCE_LEN + SERVER_SEED_LEN + 16 {
+            return Err(OpenError);
+        }
+        let mut plain = self.open_bytes(sealed, &associated_data(pair_id, slot))?;
         let bytes: Result<[u8; SERVER_SEED_LEN], _> = plain.as_slice().try_into();
         plain.zeroize();
         bytes.map(ServerSeed::from_bytes).map_err(|_| OpenError)
+    }
+
+    /// Seals the recorded deal (its JSON) of round `round_id`, while its
+    /// pair is unrevealed: a copy of the database shows no cards in play.
+    pub fn seal_deal(&self, deal_json: &str, round_id: &str) -> anyhow::Result<Vec<u8>> {
+        self.seal_bytes(deal_json.as_bytes(), &deal_associated_data(round_id))
+    }
+
+    /// Opens what [`MasterKey::seal_deal`] made for the same round.
+    pub fn open_deal(&self, sealed: &[u8], round_id: &str) -> Result<String, OpenError> {
+        let plain = self.open_bytes(sealed, &deal_associated_data(round_id))?;
+        String::from_utf8(plain).map_err(|_| OpenError)
     }
 }
 
 fn associated_data(pair_id: &str, slot: Slot) -> String {
     format!("fairdeal seed v1|pair={pair_id}|slot={}", slot.label())
+}
+
+fn deal_associated_data(round_id: &str) -> String {
+    format!("fairdeal deal v1|round={round_id}")
 }
 
 /// Writes a file readable only by its owner (created with mode 0600 on Unix,
@@ -234,6 +260,16 @@ mod tests {
             key().open(&sealed[..40], "pair-a", Slot::Current).err(),
             Some(OpenError)
         );
+    }
+
+    #[test]
+    fn a_sealed_deal_opens_only_for_its_own_round() {
+        let deal = r#"{"deck":["Td","6s"]}"#;
+        let sealed = key().seal_deal(deal, "round-1").expect("seal");
+        assert!(!sealed.windows(4).any(|w| w == b"\"Td\""));
+        assert_eq!(key().open_deal(&sealed, "round-1").as_deref(), Ok(deal));
+        assert_eq!(key().open_deal(&sealed, "round-2"), Err(OpenError));
+        assert_eq!(key().open_deal(&sealed[..20], "round-1"), Err(OpenError));
     }
 
     #[test]

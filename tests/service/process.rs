@@ -89,19 +89,26 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
         server
             .printed
             .iter()
-            .any(|l| l.contains("fairdeal keys create"))
+            .any(|l| l.contains("keys create --name NAME --data-dir")),
+        "the hint names the data directory the server was started with: {:?}",
+        server.printed
     );
     let client = Client::new(&server.base).with_key(&key).recording();
 
     let pair_a = client.active_pair("secrecy").await;
     let mut rounds = Vec::new();
-    for game in [
-        json!({"type": "holdem", "players": 6}),
-        json!({"type": "deck", "decks": 2}),
+    // The cards in play, as their stored JSON would spell them.
+    let mut cards_in_play = Vec::new();
+    for (game, list) in [
+        (json!({"type": "holdem", "players": 6}), "board"),
+        (json!({"type": "deck", "decks": 2}), "deck"),
     ] {
         let round = client.deal(&pair_a, game).await;
         assert_eq!(round.status, StatusCode::CREATED);
         rounds.push(round.id());
+        let cards = round.json["deal"][list].to_string();
+        assert!(cards.len() > 10, "{cards}");
+        cards_in_play.push(cards);
     }
     client.get(&format!("/v1/seed-pairs/{pair_a}")).await;
     client.get(&format!("/v1/seed-pairs/{pair_a}/rounds")).await;
@@ -188,6 +195,24 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
     }
     assert!(!contains(&log[..log_before_reveal], seed_a.as_bytes()));
     assert!(!contains(&database_before_reveal, seed_a.as_bytes()));
+    // A copy of the database taken mid-hand shows no card in play; after the
+    // reveal the deals are stored in the clear (so the search can find them).
+    // (PostgreSQL's dump is JSON, where the stored text's quotes are escaped.)
+    for cards in &cards_in_play {
+        let spellings = [cards.clone(), cards.replace('"', "\\\"")];
+        assert!(
+            !spellings
+                .iter()
+                .any(|needle| contains(&database_before_reveal, needle.as_bytes())),
+            "the database holds a deal in play: {cards}"
+        );
+        assert!(
+            spellings
+                .iter()
+                .any(|needle| contains(&database_after, needle.as_bytes())),
+            "{cards}"
+        );
+    }
     assert!(!contains(&database_before_reveal, seeds_of_a[0].as_bytes()));
     // Once revealed it is public and stored in the clear.
     assert!(contains(&database_after, seed_a.as_bytes()));

@@ -12,7 +12,7 @@ use super::error::{
     PairNotFound, Problem, RoundNotFound, ViewerAuthProblems,
 };
 use super::wire::{CreateRoundRequest, Round};
-use crate::service::store::{CloseRound, InsertRound, PairStatus, RoundRow};
+use crate::service::store::{CloseRound, InsertRound, PairRow, PairStatus, RoundRow};
 
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
@@ -33,11 +33,24 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// The round as its reader may see it (the deal only when `show_deal` or
-/// once the pair is revealed).
-async fn round_view(state: &AppState, row: &RoundRow, show_deal: bool) -> Result<Round, ApiError> {
+/// The round as its reader may see it (the deal for an operator, or once
+/// the pair is revealed).
+async fn round_view(state: &AppState, row: &RoundRow, operator: bool) -> Result<Round, ApiError> {
     let pair = super::load_pair(state, &row.seed_pair_id).await?;
-    Ok(Round::view(row, &pair, show_deal)?)
+    visible_round(state, row, &pair, operator)
+}
+
+/// [`Round::view`] with the deal opened when the reader may see it.
+pub(super) fn visible_round(
+    state: &AppState,
+    row: &RoundRow,
+    pair: &PairRow,
+    operator: bool,
+) -> Result<Round, ApiError> {
+    let deal = Round::deal_visible(pair, operator)
+        .then(|| state.dealer.deal_json(row))
+        .transpose()?;
+    Ok(Round::view(row, pair, deal)?)
 }
 
 /// Deal the pair's next round.

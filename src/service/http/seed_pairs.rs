@@ -10,7 +10,7 @@ use super::error::{
     ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
     OperatorAuthProblems, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
-use super::wire::{ClientSeedRequest, PageParams, RotationResult, Round, RoundPage, SeedPair};
+use super::wire::{ClientSeedRequest, PageParams, RotationResult, RoundPage, SeedPair};
 use crate::service::store::{Rotate, SetClientSeed};
 
 /// Commit to a new seed pair.
@@ -127,8 +127,8 @@ pub async fn rounds(
     let rounds = rows
         .iter()
         .take(limit as usize)
-        .map(|row| Round::view(row, &pair, viewer.0.is_some()))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .map(|row| super::rounds::visible_round(&state, row, &pair, viewer.0.is_some()))
+        .collect::<Result<Vec<_>, ApiError>>()?;
     let next_after = if more {
         rounds.last().map(|r| r.nonce)
     } else {

@@ -123,8 +123,9 @@ pub struct Round {
 }
 
 impl Round {
-    /// The round as `pair`'s reader may see it.
-    pub fn view(row: &RoundRow, pair: &PairRow, show_deal: bool) -> anyhow::Result<Self> {
+    /// The round as `pair`'s reader may see it: `deal` is the deal's JSON
+    /// when the reader may see it (see [`Round::deal_visible`]).
+    pub fn view(row: &RoundRow, pair: &PairRow, deal: Option<String>) -> anyhow::Result<Self> {
         let revealed = pair.revealed_seed();
         Ok(Self {
             id: row.id.clone(),
@@ -134,16 +135,20 @@ impl Round {
             client_seed: pair.client_seed.clone().unwrap_or_default(),
             nonce: row.nonce as u64,
             game: RawValue::from_string(row.game.clone())?,
-            deal: if show_deal || revealed.is_some() {
-                Some(RawValue::from_string(row.deal.clone())?)
-            } else {
-                None
-            },
+            deal: deal.map(RawValue::from_string).transpose()?,
             status: row.status,
             created_at: timestamp(row.created_at),
             closed_at: row.closed_at.map(timestamp),
             server_seed: revealed.map(str::to_owned),
         })
+    }
+}
+
+impl Round {
+    /// Who may see a round's cards: an operator always, everyone once the
+    /// pair is revealed.
+    pub fn deal_visible(pair: &PairRow, operator: bool) -> bool {
+        operator || pair.revealed_seed().is_some()
     }
 }
 

@@ -12,12 +12,17 @@ pub enum SetClientSeed {
     AlreadySet(PairRow),
 }
 
-/// What rotation needs to build the next pair, made by the rotate closure
-/// from the current pair's sealed seeds.
+/// A round whose deal is sealed: its id and the sealed bytes.
+pub type SealedDeal = (String, Vec<u8>);
+
+/// What rotation needs, made by the rotate closure from the current pair's
+/// sealed seeds and its rounds' sealed deals.
 #[derive(Debug)]
 pub struct Rotation {
     pub revealed_server_seed: String,
     pub successor: NewPair,
+    /// Each sealed round's id and its deal's JSON, to store in the clear.
+    pub opened_deals: Vec<(String, String)>,
 }
 
 /// The outcome of a rotation.
@@ -103,11 +108,12 @@ impl Store {
     }
 
     /// Reveals the pair and opens its successor, atomically. `rotation`
-    /// receives the current pair (with its sealed seeds) and returns the
-    /// revealed seed and the successor to insert.
+    /// receives the current pair (with its sealed seeds) and its rounds'
+    /// sealed deals, and returns the revealed seed, the opened deals (stored
+    /// in the clear from now on) and the successor to insert.
     pub async fn rotate<F>(&self, pair_id: &str, rotation: F) -> anyhow::Result<Rotate>
     where
-        F: Fn(&PairRow) -> anyhow::Result<Rotation>,
+        F: Fn(&PairRow, &[SealedDeal]) -> anyhow::Result<Rotation>,
     {
         // Locks the row (PostgreSQL) or the database (SQLite) for the rest of
         // the transaction; a concurrent deal waits, then sees `revealed`.
@@ -117,6 +123,9 @@ impl Store {
         );
         const IN_PLAY: &str = "SELECT id FROM rounds WHERE seed_pair_id = $1 AND status = $2 \
                                ORDER BY nonce LIMIT 100";
+        const SEALED: &str = "SELECT id, deal_sealed FROM rounds \
+                              WHERE seed_pair_id = $1 AND deal_sealed IS NOT NULL";
+        const UNSEAL: &str = "UPDATE rounds SET deal = $2, deal_sealed = NULL WHERE id = $1";
         const REVEAL: &str = concat!(
             "UPDATE seed_pairs SET status = $5, server_seed = $2, server_seed_sealed = NULL, \
              next_server_seed_sealed = NULL, revealed_at = $3, successor_id = $4, \
@@ -146,10 +155,22 @@ impl Store {
                     rounds.into_iter().map(|(id,)| id).collect(),
                 ));
             }
+            let sealed: Vec<SealedDeal> = sqlx::query_as(SEALED)
+                .bind(pair_id)
+                .fetch_all(&mut *tx)
+                .await?;
             let Rotation {
                 revealed_server_seed,
                 successor,
-            } = rotation(&pair)?;
+                opened_deals,
+            } = rotation(&pair, &sealed)?;
+            for (round_id, deal) in &opened_deals {
+                sqlx::query(UNSEAL)
+                    .bind(round_id)
+                    .bind(deal)
+                    .execute(&mut *tx)
+                    .await?;
+            }
             let now = successor.created_at;
             let current: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
                 .fetch_one(&mut *tx)

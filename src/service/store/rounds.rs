@@ -84,8 +84,8 @@ impl Store {
              WHERE id = $1 AND status = $2 AND next_nonce < 9223372036854775807 \
              RETURNING next_nonce - 1, server_seed_sealed, client_seed";
         const INSERT: &str = concat!(
-            "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at, idempotency_key) \
-             VALUES ($1, $2, $3, $4, $5, $8, $6, $7) RETURNING ",
+            "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, status, \
+             created_at, idempotency_key) VALUES ($1, $2, $3, $4, '', $5, $8, $6, $7) RETURNING ",
             round_columns!()
         );
         let dealt: Option<RoundRow> = write_tx!(self, |tx| {
@@ -106,7 +106,7 @@ impl Store {
                         .bind(pair_id)
                         .bind(nonce)
                         .bind(&round.game)
-                        .bind(&round.deal)
+                        .bind(&round.deal_sealed)
                         .bind(round.created_at)
                         .bind(idempotency_key)
                         .bind(RoundStatus::InPlay.as_str())

@@ -112,7 +112,10 @@ pub struct RoundRow {
     pub seed_pair_id: String,
     pub nonce: i64,
     pub game: String,
+    /// The deal's JSON once the pair is revealed; empty while it is sealed.
     pub deal: String,
+    /// The deal sealed under the master key, while the pair is unrevealed.
+    pub deal_sealed: Option<Vec<u8>>,
     #[sqlx(try_from = "String")]
     pub status: RoundStatus,
     pub created_at: i64,
@@ -144,12 +147,12 @@ pub struct NewPair {
     pub predecessor_id: Option<String>,
 }
 
-/// A round to insert, made by the deal closure.
+/// A round to insert, made by the deal closure: its deal already sealed.
 #[derive(Debug)]
 pub struct NewRound {
     pub id: String,
     pub game: String,
-    pub deal: String,
+    pub deal_sealed: Vec<u8>,
     pub created_at: i64,
 }
 
@@ -165,7 +168,7 @@ macro_rules! pair_columns {
 
 macro_rules! round_columns {
     () => {
-        "id, seed_pair_id, nonce, game, deal, status, created_at, closed_at, idempotency_key"
+        "id, seed_pair_id, nonce, game, deal, deal_sealed, status, created_at, closed_at, idempotency_key"
     };
 }
 
