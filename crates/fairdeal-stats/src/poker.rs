@@ -1,11 +1,9 @@
-//! Poker hand categories and their exact frequencies, computed here by
-//! enumerating every hand (C(52,5) = 2,598,960 five-card hands and
-//! C(52,7) = 133,784,560 seven-card hands), never pasted from a table.
-
-use std::sync::OnceLock;
+//! Poker hand categories and their exact frequencies: constants, each proved
+//! by a test that enumerates every hand (C(52,5) = 2,598,960 five-card hands
+//! and C(52,7) = 133,784,560 seven-card hands), so no run of the audit spends
+//! seconds enumerating.
 
 use fairdeal_core::{Card, Rank};
-use rayon::prelude::*;
 use serde::Serialize;
 
 /// Hand categories, weakest first.
@@ -104,24 +102,40 @@ pub fn category(cards: &[Card]) -> Category {
     category_of_masks(masks)
 }
 
+#[cfg(test)]
 fn bit(idx: usize) -> (usize, u16) {
     (idx / 13, 1 << (idx % 13))
 }
 
-/// Counts of each category over every 5-card hand.
+/// Counts of each category over every 5-card hand (2,598,960 hands), in
+/// [`Category::ALL`] order. Constants, proved by enumeration in the tests.
+pub const FIVE_CARD_COUNTS: [u64; 9] = [
+    1_302_540, 1_098_240, 123_552, 54_912, 10_200, 5_108, 3_744, 624, 40,
+];
+
+/// Counts of each best-of-seven category over every 7-card hand
+/// (133,784,560 hands). Constants, proved by enumeration in the tests (which
+/// takes seconds, so no run of the audit repeats it).
+pub const SEVEN_CARD_COUNTS: [u64; 9] = [
+    23_294_460, 58_627_800, 31_433_400, 6_461_620, 6_180_020, 4_047_644, 3_473_184, 224_848, 41_584,
+];
+
+/// [`FIVE_CARD_COUNTS`].
 pub fn exact_five_card_counts() -> &'static [u64; 9] {
-    static COUNTS: OnceLock<[u64; 9]> = OnceLock::new();
-    COUNTS.get_or_init(|| enumerate(5))
+    &FIVE_CARD_COUNTS
 }
 
-/// Counts of each best-of-seven category over every 7-card hand.
+/// [`SEVEN_CARD_COUNTS`].
 pub fn exact_seven_card_counts() -> &'static [u64; 9] {
-    static COUNTS: OnceLock<[u64; 9]> = OnceLock::new();
-    COUNTS.get_or_init(|| enumerate(7))
+    &SEVEN_CARD_COUNTS
 }
 
-/// Enumerates every `k`-card hand (k = 5 or 7), in parallel over the first card.
+/// Enumerates every `k`-card hand (k = 5 or 7), in parallel over the first
+/// card: the proof of the constants above.
+#[cfg(test)]
 fn enumerate(k: usize) -> [u64; 9] {
+    use rayon::prelude::*;
+
     fn walk(start: usize, left: usize, masks: [u16; 4], counts: &mut [u64; 9]) {
         if left == 0 {
             counts[category_of_masks(masks) as usize] += 1;
@@ -283,29 +297,17 @@ mod tests {
         starting_class(a.parse().expect("card"), b.parse().expect("card"))
     }
 
-    /// The enumeration agrees with the textbook counts (which it does not use).
+    /// Enumerating every hand gives the constants the audit uses (and the
+    /// textbook counts).
     #[test]
-    fn five_card_enumeration_gives_the_textbook_counts() {
-        let counts = exact_five_card_counts();
-        assert_eq!(counts.iter().sum::<u64>(), 2_598_960);
-        assert_eq!(
-            *counts,
-            [
-                1_302_540, 1_098_240, 123_552, 54_912, 10_200, 5_108, 3_744, 624, 40
-            ]
-        );
+    fn five_card_enumeration_gives_the_constants() {
+        assert_eq!(FIVE_CARD_COUNTS.iter().sum::<u64>(), 2_598_960);
+        assert_eq!(enumerate(5), FIVE_CARD_COUNTS);
     }
 
     #[test]
-    fn seven_card_enumeration_gives_the_textbook_counts() {
-        let counts = exact_seven_card_counts();
-        assert_eq!(counts.iter().sum::<u64>(), 133_784_560);
-        assert_eq!(
-            *counts,
-            [
-                23_294_460, 58_627_800, 31_433_400, 6_461_620, 6_180_020, 4_047_644, 3_473_184,
-                224_848, 41_584
-            ]
-        );
+    fn seven_card_enumeration_gives_the_constants() {
+        assert_eq!(SEVEN_CARD_COUNTS.iter().sum::<u64>(), 133_784_560);
+        assert_eq!(enumerate(7), SEVEN_CARD_COUNTS);
     }
 }
