@@ -183,7 +183,10 @@ fn a_fair_hand_history_passes_and_a_small_one_says_how_many_hands_it_needs() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
-        text.contains("starting hands: 169 classes: not enough data (8 samples; needs about 1658"),
+        text.contains(
+            "starting hands: 169 classes: not enough data (8 starting hands; \
+             needs about 1658 starting hands in all"
+        ),
         "{text}"
     );
     assert!(
@@ -240,4 +243,54 @@ fn the_html_report_is_one_self_contained_file_with_plots() {
     );
     assert!(html.contains("<table>"), "numbers underneath");
     assert!(!html.contains("<script") && !html.contains("http://") && !html.contains("https://"));
+    // The statistics verdict has a headline of its own.
+    assert!(html.contains("Statistics: "), "statistics headline");
+    // The heat map says what its axes and colours mean.
+    assert!(html.contains("position in the shuffled deck"));
+    assert!(html.contains("card, in deck order"));
+    assert!(html.contains("residual (observed − expected) / √expected"));
+    // Provenance: this build, and exactly the bytes that were read.
+    let bytes = std::fs::read(&export).expect("read");
+    let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+    assert!(
+        html.contains(&format!("<td>{sha256}</td>")),
+        "input SHA-256"
+    );
+    assert!(
+        html.contains(&format!("<td>{} bytes</td>", bytes.len())),
+        "input size"
+    );
+    assert!(html.contains(&format!("fairdeal {}", fairdeal::VERSION)));
+    assert!(html.contains("--format html"), "the command");
+}
+
+/// A tampered export's records verdict is red, whatever the statistics say.
+#[test]
+fn each_verdict_in_the_html_report_has_its_own_colour() {
+    let dir = tempfile::tempdir().expect("dir");
+    let export = dir.path().join("tampered.ndjson");
+    let mut lines = fair_export(30, 40);
+    lines.pop(); // the end line: the export is cut off
+    std::fs::write(&export, lines.join("\n") + "\n").expect("write");
+    let out = hands_cli(&[
+        "audit",
+        export.to_str().expect("path"),
+        "--format",
+        "html",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let html = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(
+        html.contains("<span class=\"verdict fail\">Records: FAIL"),
+        "the records verdict is coloured as a failure"
+    );
+    let statistics = html.find("Statistics: ").expect("statistics headline");
+    let class_start = html[..statistics]
+        .rfind("class=\"verdict ")
+        .expect("a class");
+    assert!(
+        !html[class_start..statistics].contains("fail"),
+        "the statistics verdict is coloured by itself"
+    );
 }

@@ -30,20 +30,45 @@ pub fn verdict_word(verdict: Verdict) -> &'static str {
 fn summary_line(test: &Outcome) -> String {
     match (test.p_value, test.needed) {
         (Some(p), _) => format!(
-            "{}: {} (statistic {:.2}{}, p = {}, {} samples)",
+            "{}: {} (statistic {:.2}{}, p = {}, {} {})",
             test.name,
             verdict_word(test.verdict),
             test.statistic.unwrap_or_default(),
             test.df.map(|df| format!(", {df} df")).unwrap_or_default(),
             format_p_value(p),
-            test.samples
+            test.samples,
+            test.unit
         ),
         (None, Some(needed)) => format!(
-            "{}: not enough data ({} samples; needs about {needed} for every expected count to reach 5)",
-            test.name, test.samples
+            "{}: not enough data ({} {unit}; needs about {needed} {unit} in all, for every expected count to reach 5)",
+            test.name,
+            test.samples,
+            unit = test.unit
         ),
-        (None, None) => format!("{}: no samples of this kind", test.name),
+        (None, None) => format!("{}: no {} in the input", test.name, test.unit),
     }
+}
+
+/// Where a report's numbers came from, shown at its foot.
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    /// The source as given (a file, `-`, or a URL).
+    pub source: String,
+    /// Lowercase hex SHA-256 of the bytes read.
+    pub sha256: String,
+    /// How many bytes were read.
+    pub bytes: u64,
+    /// When the report was made (RFC 3339 UTC).
+    pub generated_at: String,
+    /// The command line that made it.
+    pub command: String,
+}
+
+/// A headline verdict at the top of the HTML report, coloured by itself.
+#[derive(Clone, Debug)]
+pub struct Headline {
+    pub verdict: Verdict,
+    pub text: String,
 }
 
 /// The statistics as text lines.
@@ -120,42 +145,104 @@ fn bars_svg(test: &Outcome) -> String {
     svg
 }
 
-/// Card × position: standardised residuals, blue below expectation, red above.
+/// Card × position: standardised residuals, blue below expectation, red
+/// above, with both axes labelled and a colour legend.
 fn heat_map_svg(residuals: &[Vec<f64>]) -> String {
-    let cell = 10.0;
+    const CELL: f64 = 10.0;
+    const LEFT: f64 = 60.0;
+    const TOP: f64 = 24.0;
+    let grid = 52.0 * CELL;
+    let colour = |r: f64| {
+        let t = (r / 4.0).clamp(-1.0, 1.0);
+        let (red, green, blue) = if t >= 0.0 {
+            (255.0, 255.0 * (1.0 - t), 255.0 * (1.0 - t))
+        } else {
+            (255.0 * (1.0 + t), 255.0 * (1.0 + t), 255.0)
+        };
+        format!("rgb({red:.0},{green:.0},{blue:.0})")
+    };
     let mut svg = format!(
-        "<svg viewBox=\"0 0 {0} {0}\" role=\"img\" aria-label=\"card by position residuals\" class=\"heat\">",
-        52.0 * cell + 40.0
+        "<svg viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"card by position residuals\" class=\"heat\">",
+        LEFT + grid + 20.0,
+        TOP + grid + 90.0
     );
+    let _ = write!(
+        svg,
+        "<text class=\"label\" x=\"{}\" y=\"14\">position in the shuffled deck (1 = top)</text>\
+         <text class=\"label\" transform=\"translate(14 {}) rotate(-90)\">card, in deck order (2♣ … A♠)</text>",
+        LEFT + grid / 2.0,
+        TOP + grid / 2.0
+    );
+    for tick in [1usize, 13, 26, 39, 52] {
+        let _ = write!(
+            svg,
+            "<text class=\"label\" x=\"{}\" y=\"{}\">{tick}</text>",
+            LEFT + (tick as f64 - 0.5) * CELL,
+            TOP + grid + 12.0
+        );
+        let _ = write!(
+            svg,
+            "<text class=\"label\" x=\"{}\" y=\"{}\">{}</text>",
+            LEFT - 16.0,
+            TOP + (tick as f64 - 0.5) * CELL + 4.0,
+            fairdeal_core::Card::from_deck_index(tick - 1)
+        );
+    }
     for (card, row) in residuals.iter().enumerate() {
-        for (pos, r) in row.iter().enumerate() {
-            let t = (r / 4.0).clamp(-1.0, 1.0);
-            let (red, green, blue) = if t >= 0.0 {
-                (255.0, 255.0 * (1.0 - t), 255.0 * (1.0 - t))
-            } else {
-                (255.0 * (1.0 + t), 255.0 * (1.0 + t), 255.0)
-            };
+        for (pos, &r) in row.iter().enumerate() {
             let _ = write!(
                 svg,
-                "<rect x=\"{}\" y=\"{}\" width=\"{cell}\" height=\"{cell}\" fill=\"rgb({:.0},{:.0},{:.0})\"><title>{} at position {}: residual {:.2}</title></rect>",
-                40.0 + pos as f64 * cell,
-                card as f64 * cell,
-                red,
-                green,
-                blue,
+                "<rect x=\"{}\" y=\"{}\" width=\"{CELL}\" height=\"{CELL}\" fill=\"{}\"><title>{} at position {}: residual {:.2}</title></rect>",
+                LEFT + pos as f64 * CELL,
+                TOP + card as f64 * CELL,
+                colour(r),
                 fairdeal_core::Card::from_deck_index(card),
                 pos + 1,
                 r
             );
         }
     }
+    // The legend: residual (O − E)/√E from −4 to +4.
+    let legend_y = TOP + grid + 30.0;
+    for step in 0..=16 {
+        let r = -4.0 + f64::from(step) * 0.5;
+        let _ = write!(
+            svg,
+            "<rect x=\"{}\" y=\"{legend_y}\" width=\"20\" height=\"12\" fill=\"{}\"/>",
+            LEFT + f64::from(step) * 20.0,
+            colour(r)
+        );
+    }
+    let _ = write!(
+        svg,
+        "<text class=\"label\" x=\"{}\" y=\"{}\">−4 or less</text>\
+         <text class=\"label\" x=\"{}\" y=\"{}\">0 (as expected)</text>\
+         <text class=\"label\" x=\"{}\" y=\"{}\">+4 or more</text>\
+         <text class=\"label\" x=\"{}\" y=\"{}\">residual (observed − expected) / √expected</text>",
+        LEFT + 10.0,
+        legend_y + 26.0,
+        LEFT + 170.0,
+        legend_y + 26.0,
+        LEFT + 330.0,
+        legend_y + 26.0,
+        LEFT + 170.0,
+        legend_y + 44.0
+    );
     svg.push_str("</svg>");
     svg
 }
 
-/// A self-contained HTML report. `verification` is the audit's summary lines,
-/// shown first when there are any.
-pub fn html(title: &str, verification: &[String], overall: &str, stats: &StatsReport) -> String {
+/// A self-contained HTML report: each headline in its own colour (the
+/// records' verdict, when the records were judged), then the statistics
+/// verdict; `verification` (the audit's summary lines), each test with its
+/// plot and numbers, and the provenance.
+pub fn html(
+    title: &str,
+    headlines: &[Headline],
+    verification: &[String],
+    provenance: &Provenance,
+    stats: &StatsReport,
+) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
@@ -176,12 +263,19 @@ pub fn html(title: &str, verification: &[String], overall: &str, stats: &StatsRe
         escape(title),
         escape(title)
     );
-    let class = verdict_class(stats.verdict);
-    let _ = write!(
-        out,
-        "<p class=\"verdict {class}\">{}</p><ul>",
-        escape(overall)
-    );
+    let statistics = Headline {
+        verdict: stats.verdict,
+        text: format!("Statistics: {}", verdict_word(stats.verdict)),
+    };
+    for headline in headlines.iter().chain([&statistics]) {
+        let _ = write!(
+            out,
+            "<p><span class=\"verdict {}\">{}</span></p>",
+            verdict_class(headline.verdict),
+            escape(&headline.text)
+        );
+    }
+    out.push_str("<ul>");
     for line in verification {
         let _ = write!(out, "<li>{}</li>", escape(line));
     }
@@ -227,6 +321,22 @@ pub fn html(title: &str, verification: &[String], overall: &str, stats: &StatsRe
         }
         out.push_str("</section>");
     }
+    let _ = write!(
+        out,
+        "<section><h2>Provenance</h2><table class=\"provenance\">\
+         <tr><th>made by</th><td>fairdeal {}</td></tr>\
+         <tr><th>input</th><td>{}</td></tr>\
+         <tr><th>input SHA-256</th><td>{}</td></tr>\
+         <tr><th>input size</th><td>{} bytes</td></tr>\
+         <tr><th>made at</th><td>{}</td></tr>\
+         <tr><th>command</th><td>{}</td></tr></table></section>",
+        escape(crate::VERSION),
+        escape(&provenance.source),
+        escape(&provenance.sha256),
+        provenance.bytes,
+        escape(&provenance.generated_at),
+        escape(&provenance.command)
+    );
     out.push_str("</body></html>\n");
     out
 }

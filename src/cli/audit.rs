@@ -3,11 +3,13 @@
 use std::fs::File;
 use std::io::{BufReader, IsTerminal, Read};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use sha2::{Digest as _, Sha256};
 
 use fairdeal_stats::evidence::{StatsReport, Verdict};
 
@@ -100,17 +102,61 @@ fn open(source: &str) -> Result<(Box<dyn Read + Send>, Option<u64>), InputError>
     Ok((Box::new(file), size))
 }
 
-/// Counts bytes read, for the progress bar.
+/// What has been read so far: bytes and their SHA-256, for the report's
+/// provenance.
+#[derive(Debug, Default)]
+struct Digest {
+    bytes: u64,
+    sha256: Sha256,
+}
+
+/// Counts and hashes the bytes read; moves the progress bar.
 struct Counting<R> {
     inner: R,
     bar: ProgressBar,
+    digest: Arc<Mutex<Digest>>,
 }
 
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.bar.inc(n as u64);
+        if let Ok(mut digest) = self.digest.lock() {
+            digest.bytes += n as u64;
+            digest.sha256.update(&buf[..n]);
+        }
         Ok(n)
+    }
+}
+
+/// Opens `source` behind a [`Counting`] reader, with a progress bar sized
+/// to it (hidden when `quiet` or not on a terminal).
+fn counted(
+    source: &str,
+    quiet: bool,
+) -> Result<(Counting<Box<dyn Read + Send>>, Arc<Mutex<Digest>>), InputError> {
+    let (input, size) = open(source)?;
+    let digest = Arc::new(Mutex::new(Digest::default()));
+    let reader = Counting {
+        inner: input,
+        bar: progress_bar(size, quiet),
+        digest: digest.clone(),
+    };
+    Ok((reader, digest))
+}
+
+/// The provenance of a report on `source`, once it has been read.
+fn provenance(source: &str, digest: &Mutex<Digest>) -> report::Provenance {
+    let (bytes, sha256) = match digest.lock() {
+        Ok(digest) => (digest.bytes, hex::encode(digest.sha256.clone().finalize())),
+        Err(_) => (0, String::new()),
+    };
+    report::Provenance {
+        source: source.to_owned(),
+        sha256,
+        bytes,
+        generated_at: crate::time::timestamp(crate::time::now_ms()),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
     }
 }
 
@@ -171,7 +217,7 @@ fn statistics_exit(stats: &StatsReport) -> ExitCode {
 
 /// `--hands FILE`: statistics of a hand history.
 fn run_hands(path: &str, format: Format) -> anyhow::Result<ExitCode> {
-    let (input, _) = open(path)?;
+    let (input, digest) = counted(path, true)?;
     let hands = crate::audit::hand_history::read(BufReader::new(input))
         .context("reading the hand history")?;
     let (evidence, n_hands) = match hands {
@@ -206,7 +252,8 @@ fn run_hands(path: &str, format: Format) -> anyhow::Result<ExitCode> {
             report::html(
                 &format!("fairdeal statistics: {header}"),
                 &[],
-                &statistics_headline(&stats),
+                &[],
+                &provenance(path, &digest),
                 &stats
             )
         ),
@@ -215,16 +262,10 @@ fn run_hands(path: &str, format: Format) -> anyhow::Result<ExitCode> {
 }
 
 /// Reads and audits an export.
-fn audit_source(source: &str, quiet: bool) -> anyhow::Result<(Report, f64)> {
-    let (input, size) = open(source)?;
-    let bar = progress_bar(size, quiet);
-    let reader = BufReader::with_capacity(
-        1 << 20,
-        Counting {
-            inner: input,
-            bar: bar.clone(),
-        },
-    );
+fn audit_source(source: &str, quiet: bool) -> anyhow::Result<(Report, report::Provenance)> {
+    let (input, digest) = counted(source, quiet)?;
+    let bar = input.bar.clone();
+    let reader = BufReader::with_capacity(1 << 20, input);
     let started = Instant::now();
     let report = {
         let bar = bar.clone();
@@ -235,7 +276,7 @@ fn audit_source(source: &str, quiet: bool) -> anyhow::Result<(Report, f64)> {
         audit(reader, &mut progress).context("reading the export")?
     };
     bar.finish_and_clear();
-    Ok((report, started.elapsed().as_secs_f64()))
+    Ok((report, provenance(source, &digest)))
 }
 
 fn verification_lines(report: &Report) -> Vec<String> {
@@ -255,16 +296,12 @@ pub enum Mode {
     Stats,
 }
 
-fn statistics_headline(stats: &StatsReport) -> String {
-    format!("Statistics: {}", report::verdict_word(stats.verdict))
-}
-
 pub fn run(opts: AuditOpts, mode: Mode) -> anyhow::Result<ExitCode> {
     if let Some(hands) = &opts.hands {
         return run_hands(hands, opts.format);
     }
     let source = opts.source.clone().unwrap_or_default();
-    let (report, _) = audit_source(&source, opts.quiet)?;
+    let (report, provenance) = audit_source(&source, opts.quiet)?;
     let judge_records = mode == Mode::Audit;
     let stats = report.statistics.as_ref();
     if !judge_records && stats.is_none() {
@@ -297,25 +334,35 @@ pub fn run(opts: AuditOpts, mode: Mode) -> anyhow::Result<ExitCode> {
         }
         Format::Html => {
             if let Some(stats) = stats {
-                let (title, lines, overall) = if judge_records {
-                    let overall = if report.passed() {
-                        "Records: PASS: every commitment, card and nonce checks out".to_owned()
+                let (title, headlines, lines) = if judge_records {
+                    let records = if report.passed() {
+                        report::Headline {
+                            verdict: Verdict::Pass,
+                            text: "Records: PASS: every commitment, card and nonce checks out"
+                                .to_owned(),
+                        }
                     } else {
-                        format!("Records: FAIL: {} problem(s)", report.problems)
+                        report::Headline {
+                            verdict: Verdict::Fail,
+                            text: format!("Records: FAIL: {} problem(s)", report.problems),
+                        }
                     };
                     (
                         format!("fairdeal audit of {source}"),
+                        vec![records],
                         verification_lines(&report),
-                        overall,
                     )
                 } else {
                     (
                         format!("fairdeal statistics of {source}"),
+                        Vec::new(),
                         vec![format!("{} rounds", report.rounds)],
-                        statistics_headline(stats),
                     )
                 };
-                print!("{}", report::html(&title, &lines, &overall, stats));
+                print!(
+                    "{}",
+                    report::html(&title, &headlines, &lines, &provenance, stats)
+                );
             }
         }
     }

@@ -80,8 +80,11 @@ pub struct Cell {
 pub struct Outcome {
     pub name: &'static str,
     pub what: &'static str,
+    /// What one sample is, in the plural ("complete single decks").
+    pub unit: &'static str,
     pub samples: u64,
-    /// Samples needed for the test to run, when there are fewer.
+    /// The total number of samples the test needs to run (every expected
+    /// count at least 5), when there are fewer.
     pub needed: Option<u64>,
     pub statistic: Option<f64>,
     pub df: Option<f64>,
@@ -175,12 +178,14 @@ impl Evidence {
             categories_test(
                 "5-card hand categories",
                 "each 5-card hand of a `hands` deal, against the 2,598,960 five-card hands",
+                "5-card hands",
                 &self.five_card,
                 exact_five_card_counts,
             ),
             categories_test(
                 "7-card best hand",
                 "seat 1's hole cards and the board of each hold'em deal, against the 133,784,560 seven-card hands",
+                "7-card hands",
                 &self.seven_card,
                 exact_seven_card_counts,
             ),
@@ -221,6 +226,7 @@ impl Evidence {
         let mut outcome = Outcome::empty(
             "card x position",
             "where each card lands in complete single-deck orders (deck and hands deals of one deck)",
+            "complete single decks",
             self.full_decks,
         );
         if self.full_decks < needed {
@@ -255,6 +261,7 @@ impl Evidence {
         pooled_test(
             "starting hands: pair, suited, offsuit",
             "hold'em hole cards of every seat, against 1/17, 4/17, 12/17",
+            "starting hands",
             labels.iter().map(|s| (*s).to_owned()).collect(),
             &kinds,
             &kind_weights,
@@ -268,6 +275,7 @@ impl Evidence {
         pooled_test(
             "starting hands: 169 classes",
             "hold'em hole cards of every seat, against 6, 4 or 12 in 1,326",
+            "starting hands",
             labels,
             &self.starting_classes,
             &exact,
@@ -279,6 +287,7 @@ impl Evidence {
         let mut outcome = Outcome::empty(
             "serial correlation",
             "the first card of consecutive rounds of a pair is the same (probability 1/52 if rounds are independent)",
+            "pairs of consecutive rounds",
             self.serial_pairs,
         );
         let p = 1.0 / 52.0;
@@ -310,10 +319,11 @@ impl Evidence {
 }
 
 impl Outcome {
-    fn empty(name: &'static str, what: &'static str, samples: u64) -> Self {
+    fn empty(name: &'static str, what: &'static str, unit: &'static str, samples: u64) -> Self {
         Self {
             name,
             what,
+            unit,
             samples,
             needed: None,
             statistic: None,
@@ -335,15 +345,16 @@ impl Outcome {
 fn categories_test(
     name: &'static str,
     what: &'static str,
+    unit: &'static str,
     observed: &[u64; 9],
     exact: fn() -> &'static [u64; 9],
 ) -> Outcome {
     if observed.iter().all(|&o| o == 0) {
-        // Nothing to test: skip the (seconds-long) exact enumeration.
-        return Outcome::empty(name, what, 0);
+        // Nothing to test.
+        return Outcome::empty(name, what, unit, 0);
     }
     let labels = Category::ALL.iter().map(|c| c.name().to_owned()).collect();
-    pooled_test(name, what, labels, observed, exact(), true)
+    pooled_test(name, what, unit, labels, observed, exact(), true)
 }
 
 /// Chi-square of `observed` against probabilities `weights / Σ weights`,
@@ -352,6 +363,7 @@ fn categories_test(
 fn pooled_test(
     name: &'static str,
     what: &'static str,
+    unit: &'static str,
     labels: Vec<String>,
     observed: &[u64],
     weights: &[u64],
@@ -359,7 +371,7 @@ fn pooled_test(
 ) -> Outcome {
     let n: u64 = observed.iter().sum();
     let total: u64 = weights.iter().sum();
-    let mut outcome = Outcome::empty(name, what, n);
+    let mut outcome = Outcome::empty(name, what, unit, n);
     let p_of = |w: u64| w as f64 / total as f64;
     let min_p = weights.iter().map(|&w| p_of(w)).fold(f64::MAX, f64::min);
     // Cells in pooling order: the rarest (or the last) merge first.
