@@ -76,8 +76,11 @@ pub struct AuditOpts {
     pub format: Format,
 }
 
+/// An opened input: a file, standard input or a response body.
+type Source = Box<dyn Read + Send>;
+
 /// Opens the source; the second value is its size in bytes when known.
-fn open(source: &str) -> Result<(Box<dyn Read + Send>, Option<u64>), InputError> {
+fn open(source: &str) -> Result<(Source, Option<u64>), InputError> {
     if source == "-" {
         return Ok((Box::new(std::io::stdin()), None));
     }
@@ -134,7 +137,7 @@ impl<R: Read> Read for Counting<R> {
 fn counted(
     source: &str,
     quiet: bool,
-) -> Result<(Counting<Box<dyn Read + Send>>, Arc<Mutex<Digest>>), InputError> {
+) -> Result<(Counting<Source>, Arc<Mutex<Digest>>), InputError> {
     let (input, size) = open(source)?;
     let digest = Arc::new(Mutex::new(Digest::default()));
     let reader = Counting {
