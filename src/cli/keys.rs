@@ -26,8 +26,12 @@ pub enum KeysCommand {
         /// A name for the key: 1-64 letters, digits, '-', '_' or '.'.
         #[arg(long)]
         name: String,
+        /// The tenant whose seed pairs the key sees and acts on (same rule
+        /// as a name).
+        #[arg(long, default_value = crate::service::keys::DEFAULT_TENANT)]
+        tenant: String,
     },
-    /// List keys: name, created, revoked.
+    /// List keys: name, tenant, created, revoked.
     List,
     /// Revoke the key with this name.
     Revoke {
@@ -39,15 +43,16 @@ pub enum KeysCommand {
 pub fn run(opts: KeysOpts) -> anyhow::Result<ExitCode> {
     // Warnings (such as waiting for the database) to stderr, as text.
     crate::telemetry::init(crate::telemetry::LogFormat::Text);
-    if let KeysCommand::Create { name } = &opts.command {
+    if let KeysCommand::Create { name, tenant } = &opts.command {
         crate::service::keys::check_name(name).map_err(|e| InputError::new("--name", e))?;
+        crate::service::keys::check_name(tenant).map_err(|e| InputError::new("--tenant", e))?;
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
         let store = opts.db.open().await?;
         let code = match &opts.command {
-            KeysCommand::Create { name } => {
-                let new = crate::service::keys::generate(name, now_ms())?;
+            KeysCommand::Create { name, tenant } => {
+                let new = crate::service::keys::generate(name, tenant, now_ms())?;
                 match store.insert_key(&new.row).await.context("storing the key")? {
                     InsertKey::Inserted => println!("{}", new.key),
                     InsertKey::NameTaken => {
@@ -68,8 +73,9 @@ pub fn run(opts: KeysOpts) -> anyhow::Result<ExitCode> {
                         None => "active".to_owned(),
                     };
                     println!(
-                        "{}\tcreated {}\t{state}",
+                        "{}\ttenant {}\tcreated {}\t{state}",
                         key.name,
+                        key.tenant,
                         timestamp(key.created_at)
                     );
                 }

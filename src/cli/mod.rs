@@ -10,6 +10,7 @@ pub mod audit;
 pub mod db;
 pub mod export;
 pub mod keys;
+pub mod pairs;
 pub mod render;
 pub mod replay;
 pub mod serve;
@@ -28,6 +29,8 @@ pub enum Command {
     Serve(serve::ServeOpts),
     /// Manage operator API keys.
     Keys(keys::KeysOpts),
+    /// List a tenant's seed pairs (as GET /v1/seed-pairs).
+    Pairs(pairs::PairsOpts),
     /// Recompute a deal offline from its seeds and nonce.
     Replay(replay::ReplayOpts),
     /// Write every revealed seed pair and its rounds as NDJSON (as GET /v1/export).
@@ -47,6 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(opts) => serve::run(opts),
         Command::Keys(opts) => keys::run(opts),
+        Command::Pairs(opts) => pairs::run(opts),
         Command::Replay(opts) => replay::run(opts),
         Command::Export(opts) => export::run(opts),
         Command::Audit(opts) => audit::run(opts, audit::Mode::Audit),

@@ -26,6 +26,43 @@ fn fresh_seed() -> anyhow::Result<ServerSeed> {
     ServerSeed::from_os_rng().map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))
 }
 
+/// A game backend's reference for a pair (a player or table id): 1 to 128
+/// bytes of UTF-8 without control characters. Shown to the pair's operators
+/// only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairLabel(String);
+
+impl PairLabel {
+    /// The label, or the rule it breaks.
+    pub fn new(text: String) -> Result<Self, String> {
+        if text.is_empty() || text.len() > 128 {
+            return Err(format!(
+                "must be 1 to 128 bytes of UTF-8; it is {} bytes",
+                text.len()
+            ));
+        }
+        if let Some((byte_idx, c)) = text.char_indices().find(|(_, c)| c.is_control()) {
+            return Err(format!(
+                "must not contain control characters; found U+{:04X} at byte {byte_idx}",
+                u32::from(c)
+            ));
+        }
+        Ok(Self(text))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Whose a pair is: the tenant of the key that created it, and the backend's
+/// label. A pair opened by rotation keeps its predecessor's.
+#[derive(Clone, Debug)]
+pub struct Owner {
+    pub tenant: String,
+    pub label: Option<PairLabel>,
+}
+
 /// The service's dealer.
 #[derive(Debug)]
 pub struct Dealer {
@@ -49,6 +86,7 @@ impl Dealer {
         current: &ServerSeed,
         client_seed: Option<&ClientSeed>,
         predecessor_id: Option<String>,
+        owner: Owner,
     ) -> anyhow::Result<NewPair> {
         let next = fresh_seed()?;
         Ok(NewPair {
@@ -65,12 +103,15 @@ impl Dealer {
             created_at: now_ms(),
             predecessor_id,
             id,
+            tenant: owner.tenant,
+            label: owner.label.map(|label| label.0),
         })
     }
 
-    /// Commits to a new pair; its client seed comes later, from the player.
-    pub async fn create_pair(&self) -> anyhow::Result<PairRow> {
-        let pair = self.new_pair(new_id(), &fresh_seed()?, None, None)?;
+    /// Commits to a new pair of `owner`; its client seed comes later, from
+    /// the player.
+    pub async fn create_pair(&self, owner: Owner) -> anyhow::Result<PairRow> {
+        let pair = self.new_pair(new_id(), &fresh_seed()?, None, None, owner)?;
         Ok(self.store.insert_pair(&pair).await?)
     }
 
@@ -177,6 +218,10 @@ impl Dealer {
                     &next,
                     Some(client_seed),
                     Some(pair.id.clone()),
+                    Owner {
+                        tenant: pair.tenant.clone(),
+                        label: pair.label.clone().map(PairLabel),
+                    },
                 )?;
                 let opened_deals = sealed_deals
                     .iter()

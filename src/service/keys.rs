@@ -24,7 +24,11 @@ fn secret_hash(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
-/// Checks a key name: 1–64 characters of letters, digits, `-`, `_`, `.`.
+/// The tenant of keys made without one.
+pub const DEFAULT_TENANT: &str = "default";
+
+/// Checks a key or tenant name: 1–64 characters of letters, digits, `-`,
+/// `_`, `.`.
 pub fn check_name(name: &str) -> anyhow::Result<()> {
     if name.is_empty()
         || name.len() > 64
@@ -32,14 +36,15 @@ pub fn check_name(name: &str) -> anyhow::Result<()> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
     {
-        anyhow::bail!("a key name is 1 to 64 characters of letters, digits, '-', '_' or '.'");
+        anyhow::bail!("a name is 1 to 64 characters of letters, digits, '-', '_' or '.'");
     }
     Ok(())
 }
 
-/// Makes a key with 256 random bits of secret.
-pub fn generate(name: &str, now: i64) -> anyhow::Result<NewKey> {
+/// Makes a key of `tenant` with 256 random bits of secret.
+pub fn generate(name: &str, tenant: &str, now: i64) -> anyhow::Result<NewKey> {
     check_name(name)?;
+    check_name(tenant)?;
     let id = random_hex::<8>()?;
     let secret = random_hex::<32>()?;
     Ok(NewKey {
@@ -47,6 +52,7 @@ pub fn generate(name: &str, now: i64) -> anyhow::Result<NewKey> {
         row: KeyRow {
             id,
             name: name.to_owned(),
+            tenant: tenant.to_owned(),
             secret_hash: secret_hash(&secret),
             created_at: now,
             revoked_at: None,
@@ -78,11 +84,11 @@ mod tests {
 
     #[test]
     fn a_generated_key_parses_and_matches_only_its_own_secret() {
-        let new = generate("backend-1", 0).expect("key");
+        let new = generate("backend-1", DEFAULT_TENANT, 0).expect("key");
         let (id, secret) = parse(&new.key).expect("well-formed");
         assert_eq!(id, new.row.id);
         assert!(matches(&new.row, secret));
-        let other = generate("backend-2", 0).expect("key");
+        let other = generate("backend-2", DEFAULT_TENANT, 0).expect("key");
         let (_, other_secret) = parse(&other.key).expect("well-formed");
         assert!(!matches(&new.row, other_secret));
         assert!(!new.row.secret_hash.contains(secret));

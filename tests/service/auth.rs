@@ -22,7 +22,9 @@ async fn operator_endpoints_need_a_valid_key(app: &TestApp) {
         (Method::POST, format!("/v1/rounds/{round_id}/close")),
     ];
     let store = app.dealer.store();
-    let revoked = fairdeal::service::keys::generate("revoked", 0).expect("key");
+    let revoked =
+        fairdeal::service::keys::generate("revoked", fairdeal::service::keys::DEFAULT_TENANT, 0)
+            .expect("key");
     assert_eq!(
         store.insert_key(&revoked.row).await.expect("insert"),
         InsertKey::Inserted

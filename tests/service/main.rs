@@ -30,5 +30,6 @@ mod outages;
 mod process;
 mod rounds;
 mod seed_pairs;
+mod tenants;
 mod verify;
 mod web_page;

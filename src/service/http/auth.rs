@@ -11,12 +11,41 @@ use axum::http::request::Parts;
 
 use super::AppState;
 use super::error::ApiError;
+use crate::service::store::PairRow;
 
 /// An authenticated operator.
 #[derive(Debug, Clone)]
 pub struct Operator {
     /// The key's name, for logs.
     pub key_name: String,
+    /// The key's tenant: the pairs it sees and acts on.
+    pub tenant: String,
+}
+
+impl Operator {
+    /// Whether `pair` is this operator's tenant's: only then does it see the
+    /// pair's label and the deals of its rounds in play.
+    pub fn owns(&self, pair: &PairRow) -> bool {
+        pair.tenant == self.tenant
+    }
+
+    /// The pair `id`, if it is this operator's tenant's. Another tenant's
+    /// pair is answered exactly like a pair that does not exist (404).
+    pub async fn pair(&self, state: &AppState, id: &str) -> Result<PairRow, ApiError> {
+        let pair = super::load_pair(state, id).await?;
+        if self.owns(&pair) {
+            Ok(pair)
+        } else {
+            Err(ApiError::not_found("seed pair", id))
+        }
+    }
+}
+
+impl Viewer {
+    /// Whether the reader is an operator of `pair`'s tenant.
+    pub fn owns(&self, pair: &PairRow) -> bool {
+        self.0.as_ref().is_some_and(|operator| operator.owns(pair))
+    }
 }
 
 /// Whoever reads a public endpoint.
@@ -44,7 +73,10 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<Operator
     if !crate::service::keys::matches(&row, secret) {
         return Err(invalid());
     }
-    Ok(Some(Operator { key_name: row.name }))
+    Ok(Some(Operator {
+        key_name: row.name,
+        tenant: row.tenant,
+    }))
 }
 
 impl FromRequestParts<AppState> for Operator {

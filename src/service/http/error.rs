@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::extract::{FromRequest, FromRequestParts, OptionalFromRequest, Path, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -314,6 +314,29 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
             ApiError::malformed(format!("trailing data after the JSON body: {err}"), None)
         })?;
         Ok(ApiJson(value))
+    }
+}
+
+/// An optional JSON body: none when the request sends no body at all (no
+/// `Content-Type`, no length), otherwise read as [`ApiJson`].
+impl<T: DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Option<Self>, ApiError> {
+        let headers = request.headers();
+        let declared_empty = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .is_none_or(|length| length.trim() == "0");
+        if declared_empty
+            && !headers.contains_key(header::CONTENT_TYPE)
+            && !headers.contains_key(header::TRANSFER_ENCODING)
+        {
+            return Ok(None);
+        }
+        <Self as FromRequest<S>>::from_request(request, state)
+            .await
+            .map(Some)
     }
 }
 

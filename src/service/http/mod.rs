@@ -66,8 +66,9 @@ struct DocumentedRoute {
 }
 
 impl DocumentedRoute {
-    /// The route of `handler`, whose `#[utoipa::path]` generated `Doc`.
-    fn of<Doc, H, T>(handler: H) -> Self
+    /// The route of `handler`, whose `#[utoipa::path]` generated `Doc`;
+    /// `operation_id` is unique across the API (`module_handler`).
+    fn of<Doc, H, T>(handler: H, operation_id: &str) -> Self
     where
         // `Tags` is how utoipa hands over an operation's `tag = …` (as
         // utoipa-axum does); `Path::operation` leaves it out.
@@ -76,6 +77,7 @@ impl DocumentedRoute {
         T: 'static,
     {
         let mut operation = Doc::operation();
+        operation.operation_id = Some(operation_id.to_owned());
         let tags = Doc::tags();
         if !tags.is_empty() {
             operation.tags = Some(tags.into_iter().map(str::to_owned).collect());
@@ -113,7 +115,10 @@ macro_rules! documented_routes {
     ($($module:ident :: $handler:ident),+ $(,)?) => {
         pastey::paste! {
             fn documented_routes() -> Vec<DocumentedRoute> {
-                vec![$(DocumentedRoute::of::<$module::[<__path_ $handler>], _, _>($module::$handler)),+]
+                vec![$(DocumentedRoute::of::<$module::[<__path_ $handler>], _, _>(
+                    $module::$handler,
+                    concat!(stringify!($module), "_", stringify!($handler)),
+                )),+]
             }
         }
     };
@@ -121,6 +126,7 @@ macro_rules! documented_routes {
 
 documented_routes![
     seed_pairs::create,
+    seed_pairs::list,
     seed_pairs::get,
     seed_pairs::set_client_seed,
     seed_pairs::rounds,
@@ -204,7 +210,7 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
                        Operator endpoints need `Authorization: Bearer <API key>`; \
                        every error is RFC 9457 application/problem+json."
     ),
-    components(schemas(error::Problem, wire::SeedPair, wire::Round, wire::RoundPage,
+    components(schemas(error::Problem, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
         wire::VerifyRequest, wire::VerifyResponse, wire::GameSpec, wire::DealDoc, wire::NonceDoc,
         ops::VersionInfo)),

@@ -33,11 +33,11 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// The round as its reader may see it (the deal for an operator, or once
-/// the pair is revealed).
-async fn round_view(state: &AppState, row: &RoundRow, operator: bool) -> Result<Round, ApiError> {
+/// The round as `viewer` may see it (the deal for an operator of its pair's
+/// tenant, or once the pair is revealed).
+async fn round_view(state: &AppState, row: &RoundRow, viewer: &Viewer) -> Result<Round, ApiError> {
     let pair = super::load_pair(state, &row.seed_pair_id).await?;
-    visible_round(state, row, &pair, operator)
+    visible_round(state, row, &pair, viewer.owns(&pair))
 }
 
 /// [`Round::view`] with the deal opened when the reader may see it.
@@ -79,12 +79,13 @@ pub(super) fn visible_round(
     ))]
 pub async fn create(
     State(state): State<AppState>,
-    _operator: Operator,
+    operator: Operator,
     ApiPath(pair_id): ApiPath<String>,
     headers: HeaderMap,
     ApiJson(request): ApiJson<CreateRoundRequest>,
 ) -> Result<Response, ApiError> {
     let idempotency_key = idempotency_key(&headers)?;
+    operator.pair(&state, &pair_id).await?;
     let game = request
         .game
         .to_game()
@@ -127,7 +128,7 @@ pub async fn create(
             ));
         }
     };
-    let round = round_view(&state, &row, true).await?;
+    let round = round_view(&state, &row, &Viewer(Some(operator))).await?;
     let mut response = (StatusCode::CREATED, Json(round)).into_response();
     if replayed {
         response
@@ -161,7 +162,7 @@ pub async fn get(
         .round(&id)
         .await?
         .ok_or_else(|| ApiError::not_found("round", &id))?;
-    Ok(Json(round_view(&state, &row, viewer.0.is_some()).await?))
+    Ok(Json(round_view(&state, &row, &viewer).await?))
 }
 
 /// Close a round: the game that used this deal is over.
@@ -179,12 +180,22 @@ pub async fn get(
     ))]
 pub async fn close(
     State(state): State<AppState>,
-    _operator: Operator,
+    operator: Operator,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<Round>, ApiError> {
+    // Another tenant's round is answered as one that does not exist.
+    let owned = match state.dealer.store().round(&id).await? {
+        Some(round) => operator.pair(&state, &round.seed_pair_id).await.is_ok(),
+        None => false,
+    };
+    if !owned {
+        return Err(ApiError::not_found("round", &id));
+    }
     let row = match state.dealer.close_round(&id).await? {
         CloseRound::Closed(row) => row,
         CloseRound::NotFound => return Err(ApiError::not_found("round", &id)),
     };
-    Ok(Json(round_view(&state, &row, true).await?))
+    Ok(Json(
+        round_view(&state, &row, &Viewer(Some(operator))).await?,
+    ))
 }

@@ -1,4 +1,5 @@
-//! `/v1/seed-pairs`: commit, set the client seed, read, rotate, list rounds.
+//! `/v1/seed-pairs`: commit, list, set the client seed, read, rotate, list
+//! rounds.
 
 use axum::Json;
 use axum::extract::State;
@@ -10,8 +11,12 @@ use super::error::{
     ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
     OperatorAuthProblems, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
-use super::wire::{ClientSeedRequest, PageParams, RotationResult, RoundPage, SeedPair};
-use crate::service::store::{Rotate, SetClientSeed};
+use super::wire::{
+    ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotationResult,
+    RoundPage, SeedPair, parse_pair_cursor,
+};
+use crate::service::dealer::Owner;
+use crate::service::store::{PairFilter, PairRow, Rotate, SetClientSeed};
 
 /// Commit to a new seed pair.
 ///
@@ -20,18 +25,78 @@ use crate::service::store::{Rotate, SetClientSeed};
 /// seed after seeing the player's.
 #[utoipa::path(post, path = "/v1/seed-pairs", tag = "seed pairs",
     security(("operator_key" = [])),
+    request_body(content = Option<CreatePairRequest>, description = "Optional: a label"),
     responses(
         (status = 201, description = "The new pair, awaiting its client seed", body = SeedPair),
         DatabaseUnavailable,
+        JsonBodyProblems,
         OperatorAuthProblems,
+        (status = 422, description = "Invalid label", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn create(
     State(state): State<AppState>,
-    _operator: Operator,
+    operator: Operator,
+    request: Option<ApiJson<CreatePairRequest>>,
 ) -> Result<(StatusCode, Json<SeedPair>), ApiError> {
-    let pair = state.dealer.create_pair().await?;
-    tracing::info!(seed_pair = %pair.id, "seed pair committed");
-    Ok((StatusCode::CREATED, Json(SeedPair::from(&pair))))
+    let label = request.map(|ApiJson(r)| r).unwrap_or_default().label()?;
+    let owner = Owner {
+        tenant: operator.tenant.clone(),
+        label,
+    };
+    let pair = state.dealer.create_pair(owner).await?;
+    tracing::info!(seed_pair = %pair.id, tenant = %pair.tenant, "seed pair committed");
+    Ok((StatusCode::CREATED, Json(SeedPair::view(&pair, true))))
+}
+
+/// List the operator's seed pairs.
+///
+/// The pairs of the key's tenant, oldest first, optionally only those in one
+/// status or with one label; `next_after` pages on.
+#[utoipa::path(get, path = "/v1/seed-pairs", tag = "seed pairs",
+    security(("operator_key" = [])),
+    params(PairListParams),
+    responses(
+        (status = 200, description = "A page of the tenant's pairs", body = PairPage),
+        DatabaseUnavailable,
+        OperatorAuthProblems,
+        QueryProblems,
+        (status = 422, description = "limit out of range, or an unusable cursor", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn list(
+    State(state): State<AppState>,
+    operator: Operator,
+    ApiQuery(params): ApiQuery<PairListParams>,
+) -> Result<Json<PairPage>, ApiError> {
+    let limit = page_limit(params.limit)?;
+    let after = params.after.as_deref().map(parse_pair_cursor).transpose()?;
+    let filter = PairFilter {
+        status: params.status,
+        label: params.label,
+    };
+    let rows = state
+        .dealer
+        .store()
+        .tenant_pairs(&operator.tenant, &filter, after, i64::from(limit) + 1)
+        .await?;
+    let more = rows.len() > limit as usize;
+    let rows = &rows[..rows.len().min(limit as usize)];
+    Ok(Json(PairPage {
+        seed_pairs: rows.iter().map(|row| SeedPair::view(row, true)).collect(),
+        next_after: rows.last().filter(|_| more).map(PairRow::listing_cursor),
+    }))
+}
+
+/// A page size from `limit`: 1 to 1000, 100 when not given.
+fn page_limit(limit: Option<u32>) -> Result<u32, ApiError> {
+    let limit = limit.unwrap_or(100);
+    if (1..=1000).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(ApiError::invalid(
+            "limit",
+            format!("must be 1 to 1000; got {limit}"),
+        ))
+    }
 }
 
 /// Set the pair's client seed (once).
@@ -50,13 +115,14 @@ pub async fn create(
     ))]
 pub async fn set_client_seed(
     State(state): State<AppState>,
-    _operator: Operator,
+    operator: Operator,
     ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Json<SeedPair>, ApiError> {
     let client_seed = request.client_seed()?;
+    operator.pair(&state, &id).await?;
     match state.dealer.set_client_seed(&id, &client_seed).await? {
-        SetClientSeed::Set(pair) => Ok(Json(SeedPair::from(&pair))),
+        SetClientSeed::Set(pair) => Ok(Json(SeedPair::view(&pair, true))),
         SetClientSeed::NotFound => Err(ApiError::not_found("seed pair", &id)),
         SetClientSeed::AlreadySet(pair) => Err(ApiError::conflict(
             "Client seed already set",
@@ -81,11 +147,11 @@ pub async fn set_client_seed(
 pub async fn get(
     State(state): State<AppState>,
     // Public, but a key that is present must be valid, as on every read.
-    _viewer: Viewer,
+    viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<SeedPair>, ApiError> {
     let pair = super::load_pair(&state, &id).await?;
-    Ok(Json(SeedPair::from(&pair)))
+    Ok(Json(SeedPair::view(&pair, viewer.owns(&pair))))
 }
 
 /// List a pair's rounds by nonce.
@@ -110,13 +176,7 @@ pub async fn rounds(
     ApiPath(id): ApiPath<String>,
     ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Json<RoundPage>, ApiError> {
-    let limit = params.limit.unwrap_or(100);
-    if !(1..=1000).contains(&limit) {
-        return Err(ApiError::invalid(
-            "limit",
-            format!("must be 1 to 1000; got {limit}"),
-        ));
-    }
+    let limit = page_limit(params.limit)?;
     let after = params.after.map(|a| i64::try_from(a).unwrap_or(i64::MAX));
     let store = state.dealer.store();
     let pair = super::load_pair(&state, &id).await?;
@@ -127,7 +187,7 @@ pub async fn rounds(
     let rounds = rows
         .iter()
         .take(limit as usize)
-        .map(|row| super::rounds::visible_round(&state, row, &pair, viewer.0.is_some()))
+        .map(|row| super::rounds::visible_round(&state, row, &pair, viewer.owns(&pair)))
         .collect::<Result<Vec<_>, ApiError>>()?;
     let next_after = if more {
         rounds.last().map(|r| r.nonce)
@@ -157,17 +217,18 @@ pub async fn rounds(
     ))]
 pub async fn rotate(
     State(state): State<AppState>,
-    _operator: Operator,
+    operator: Operator,
     ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Json<RotationResult>, ApiError> {
     let client_seed = request.client_seed()?;
+    operator.pair(&state, &id).await?;
     match state.dealer.rotate(&id, &client_seed).await? {
         Rotate::Rotated { revealed, current } => {
             tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");
             Ok(Json(RotationResult {
-                revealed: SeedPair::from(&*revealed),
-                current: SeedPair::from(&*current),
+                revealed: SeedPair::view(&revealed, true),
+                current: SeedPair::view(&current, true),
             }))
         }
         Rotate::NotFound => Err(ApiError::not_found("seed pair", &id)),

@@ -9,6 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 use fairdeal_core::ClientSeed;
 
 use super::error::ApiError;
+use crate::service::dealer::PairLabel;
 use crate::service::store::{PairRow, PairStatus, RoundRow, RoundStatus};
 use crate::time::timestamp;
 
@@ -75,10 +76,15 @@ pub struct SeedPair {
     pub predecessor_id: Option<String>,
     /// The pair that replaced this one by rotation.
     pub successor_id: Option<String>,
+    /// The game backend's reference: shown to the pair's operators only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
-impl From<&PairRow> for SeedPair {
-    fn from(row: &PairRow) -> Self {
+impl SeedPair {
+    /// The pair as its reader may see it: the label only for an operator of
+    /// its tenant (`owner`).
+    pub fn view(row: &PairRow, owner: bool) -> Self {
         Self {
             id: row.id.clone(),
             status: row.status,
@@ -94,6 +100,7 @@ impl From<&PairRow> for SeedPair {
                 .map(timestamp),
             predecessor_id: row.predecessor_id.clone(),
             successor_id: row.successor_id.clone(),
+            label: row.label.clone().filter(|_| owner),
         }
     }
 }
@@ -169,6 +176,60 @@ pub struct PageParams {
     /// At most this many rounds (1–1000, default 100).
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
+}
+
+/// Options of a new seed pair (the body may be left out).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePairRequest {
+    /// An opaque reference of the game backend (a player or table id): 1 to
+    /// 128 bytes, no control characters. Shown to the pair's operators only,
+    /// never in public reads or the export; kept by the pairs rotation opens.
+    #[schema(min_length = 1, max_length = 128, example = "table-7")]
+    pub label: Option<String>,
+}
+
+impl CreatePairRequest {
+    /// The label, checked.
+    pub fn label(self) -> Result<Option<PairLabel>, ApiError> {
+        self.label
+            .map(|text| PairLabel::new(text).map_err(|rule| ApiError::invalid("label", rule)))
+            .transpose()
+    }
+}
+
+/// Which of the operator's pairs to list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PairListParams {
+    /// Only pairs in this status.
+    pub status: Option<PairStatus>,
+    /// Only pairs with this label.
+    pub label: Option<String>,
+    /// The `next_after` of the previous page.
+    pub after: Option<String>,
+    /// At most this many pairs (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<u32>,
+}
+
+/// A page of the operator's pairs, oldest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PairPage {
+    pub seed_pairs: Vec<SeedPair>,
+    /// Pass as `after` for the next page; null on the last page.
+    pub next_after: Option<String>,
+}
+
+/// Reads a listing cursor (`next_after`), or says what is wrong with it.
+pub fn parse_pair_cursor(text: &str) -> Result<(i64, &str), ApiError> {
+    crate::service::store::parse_listing_cursor(text).ok_or_else(|| {
+        ApiError::invalid(
+            "after",
+            "must be the next_after of an earlier page of this listing",
+        )
+    })
 }
 
 /// The result of a rotation.

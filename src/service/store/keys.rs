@@ -16,10 +16,12 @@ impl Store {
         let result: Result<(), sqlx::Error> = async {
             write_tx!(self, |tx| {
                 sqlx::query(
-                    "INSERT INTO api_keys (id, name, secret_hash, created_at) VALUES ($1, $2, $3, $4)",
+                    "INSERT INTO api_keys (id, name, tenant, secret_hash, created_at) \
+                     VALUES ($1, $2, $3, $4, $5)",
                 )
                 .bind(&key.id)
                 .bind(&key.name)
+                .bind(&key.tenant)
                 .bind(&key.secret_hash)
                 .bind(key.created_at)
                 .execute(&mut *tx)
@@ -48,7 +50,7 @@ impl Store {
         const SQL: &str = concat!(
             "SELECT ",
             key_columns!(),
-            " FROM api_keys ORDER BY created_at, name"
+            " FROM api_keys ORDER BY tenant, created_at, name"
         );
         with_pool!(self, |pool| sqlx::query_as(SQL).fetch_all(pool).await)
     }

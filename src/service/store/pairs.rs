@@ -38,6 +38,27 @@ pub enum Rotate {
     RoundsInPlay(Vec<String>),
 }
 
+impl PairRow {
+    /// Where this pair stands in a listing: its creation time and id. Pass
+    /// it back to continue after the pair.
+    pub fn listing_cursor(&self) -> String {
+        format!("{}.{}", self.created_at, self.id)
+    }
+}
+
+/// Reads a cursor made by [`PairRow::listing_cursor`].
+pub fn parse_listing_cursor(text: &str) -> Option<(i64, &str)> {
+    let (ms, id) = text.split_once('.')?;
+    Some((ms.parse().ok()?, id))
+}
+
+/// Which of a tenant's pairs to list.
+#[derive(Debug, Default)]
+pub struct PairFilter {
+    pub status: Option<PairStatus>,
+    pub label: Option<String>,
+}
+
 /// Binds a [`NewPair`] to [`INSERT_PAIR`]'s parameters, in order.
 macro_rules! bind_new_pair {
     ($query:expr, $pair:expr) => {
@@ -51,13 +72,16 @@ macro_rules! bind_new_pair {
             .bind(&$pair.client_seed)
             .bind($pair.created_at)
             .bind(&$pair.predecessor_id)
+            .bind(&$pair.tenant)
+            .bind(&$pair.label)
     };
 }
 
 const INSERT_PAIR: &str = concat!(
     "INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, \
      next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
-     predecessor_id) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9) RETURNING ",
+     predecessor_id, tenant, label) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11) \
+     RETURNING ",
     pair_columns!()
 );
 
@@ -194,6 +218,38 @@ impl Store {
                 current: Box::new(current),
             }
         }))
+    }
+
+    /// A tenant's pairs created after the cursor `after` (its `created_at`
+    /// and id), oldest first, at most `limit`, with the given status and
+    /// label when those are given.
+    pub async fn tenant_pairs(
+        &self,
+        tenant: &str,
+        filter: &PairFilter,
+        after: Option<(i64, &str)>,
+        limit: i64,
+    ) -> Result<Vec<PairRow>, sqlx::Error> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            pair_columns!(),
+            " FROM seed_pairs WHERE tenant = $1 \
+             AND ($2 IS NULL OR status = $2) AND ($3 IS NULL OR label = $3) \
+             AND (created_at > $4 OR (created_at = $4 AND id > $5)) \
+             ORDER BY created_at, id LIMIT $6"
+        );
+        let (after_ms, after_id) = after.unwrap_or((i64::MIN, ""));
+        with_pool!(self, |pool| {
+            sqlx::query_as(SQL)
+                .bind(tenant)
+                .bind(filter.status.map(PairStatus::as_str))
+                .bind(filter.label.as_deref())
+                .bind(after_ms)
+                .bind(after_id)
+                .bind(limit)
+                .fetch_all(pool)
+                .await
+        })
     }
 
     /// Revealed pairs with `reveal_seq > after`, in reveal order, at most `limit`.

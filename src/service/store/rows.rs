@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::FromRow;
 use utoipa::ToSchema;
 
 /// Where a seed pair is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PairStatus {
     /// Committed; the player has not chosen the client seed yet.
@@ -92,6 +92,11 @@ pub struct PairRow {
     pub successor_id: Option<String>,
     /// Position in the order of reveals (1, 2, …), once revealed.
     pub reveal_seq: Option<i64>,
+    /// The tenant of the key that created the pair (or its first
+    /// predecessor).
+    pub tenant: String,
+    /// The game backend's reference, for its operators only.
+    pub label: Option<String>,
 }
 
 impl PairRow {
@@ -128,6 +133,8 @@ pub struct RoundRow {
 pub struct KeyRow {
     pub id: String,
     pub name: String,
+    /// Whose pairs the key sees and acts on.
+    pub tenant: String,
     pub secret_hash: String,
     pub created_at: i64,
     pub revoked_at: Option<i64>,
@@ -145,6 +152,8 @@ pub struct NewPair {
     pub client_seed: Option<String>,
     pub created_at: i64,
     pub predecessor_id: Option<String>,
+    pub tenant: String,
+    pub label: Option<String>,
 }
 
 /// A round to insert, made by the deal closure: its deal already sealed.
@@ -162,7 +171,7 @@ macro_rules! pair_columns {
     () => {
         "id, status, server_seed_hash, server_seed_sealed, server_seed, \
          next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
-         revealed_at, predecessor_id, successor_id, reveal_seq"
+         revealed_at, predecessor_id, successor_id, reveal_seq, tenant, label"
     };
 }
 
@@ -174,7 +183,7 @@ macro_rules! round_columns {
 
 macro_rules! key_columns {
     () => {
-        "id, name, secret_hash, created_at, revoked_at"
+        "id, name, tenant, secret_hash, created_at, revoked_at"
     };
 }
 

@@ -49,7 +49,12 @@ pub async fn serve_app_with(db: TestDatabase, store: Store, limits: Limits) -> T
             .await
             .expect("fingerprint")
     );
-    let new_key = fairdeal::service::keys::generate("test-backend", 0).expect("api key");
+    let new_key = fairdeal::service::keys::generate(
+        "test-backend",
+        fairdeal::service::keys::DEFAULT_TENANT,
+        0,
+    )
+    .expect("api key");
     assert_eq!(
         store.insert_key(&new_key.row).await.expect("store key"),
         InsertKey::Inserted
