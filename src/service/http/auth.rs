@@ -52,20 +52,24 @@ impl Viewer {
 #[derive(Debug, Clone)]
 pub struct Viewer(pub Option<Operator>);
 
+/// The token of an `Authorization: Bearer <token>` header value, if it has
+/// that form. RFC 9110 §11.1: the scheme is case-insensitive.
+pub fn bearer_token(value: &[u8]) -> Option<&str> {
+    std::str::from_utf8(value)
+        .ok()?
+        .trim()
+        .split_once(' ')
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+}
+
 async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<Operator>, ApiError> {
     let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
         return Ok(None);
     };
-    // RFC 9110 §11.1: the scheme is case-insensitive.
-    let presented = value
-        .to_str()
-        .ok()
-        .and_then(|v| v.trim().split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, key)| key.trim())
-        .ok_or_else(|| {
-            ApiError::unauthorized("the Authorization header must be 'Bearer <API key>'")
-        })?;
+    let presented = bearer_token(value.as_bytes()).ok_or_else(|| {
+        ApiError::unauthorized("the Authorization header must be 'Bearer <API key>'")
+    })?;
     let invalid =
         || ApiError::unauthorized("the API key is not valid (unknown, malformed or revoked)");
     let (id, secret) = crate::service::keys::parse(presented).ok_or_else(invalid)?;
