@@ -29,7 +29,7 @@ fn a_fair_export_passes_every_statistical_test() {
     let report = audit((lines.join("\n") + "\n").as_bytes(), &mut |_, _| {}).expect("audit");
     assert!(report.passed());
     let stats = report.statistics.expect("statistics");
-    assert_eq!(stats.tests_run, 6, "every test has enough data");
+    assert_eq!(stats.tests_run, 7, "every test has enough data");
     // A fair deck fails some test with probability at most 0.001 and warns with
     // probability at most 0.05 (this fixed data set warns once: the 7-card test
     // at p = 0.0015 on 500 hands, inside that 5%).
@@ -52,8 +52,13 @@ fn a_fair_export_passes_every_statistical_test() {
     );
 }
 
-/// Decks from a biased shuffle, recorded as `deck` and `holdem` deals.
+/// Decks from a biased shuffle, recorded as `deck` and `holdem` deals in
+/// turn, or as hold'em deals only.
 fn biased_evidence(shuffle: ShuffleFn, n: u64) -> Evidence {
+    evidence_of(shuffle, n, false)
+}
+
+fn evidence_of(shuffle: ShuffleFn, n: u64, holdem_only: bool) -> Evidence {
     let seed = ServerSeed::from_bytes([3; 32]);
     let client = ClientSeed::new("biased").expect("valid");
     let mut randomness = Sampled {
@@ -70,7 +75,7 @@ fn biased_evidence(shuffle: ShuffleFn, n: u64) -> Evidence {
             evidence.add_consecutive_first_cards(previous, first);
         }
         previous = Some(first);
-        if i % 2 == 0 {
+        if i % 2 == 0 && !holdem_only {
             add_to_evidence(
                 &mut evidence,
                 Game::deck(1).expect("valid"),
@@ -104,6 +109,19 @@ fn deals_from_a_biased_shuffle_fail() {
         verdict_of(&stats, "starting hands: pair, suited, offsuit").verdict,
         Verdict::Fail
     );
+    // The suits stay clumped together: too few red/black runs.
+    assert_eq!(verdict_of(&stats, "colour runs").verdict, Verdict::Fail);
+}
+
+/// Hold'em deals alone feed the card × position test over the 20 positions
+/// they deal: a naive swap is caught from them (and fair deals pass it, in
+/// `a_fair_export_passes_every_statistical_test`).
+#[test]
+fn holdem_deals_from_a_naive_swap_fail_the_card_position_test() {
+    let stats = evidence_of(shuffles::named("naive swap"), 8000, true).report();
+    let test = verdict_of(&stats, "card x position");
+    assert_eq!(test.verdict, Verdict::Fail, "{test:#?}");
+    assert_eq!(test.df, Some(51.0 * 20.0));
 }
 
 #[test]

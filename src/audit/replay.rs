@@ -182,7 +182,11 @@ fn first_card(deal: &Deal) -> Option<Card> {
 pub fn add_to_evidence(evidence: &mut Evidence, game: Game, deal: &Deal) {
     match (game.layout(), deal) {
         (Layout::Deck { decks: 1 }, Deal::Deck { deck }) => evidence.add_full_deck(deck),
+        (Layout::Omaha { .. }, Deal::Board { .. }) => {
+            evidence.add_dealt_prefix(&deal.dealt_order());
+        }
         (Layout::Holdem { .. }, Deal::Board { hands, board, .. }) => {
+            evidence.add_dealt_prefix(&deal.dealt_order());
             for hand in hands {
                 if let [a, b] = hand[..] {
                     evidence.add_starting_hand(a, b);

@@ -33,7 +33,8 @@ standard input, or the base URL of a running service (http://host:port), whose
 /v1/export is read. With --hands FILE, a plain hand history is tested instead
 (one round per line: `As Kd | 7h 8h 9c Tc Jd`, `As Kd`, or five cards).
 
-Statistics: card x position, hold'em starting hands (pair/suited/offsuit and
+Statistics: card x position (complete decks, and the positions hold'em and
+omaha deal), red/black runs, hold'em starting hands (pair/suited/offsuit and
 the 169 classes), 5-card and 7-card hand categories against exact counts, and
 serial correlation; each fails below p = 0.001/k and warns below 0.05/k
 (Bonferroni over the k tests with enough data).
@@ -51,7 +52,8 @@ standard input, or the base URL of a running service (http://host:port), whose
 (one round per line: `As Kd | 7h 8h 9c Tc Jd`, `As Kd`, or five cards).
 
 Only the statistics: the records are read but not judged (use `fairdeal audit`
-to check every commitment, card and nonce). Tests: card x position, hold'em
+to check every commitment, card and nonce). Tests: card x position (complete
+decks, and the positions hold'em and omaha deal), red/black runs, hold'em
 starting hands (pair/suited/offsuit and the 169 classes), 5-card and 7-card
 hand categories against exact counts, and serial correlation; each fails below
 p = 0.001/k and warns below 0.05/k (Bonferroni over the k tests with enough

@@ -14,6 +14,8 @@
 //! (fewer false alarms), never anti-conservative. The 7-card test takes one
 //! seat per hold'em deal, because seats share the board.
 
+use std::collections::BTreeMap;
+
 use fairdeal_core::Card;
 use serde::Serialize;
 
@@ -21,7 +23,10 @@ use crate::poker::{
     self, Category, exact_five_card_counts, exact_seven_card_counts, starting_class,
     starting_class_counts, starting_class_name, starting_kind,
 };
-use crate::{card_position, chi_square_gof, normal_two_sided};
+use crate::{
+    card_position_prefix, chi_square_gof, chi_square_sf, colour_runs, normal_two_sided,
+    runs_of_colour,
+};
 
 /// Family-wise level at which a test fails.
 pub const ALPHA_FAIL: f64 = 0.001;
@@ -29,6 +34,9 @@ pub const ALPHA_FAIL: f64 = 0.001;
 pub const ALPHA_WARN: f64 = 0.05;
 /// Smallest expected count per cell for a chi-square test to be run.
 pub const MIN_EXPECTED: f64 = 5.0;
+/// Fewest decks for the runs test's normal approximation (each deck's run
+/// count is itself close to normal; twenty make the sum very close).
+pub const MIN_RUNS_DECKS: u64 = 20;
 
 /// Counts gathered from dealt rounds.
 #[derive(Clone, Debug)]
@@ -36,6 +44,11 @@ pub struct Evidence {
     /// `positions[card][position]` over complete single-deck orders.
     positions: Vec<Vec<u64>>,
     full_decks: u64,
+    /// Deals that show only the first m positions of one deck (hold'em,
+    /// omaha), by m: `[card][position]` counts and the number of deals.
+    prefixes: BTreeMap<usize, (Vec<Vec<u64>>, u64)>,
+    /// Red/black runs summed over complete single-deck orders.
+    colour_runs: u64,
     starting_classes: [u64; 169],
     five_card: [u64; 9],
     seven_card: [u64; 9],
@@ -48,6 +61,8 @@ impl Default for Evidence {
         Self {
             positions: vec![vec![0; 52]; 52],
             full_decks: 0,
+            prefixes: BTreeMap::new(),
+            colour_runs: 0,
             starting_classes: [0; 169],
             five_card: [0; 9],
             seven_card: [0; 9],
@@ -117,6 +132,28 @@ impl Evidence {
             self.positions[card.deck_index()][pos] += 1;
         }
         self.full_decks += 1;
+        self.colour_runs += runs_of_colour(deck);
+    }
+
+    /// The cards a deal took from the top of one shuffled deck, in order
+    /// (hold'em and omaha: hole cards round robin, burns and board), for the
+    /// card × position test over the positions dealt.
+    pub fn add_dealt_prefix(&mut self, order: &[Card]) {
+        let m = order.len();
+        if m == 52 {
+            return self.add_full_deck(order);
+        }
+        if m == 0 || m > 52 {
+            return;
+        }
+        let (counts, deals) = self
+            .prefixes
+            .entry(m)
+            .or_insert_with(|| (vec![vec![0; m]; 52], 0));
+        for (pos, card) in order.iter().enumerate() {
+            counts[card.deck_index()][pos] += 1;
+        }
+        *deals += 1;
     }
 
     /// A hold'em starting hand.
@@ -156,6 +193,19 @@ impl Evidence {
             }
         }
         self.full_decks += other.full_decks;
+        self.colour_runs += other.colour_runs;
+        for (m, (counts, deals)) in &other.prefixes {
+            let (mine, my_deals) = self
+                .prefixes
+                .entry(*m)
+                .or_insert_with(|| (vec![vec![0; *m]; 52], 0));
+            for (row, other_row) in mine.iter_mut().zip(counts) {
+                for (a, b) in row.iter_mut().zip(other_row) {
+                    *a += b;
+                }
+            }
+            *my_deals += deals;
+        }
         for (a, b) in self.starting_classes.iter_mut().zip(other.starting_classes) {
             *a += b;
         }
@@ -190,6 +240,7 @@ impl Evidence {
                 exact_seven_card_counts,
             ),
             self.serial_test(),
+            self.colour_runs_test(),
         ];
         let k = tests.iter().filter(|t| t.p_value.is_some()).count();
         for test in &mut tests {
@@ -221,31 +272,84 @@ impl Evidence {
         }
     }
 
+    /// Card × position over every table with enough deals: complete decks
+    /// (52 positions) and each prefix length m of hold'em and omaha deals.
+    /// The tables are independent, so their statistics (each χ² with its df,
+    /// see [`card_position_prefix`]) add up.
     fn card_position_test(&self) -> Outcome {
         let needed = (MIN_EXPECTED * 52.0).ceil() as u64;
+        let deals = self.full_decks + self.prefixes.values().map(|(_, n)| n).sum::<u64>();
         let mut outcome = Outcome::empty(
             "card x position",
-            "where each card lands in complete single-deck orders (deck and hands deals of one deck)",
+            "where each card lands: complete single-deck orders (deck and hands deals of one deck) \
+             and the dealt positions of hold'em and omaha deals, burns included",
+            "deals of one table (complete decks, or hold'em and omaha deals of one size)",
+            deals,
+        );
+        let mut tables: Vec<(&Vec<Vec<u64>>, u64)> = Vec::new();
+        if self.full_decks >= needed {
+            tables.push((&self.positions, self.full_decks));
+        }
+        tables.extend(
+            self.prefixes
+                .values()
+                .filter(|(_, n)| *n >= needed)
+                .map(|(counts, n)| (counts, *n)),
+        );
+        let Some(&(shown, shown_deals)) = tables.first() else {
+            let largest = self
+                .prefixes
+                .values()
+                .map(|(_, n)| *n)
+                .chain([self.full_decks])
+                .max()
+                .unwrap_or(0);
+            outcome.samples = largest;
+            outcome.needed = Some(needed);
+            return outcome;
+        };
+        let (statistic, df) = tables
+            .iter()
+            .map(|(counts, n)| card_position_prefix(counts, *n))
+            .fold((0.0, 0.0), |(s, d), (s1, d1)| (s + s1, d + d1));
+        // The heat map shows complete decks (52 × 52), when they count.
+        if self.full_decks >= needed {
+            let expected = shown_deals as f64 / 52.0;
+            outcome.residuals = Some(
+                shown
+                    .iter()
+                    .map(|row| {
+                        row.iter()
+                            .map(|&o| (o as f64 - expected) / expected.sqrt())
+                            .collect()
+                    })
+                    .collect(),
+            );
+        }
+        outcome.set(statistic, Some(df), chi_square_sf(statistic, df));
+        outcome
+    }
+
+    fn colour_runs_test(&self) -> Outcome {
+        let mut outcome = Outcome::empty(
+            "colour runs",
+            "runs of red and black cards in complete single-deck orders (Wald-Wolfowitz: \
+             exact mean 27 and variance 1300/102 per deck)",
             "complete single decks",
             self.full_decks,
         );
-        if self.full_decks < needed {
-            outcome.needed = Some(needed);
+        if self.full_decks < MIN_RUNS_DECKS {
+            outcome.needed = Some(MIN_RUNS_DECKS);
             return outcome;
         }
-        let result = card_position(&self.positions, self.full_decks);
-        let expected = self.full_decks as f64 / 52.0;
-        outcome.residuals = Some(
-            self.positions
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .map(|&o| (o as f64 - expected) / expected.sqrt())
-                        .collect()
-                })
-                .collect(),
-        );
-        outcome.set(result.statistic, result.df, result.p_value);
+        let result = colour_runs(self.colour_runs, self.full_decks);
+        let mean = 27.0 * self.full_decks as f64;
+        outcome.cells = vec![Cell {
+            label: "runs, all decks together".to_owned(),
+            observed: self.colour_runs,
+            expected: mean,
+        }];
+        outcome.set(result.statistic, None, result.p_value);
         outcome
     }
 
