@@ -128,13 +128,32 @@ async function getJson(path) {
 
 // ---- Look up by id -------------------------------------------------------
 
+const STATUS_WORDS = {
+  in_play: "in play (the hand is not over yet)",
+  closed: "closed (the hand is over)",
+  awaiting_client_seed: "waiting for the player's client seed",
+  active: "active (dealing; the server seed is still secret)",
+  revealed: "revealed (the server seed is public)",
+};
+
+/** A record's status in words. */
+function statusText(status) {
+  return STATUS_WORDS[status] || status;
+}
+
+/** The one-line verdict shown first: "pass", "fail" or "pending". */
+function verdictEl(result, text) {
+  const word = { pass: "PASS", fail: "FAIL", pending: "NOT YET VERIFIABLE" }[result];
+  return el("p", { class: "verdict", role: "status", "data-verdict": result }, el("strong", { text: word }), ` ${text}`);
+}
+
 async function roundReport(round) {
   const box = el("div", { class: "round-detail", "data-round": round.id, "data-nonce": round.nonce });
   const facts = el("dl", { class: "facts" });
   fact(facts, "Round", round.id, true);
   fact(facts, "Nonce", String(round.nonce));
   fact(facts, "Game", gameText(round.game));
-  fact(facts, "Status", round.status);
+  fact(facts, "Status", statusText(round.status));
   fact(facts, "Commitment", round.server_seed_hash, true);
   fact(facts, "Client seed", round.client_seed, true);
   box.append(facts);
@@ -173,8 +192,13 @@ async function lookUpRound(id, target) {
   const { status, body } = await getJson(`/v1/rounds/${encodeURIComponent(id)}`);
   if (status === 404) return false;
   if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
-  const { box } = await roundReport(body);
-  target.replaceChildren(el("h3", { text: "Round" }), box,
+  const { box, ok } = await roundReport(body);
+  const verdict = ok === null
+    ? verdictEl("pending", "The server seed is still secret: this round can be checked once its seed pair is revealed.")
+    : ok
+      ? verdictEl("pass", "The seed matches its published commitment, and every card is what fairdeal-v1 deals.")
+      : verdictEl("fail", "This record does not match what fairdeal-v1 deals from the committed seed (details below).");
+  target.replaceChildren(verdict, el("h3", { text: "Round" }), box,
     el("p", {}, el("a", { href: `?pair=${encodeURIComponent(body.seed_pair_id)}`, text: "See every round of its seed pair" })));
   return true;
 }
@@ -195,7 +219,7 @@ async function lookUpPair(id, target) {
   }
   const facts = el("dl", { class: "facts" });
   fact(facts, "Seed pair", pair.id, true);
-  fact(facts, "Status", pair.status);
+  fact(facts, "Status", statusText(pair.status));
   fact(facts, "Commitment", pair.server_seed_hash, true);
   fact(facts, "Client seed", pair.client_seed ?? "(not set yet)", pair.client_seed !== null);
   if (pair.server_seed) fact(facts, "Server seed", pair.server_seed, true);
@@ -226,7 +250,7 @@ async function lookUpPair(id, target) {
       el("td", { text: String(round.nonce) }),
       el("td", { class: "id mono", text: round.id }),
       el("td", { text: gameText(round.game) }),
-      el("td", { text: round.status }),
+      el("td", { text: statusText(round.status) }),
       el("td", {}, cell)));
     details.append(box);
   }
@@ -238,7 +262,15 @@ async function lookUpPair(id, target) {
     parts.push(el("p", { "data-summary": "", text: `${passed} of ${rounds.length} rounds verified.` }));
   }
   parts.push(details);
-  target.replaceChildren(...parts);
+  const n = rounds.length;
+  const verdict = !complete
+    ? verdictEl("fail", `Rounds are missing from this seed pair's record (expected nonces 0 to ${pair.next_nonce - 1}).`)
+    : !pair.server_seed
+      ? verdictEl("pending", `${n} round${n === 1 ? "" : "s"} with no gap so far; the cards can be checked once the seed is revealed.`)
+      : passed === n
+        ? verdictEl("pass", `All ${n} round${n === 1 ? "" : "s"} verified, nonces 0 to ${n - 1} with no gap.`)
+        : verdictEl("fail", `${n - passed} of ${n} rounds do not match what fairdeal-v1 deals (details below).`);
+  target.replaceChildren(verdict, ...parts);
   return true;
 }
 
@@ -280,12 +312,25 @@ async function recompute(event) {
     fact(facts, "SHA-256 of the seed", out.server_seed_hash, true);
     const parts = [facts];
     const published = value("commitment").trim().toLowerCase();
+    const matches = published === out.server_seed_hash;
     if (published) {
+      parts.unshift(matches
+        ? verdictEl("pass", "The seed matches the commitment you typed; these are the cards it deals.")
+        : verdictEl("fail", "The seed does not match the commitment you typed: these are not the committed cards."));
       parts.push(el("div", { class: "checks" },
-        checkEl("commitment", published === out.server_seed_hash,
-          `SHA-256 of this seed is ${out.server_seed_hash}`)));
+        checkEl("commitment", matches, `SHA-256 of this seed is ${out.server_seed_hash}`)));
     }
-    parts.push(dealEl(out.deal));
+    if (published && !matches) {
+      parts.push(el("p", { class: "error", "data-explain": "commitment" },
+        "You typed the commitment ", el("code", { text: published }),
+        "; this seed's SHA-256 is ", el("code", { text: out.server_seed_hash }),
+        ". A seed that does not hash to the published commitment is not the seed the operator promised."));
+      parts.push(el("details", { class: "unverified" },
+        el("summary", { text: "Show what this seed would deal anyway (not the committed deal)" }),
+        dealEl(out.deal)));
+    } else {
+      parts.push(dealEl(out.deal));
+    }
     target.replaceChildren(...parts);
   } catch (error) {
     showError(target, error);

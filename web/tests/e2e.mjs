@@ -30,6 +30,11 @@ async function open(url) {
   return page;
 }
 
+/** The verdict line, which must come first in a lookup's result. */
+async function firstVerdict(page) {
+  return page.$eval("#lookup-result", (n) => n.firstElementChild && n.firstElementChild.getAttribute("data-verdict"));
+}
+
 async function results(page, selector) {
   return page.$$eval(selector, (nodes) => nodes.map((n) => n.getAttribute("data-result")));
 }
@@ -49,6 +54,7 @@ step("permalink to a revealed round");
   assert.deepEqual(first, config.revealed_round_seat1);
   const red = await page.$$eval(".card.red", (nodes) => nodes.every((n) => /[♦♥]/.test(n.textContent)));
   assert.ok(red, "red suits are drawn red");
+  assert.equal(await firstVerdict(page), "pass", "the overall verdict comes first");
   if (config.screenshot) await page.screenshot({ path: config.screenshot, fullPage: true });
   await page.close();
 }
@@ -66,6 +72,9 @@ step("permalink to a revealed seed pair");
   // A 6-deck shoe is laid out in rows of 13 with positions.
   const shoe = await page.$$eval(".shoe", (nodes) => nodes.map((n) => n.querySelectorAll(".card").length));
   assert.ok(shoe.includes(312), `a 312-card shoe is shown: ${shoe}`);
+  assert.equal(await firstVerdict(page), "pass");
+  const facts = await page.textContent("#lookup-result .facts");
+  assert.ok(facts.includes("revealed (the server seed is public)"), "statuses are words");
   await page.close();
 }
 
@@ -78,6 +87,8 @@ step("an unrevealed round shows no cards");
   const text = await page.textContent("#lookup-result");
   assert.ok(text.includes(config.unrevealed_commitment), "the commitment is shown");
   assert.ok(text.includes("after its last hand"), "the page explains when verification becomes possible");
+  assert.equal(await firstVerdict(page), "pending");
+  assert.ok(!text.includes("in_play") && !text.includes("awaiting_client_seed"), "no raw status code is shown");
   await page.close();
 }
 
@@ -91,6 +102,7 @@ step("a swapped card fails the deal check");
   const explain = await page.textContent("[data-explain=deal]");
   assert.ok(explain.includes(config.swapped_slot), explain);
   assert.ok((await page.$$eval(".card.diff", (n) => n.length)) >= 2, "the differing card is outlined");
+  assert.equal(await firstVerdict(page), "fail");
   await page.close();
 }
 step("a wrong revealed seed fails the commitment check");
@@ -100,6 +112,7 @@ step("a wrong revealed seed fails the commitment check");
   const commitments = await results(page, "[data-check=commitment]");
   assert.ok(commitments.length > 0 && commitments.every((r) => r === "fail"), String(commitments));
   assert.ok((await page.textContent("[data-summary]")).startsWith("0 of"));
+  assert.equal(await firstVerdict(page), "fail");
   await page.close();
 }
 
@@ -129,6 +142,10 @@ step("readable at phone width");
   await page.waitForSelector("[data-summary]");
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  // The verdict is on the first screen, without scrolling.
+  const bottom = await page.$eval("[data-verdict]", (n) => n.getBoundingClientRect().bottom);
+  assert.ok(bottom <= 812, `the verdict ends at ${bottom}px, below the first screen`);
+  assert.equal(await page.getAttribute("[data-verdict]", "data-verdict"), "pass");
   await phone.close();
 }
 
@@ -152,6 +169,16 @@ step("offline from file:// recomputes vector B");
   assert.deepEqual(seat1, ["Qc", "6c"]);
   const board = await page.$$eval("#paste-result [data-board] .card", (n) => n.map((c) => c.getAttribute("data-card")));
   assert.deepEqual(board, ["Ad", "7s", "Qs", "Jd", "3s"]);
+  // A commitment that the seed does not hash to: no cards shown as if valid.
+  const typed = "0".repeat(64);
+  await page.fill("#commitment", typed);
+  await page.click("#paste-form button[type=submit]");
+  await page.waitForSelector("#paste-result [data-verdict=fail]");
+  const explained = await page.textContent("#paste-result [data-explain=commitment]");
+  assert.ok(explained.includes(typed), "names the commitment that was typed");
+  assert.ok(explained.includes("b034e2041764d657468f5d1371c83fb8dc69fe688a324145b6043894cf1b0c29"), "and the one the seed gives");
+  assert.equal(await page.isVisible("#paste-result [data-deal]"), false, "the cards are not shown as the committed deal");
+  await page.fill("#commitment", "b034e2041764d657468f5d1371c83fb8dc69fe688a324145b6043894cf1b0c29");
   // A new client seed from the browser's CSPRNG.
   await page.click("#new-seed");
   const fresh = await page.inputValue("#client-seed");
