@@ -313,6 +313,22 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
         deserializer.end().map_err(|err| {
             ApiError::malformed(format!("trailing data after the JSON body: {err}"), None)
         })?;
+        // serde reads a struct from an array too ([x, y] as its fields in
+        // order); no request body of this API holds an array, so one is
+        // refused wherever it stands rather than read that way.
+        if let Some(field) = serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .as_ref()
+            .and_then(|value| first_array(value, String::new()))
+        {
+            let shown = if field.is_empty() { "the body" } else { &field };
+            return Err(ApiError::malformed(
+                format!(
+                    "{shown}: an array is not accepted here; send a JSON object or value as the schema says"
+                ),
+                (!field.is_empty()).then_some(field),
+            ));
+        }
         Ok(ApiJson(value))
     }
 }
@@ -388,6 +404,22 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath
                     )
                 })?;
         Ok(ApiPath(value))
+    }
+}
+
+/// The dotted path of the first array in `value`, if there is one.
+fn first_array(value: &serde_json::Value, path: String) -> Option<String> {
+    match value {
+        serde_json::Value::Array(_) => Some(path),
+        serde_json::Value::Object(map) => map.iter().find_map(|(key, inner)| {
+            let inner_path = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            first_array(inner, inner_path)
+        }),
+        _ => None,
     }
 }
 

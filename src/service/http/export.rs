@@ -20,6 +20,7 @@ use crate::service::export::export as write_export;
 #[into_params(parameter_in = Query)]
 pub struct ExportParams {
     /// Resume after the pair whose line carried this `cursor`.
+    #[param(pattern = "^[0-9]{1,18}$")]
     pub after: Option<String>,
 }
 

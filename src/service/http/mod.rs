@@ -212,9 +212,9 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
     ),
     components(schemas(error::Problem, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
-        wire::VerifyRequest, wire::VerifyResponse, wire::GameSpec, wire::DealDoc, wire::NonceDoc,
+        wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
         ops::VersionInfo)),
-    modifiers(&OperatorKey),
+    modifiers(&OperatorKey, &ClosedGames),
 )]
 #[derive(Debug)]
 struct ApiDoc;
@@ -228,6 +228,29 @@ impl utoipa::Modify for OperatorKey {
                 "operator_key",
                 SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
             );
+        }
+    }
+}
+
+/// Each game type takes only its own parameters: utoipa leaves the variants
+/// of the tagged `Game` open, so they are closed here.
+struct ClosedGames;
+
+impl utoipa::Modify for ClosedGames {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::RefOr;
+        use utoipa::openapi::schema::{AdditionalProperties, Schema};
+        let game = openapi
+            .components
+            .as_mut()
+            .and_then(|components| components.schemas.get_mut("Game"));
+        if let Some(RefOr::T(Schema::OneOf(one_of))) = game {
+            for item in &mut one_of.items {
+                if let RefOr::T(Schema::Object(object)) = item {
+                    object.additional_properties =
+                        Some(Box::new(AdditionalProperties::FreeForm(false)));
+                }
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ use super::wire::{
     ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotationResult,
     RoundPage, SeedPair, parse_pair_cursor,
 };
-use crate::service::dealer::Owner;
+use crate::service::dealer::{Owner, PairLabel};
 use crate::service::store::{PairFilter, PairRow, Rotate, SetClientSeed};
 
 /// Commit to a new seed pair.
@@ -36,9 +36,12 @@ use crate::service::store::{PairFilter, PairRow, Rotate, SetClientSeed};
 pub async fn create(
     State(state): State<AppState>,
     operator: Operator,
-    request: Option<ApiJson<CreatePairRequest>>,
+    request: Option<ApiJson<Option<CreatePairRequest>>>,
 ) -> Result<(StatusCode, Json<SeedPair>), ApiError> {
-    let label = request.map(|ApiJson(r)| r).unwrap_or_default().label()?;
+    let label = request
+        .and_then(|ApiJson(r)| r)
+        .unwrap_or_default()
+        .label()?;
     let owner = Owner {
         tenant: operator.tenant.clone(),
         label,
@@ -69,9 +72,13 @@ pub async fn list(
 ) -> Result<Json<PairPage>, ApiError> {
     let limit = page_limit(params.limit)?;
     let after = params.after.as_deref().map(parse_pair_cursor).transpose()?;
+    let label = params
+        .label
+        .map(|text| PairLabel::new(text).map_err(|rule| ApiError::invalid("label", rule)))
+        .transpose()?;
     let filter = PairFilter {
         status: params.status,
-        label: params.label,
+        label: label.map(|label| label.as_str().to_owned()),
     };
     let rows = state
         .dealer
@@ -177,7 +184,13 @@ pub async fn rounds(
     ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Json<RoundPage>, ApiError> {
     let limit = page_limit(params.limit)?;
-    let after = params.after.map(|a| i64::try_from(a).unwrap_or(i64::MAX));
+    let after = params.after;
+    if let Some(after) = after.filter(|a| *a < 0) {
+        return Err(ApiError::invalid(
+            "after",
+            format!("must be a nonce (0 or more); got {after}"),
+        ));
+    }
     let store = state.dealer.store();
     let pair = super::load_pair(&state, &id).await?;
     let rows = store

@@ -4,6 +4,8 @@
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::{IntoParams, ToSchema};
 
 use fairdeal_core::ClientSeed;
@@ -13,24 +15,89 @@ use crate::service::dealer::PairLabel;
 use crate::service::store::{PairRow, PairStatus, RoundRow, RoundStatus};
 use crate::time::timestamp;
 
-/// A game to deal. `holdem` takes `players` (2–22); `omaha` takes `players`
-/// (2–11); `deck` takes `decks` (1–8, default 1); `hands` takes `players`
-/// (≥ 1), `cards` (≥ 1) and `decks` (1–8, default 1) with players × cards ≤
-/// 52 × decks. A parameter the game does not take is refused.
-#[derive(Debug, Deserialize, ToSchema)]
+/// A game to deal, as the server reads it: the type and whichever
+/// parameters were sent; [`GameSpec::to_game`] applies each game's rules. Its
+/// description is [`GameDoc`].
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[schema(as = Game, example = json!({"type": "holdem", "players": 6}))]
 pub struct GameSpec {
-    /// `deck`, `holdem`, `omaha` or `hands`.
     #[serde(rename = "type")]
-    #[schema(rename = "type", pattern = "^(deck|holdem|omaha|hands)$")]
     pub game_type: String,
-    #[schema(minimum = 1)]
+    #[serde(default, deserialize_with = "integral")]
     pub players: Option<u32>,
-    #[schema(minimum = 1)]
+    #[serde(default, deserialize_with = "integral")]
     pub cards: Option<u32>,
-    #[schema(minimum = 1, maximum = 8)]
+    #[serde(default, deserialize_with = "integral")]
     pub decks: Option<u32>,
+}
+
+/// An optional count that JSON may write as `6` or `6.0` (JSON Schema counts
+/// both as the integer 6); a fraction or a value out of range is refused.
+fn integral<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u32>, D::Error> {
+    struct Count;
+    impl Visitor<'_> for Count {
+        type Value = Option<u32>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number from 0 to 4294967295")
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            u32::try_from(v)
+                .map(Some)
+                .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            u32::try_from(v)
+                .map(Some)
+                .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            if v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v) {
+                Ok(Some(v as u32))
+            } else {
+                Err(E::invalid_value(de::Unexpected::Float(v), &self))
+            }
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    deserializer.deserialize_any(Count)
+}
+
+/// A game to deal: one of four types, each with its own parameters (a
+/// parameter the type does not take is refused). `hands` also needs
+/// players × cards ≤ 52 × decks, which the schema cannot say.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+#[schema(as = Game, example = json!({"type": "holdem", "players": 6}))]
+pub enum GameDoc {
+    /// The whole shuffled shoe.
+    Deck {
+        /// Decks in the shoe (default 1).
+        #[schema(minimum = 1, maximum = 8)]
+        decks: Option<u32>,
+    },
+    /// Texas hold'em: two hole cards each, then burn, flop, burn, turn,
+    /// burn, river.
+    Holdem {
+        #[schema(minimum = 2, maximum = 22)]
+        players: u32,
+    },
+    /// Omaha: four hole cards each, then the hold'em board.
+    Omaha {
+        #[schema(minimum = 2, maximum = 11)]
+        players: u32,
+    },
+    /// `players` hands of `cards` cards, the rest of the shoe after them.
+    Hands {
+        #[schema(minimum = 1, maximum = 416)]
+        players: u32,
+        #[schema(minimum = 1, maximum = 416)]
+        cards: u32,
+        /// Decks in the shoe (default 1).
+        #[schema(minimum = 1, maximum = 8)]
+        decks: Option<u32>,
+    },
 }
 
 impl GameSpec {
@@ -116,7 +183,7 @@ pub struct Round {
     pub server_seed_hash: String,
     pub client_seed: String,
     pub nonce: u64,
-    #[schema(value_type = GameSpec)]
+    #[schema(value_type = GameDoc)]
     pub game: Box<RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<DealDoc>)]
@@ -172,7 +239,8 @@ pub struct RoundPage {
 #[into_params(parameter_in = Query)]
 pub struct PageParams {
     /// Only rounds with a nonce greater than this.
-    pub after: Option<u64>,
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
     /// At most this many rounds (1–1000, default 100).
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
@@ -185,7 +253,12 @@ pub struct CreatePairRequest {
     /// An opaque reference of the game backend (a player or table id): 1 to
     /// 128 bytes, no control characters. Shown to the pair's operators only,
     /// never in public reads or the export; kept by the pairs rotation opens.
-    #[schema(min_length = 1, max_length = 128, example = "table-7")]
+    #[schema(
+        min_length = 1,
+        max_length = 128,
+        example = "table-7",
+        pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+    )]
     pub label: Option<String>,
 }
 
@@ -206,8 +279,14 @@ pub struct PairListParams {
     /// Only pairs in this status.
     pub status: Option<PairStatus>,
     /// Only pairs with this label.
+    #[param(
+        min_length = 1,
+        max_length = 128,
+        pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+    )]
     pub label: Option<String>,
     /// The `next_after` of the previous page.
+    #[param(pattern = "^-?[0-9]{1,19}\\.[0-9A-Za-z-]{1,64}$")]
     pub after: Option<String>,
     /// At most this many pairs (1–1000, default 100).
     #[param(minimum = 1, maximum = 1000)]
@@ -246,7 +325,14 @@ pub struct RotationResult {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClientSeedRequest {
-    #[schema(example = "my own lucky seed")]
+    /// 1 to 64 bytes of UTF-8 (so at most 64 characters, fewer when they
+    /// take several bytes), no control characters.
+    #[schema(
+        example = "my own lucky seed",
+        min_length = 1,
+        max_length = 64,
+        pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+    )]
     pub client_seed: String,
 }
 
@@ -261,6 +347,7 @@ impl ClientSeedRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateRoundRequest {
+    #[schema(value_type = GameDoc)]
     pub game: GameSpec,
 }
 
@@ -272,13 +359,41 @@ pub enum NonceInput {
     Text(String),
 }
 
-/// A nonce: a number, or the same number as a decimal string.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(untagged)]
-#[schema(as = Nonce)]
-pub enum NonceDoc {
-    Number(u64),
-    Text(String),
+/// The description of a nonce: a JSON integer from 0 to 2^64 − 1, or the
+/// same number as a decimal string (leading zeros allowed).
+#[derive(Debug)]
+pub struct NonceDoc;
+
+/// Decimal strings of 0 to 2^64 − 1, leading zeros allowed.
+const NONCE_PATTERN: &str = "^0*([0-9]{1,19}|1[0-7][0-9]{18}|18[0-3][0-9]{17}|184[0-3][0-9]{16}|1844[0-5][0-9]{15}|18446[0-6][0-9]{14}|184467[0-3][0-9]{13}|1844674[0-3][0-9]{12}|184467440[0-6][0-9]{10}|1844674407[0-2][0-9]{9}|18446744073[0-6][0-9]{8}|1844674407370[0-8][0-9]{6}|18446744073709[0-4][0-9]{5}|184467440737095[0-4][0-9]{4}|18446744073709550[0-9]{3}|18446744073709551[0-5][0-9]{2}|1844674407370955160[0-9]|1844674407370955161[0-5])$";
+
+impl utoipa::PartialSchema for NonceDoc {
+    fn schema() -> RefOr<Schema> {
+        let number = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(0))
+            .maximum(Some(u64::MAX))
+            .build();
+        let text = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(NONCE_PATTERN))
+            .build();
+        let one_of = OneOfBuilder::new()
+            .item(number)
+            .item(text)
+            .description(Some(
+                "A nonce: an unsigned 64-bit integer, as a number or a decimal string \
+                 (for clients whose numbers lose precision above 2^53).",
+            ))
+            .build();
+        RefOr::T(Schema::OneOf(one_of))
+    }
+}
+
+impl utoipa::ToSchema for NonceDoc {
+    fn name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("Nonce")
+    }
 }
 
 impl<'de> Deserialize<'de> for NonceInput {
@@ -292,6 +407,15 @@ impl<'de> Deserialize<'de> for NonceInput {
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<NonceInput, E> {
                 Ok(NonceInput::Number(v))
             }
+            /// JSON Schema counts `405.0` as the integer 405.
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<NonceInput, E> {
+                // 2^64 is the first f64 above u64::MAX.
+                if v.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&v) {
+                    Ok(NonceInput::Number(v as u64))
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Float(v), &self))
+                }
+            }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<NonceInput, E> {
                 Ok(NonceInput::Text(v.to_owned()))
             }
@@ -304,11 +428,19 @@ impl<'de> Deserialize<'de> for NonceInput {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VerifyRequest {
-    /// 64 hex characters.
+    /// The revealed server seed: 64 hex characters.
+    #[schema(pattern = "^[0-9a-fA-F]{64}$")]
     pub server_seed: String,
+    /// 1 to 64 bytes of UTF-8, no control characters.
+    #[schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+    )]
     pub client_seed: String,
     #[schema(value_type = NonceDoc)]
     pub nonce: NonceInput,
+    #[schema(value_type = GameDoc)]
     pub game: GameSpec,
 }
 
