@@ -6,6 +6,7 @@ pub mod dealer;
 pub mod export;
 pub mod http;
 pub mod keys;
+pub mod log;
 pub mod metrics;
 pub mod sealing;
 pub mod store;

@@ -205,7 +205,7 @@ fn deal_associated_data(round_id: &str) -> String {
 
 /// Writes a file readable only by its owner (created with mode 0600 on Unix,
 /// never briefly world-readable).
-fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+pub(crate) fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
     use std::io::Write;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;

@@ -1,0 +1,119 @@
+//! Log entries: one JSON object per event, with a `type`, written as RFC 8785
+//! (JCS) canonical JSON so that anyone re-encoding the same object gets the
+//! same bytes, hence the same leaf hash.
+//!
+//! The log never holds a raw user string (a client seed appears as its
+//! SHA-256) nor cards (they follow from the commitment once revealed, and
+//! hole cards must not leak before).
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// Largest nonce a log entry states exactly: JCS writes numbers as IEEE
+/// doubles, exact up to 2^53.
+pub const MAX_LOGGED_NONCE: u64 = (1 << 53) - 1;
+
+/// One event, as logged.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Entry {
+    /// A seed pair committed (created, or opened by a rotation).
+    Commit {
+        seed_pair: String,
+        server_seed_hash: String,
+        next_server_seed_hash: String,
+        predecessor: Option<String>,
+        time: String,
+    },
+    /// The pair's client seed, set.
+    ClientSeed {
+        seed_pair: String,
+        client_seed_sha256: String,
+        time: String,
+    },
+    /// A round dealt (without its cards).
+    Round {
+        seed_pair: String,
+        round: String,
+        nonce: u64,
+        game: serde_json::Value,
+        time: String,
+    },
+    /// The pair's server seed, revealed by rotation.
+    Reveal {
+        seed_pair: String,
+        server_seed: String,
+        successor: String,
+        time: String,
+    },
+}
+
+impl Entry {
+    /// The entry's bytes: its canonical JSON.
+    pub fn to_bytes(&self) -> anyhow::Result<Vec<u8>> {
+        if let Entry::Round { nonce, .. } = self {
+            anyhow::ensure!(
+                *nonce <= MAX_LOGGED_NONCE,
+                "a logged nonce must be at most 2^53 - 1"
+            );
+        }
+        Ok(serde_json_canonicalizer::to_vec(self)?)
+    }
+}
+
+/// Lowercase hex SHA-256 of a client seed's UTF-8 bytes, as logged.
+pub fn client_seed_sha256(client_seed: &str) -> String {
+    hex::encode(Sha256::digest(client_seed.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_canonical_json_with_their_type() {
+        let entry = Entry::Round {
+            seed_pair: "p".into(),
+            round: "r".into(),
+            nonce: 7,
+            game: serde_json::json!({"type": "holdem", "players": 6}),
+            time: "2026-11-22T06:08:50.007Z".into(),
+        };
+        assert_eq!(
+            String::from_utf8(entry.to_bytes().expect("bytes")).expect("UTF-8"),
+            r#"{"game":{"players":6,"type":"holdem"},"nonce":7,"round":"r","seed_pair":"p","time":"2026-11-22T06:08:50.007Z","type":"round"}"#
+        );
+        let commit = Entry::Commit {
+            seed_pair: "p".into(),
+            server_seed_hash: "aa".into(),
+            next_server_seed_hash: "bb".into(),
+            predecessor: None,
+            time: "t".into(),
+        };
+        assert_eq!(
+            String::from_utf8(commit.to_bytes().expect("bytes")).expect("UTF-8"),
+            r#"{"next_server_seed_hash":"bb","predecessor":null,"seed_pair":"p","server_seed_hash":"aa","time":"t","type":"commit"}"#
+        );
+    }
+
+    #[test]
+    fn a_nonce_beyond_what_json_numbers_hold_exactly_is_refused() {
+        let round = |nonce| Entry::Round {
+            seed_pair: "p".into(),
+            round: "r".into(),
+            nonce,
+            game: serde_json::json!({"type": "deck"}),
+            time: "t".into(),
+        };
+        assert!(round(MAX_LOGGED_NONCE).to_bytes().is_ok());
+        assert!(round(MAX_LOGGED_NONCE + 1).to_bytes().is_err());
+    }
+
+    #[test]
+    fn a_client_seed_is_logged_as_its_hash() {
+        assert_eq!(
+            client_seed_sha256("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+}
