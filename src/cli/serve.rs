@@ -12,6 +12,8 @@ use tokio::net::TcpListener;
 use super::db::DatabaseOpts;
 use crate::service::dealer::Dealer;
 use crate::service::http::{self, AppState};
+use crate::service::log::integrator;
+use crate::service::log::key::LogKey;
 use crate::service::metrics::Metrics;
 use crate::service::sealing::MasterKey;
 use crate::telemetry::{self, LogFormat};
@@ -22,6 +24,7 @@ use crate::time::now_ms;
 Environment:
   FAIRDEAL_MASTER_KEY   the master key as 64 hex characters (instead of a key file;
                         there is deliberately no command-line flag for it)
+  FAIRDEAL_LOG_KEY      the transparency log's key as 64 hex characters (likewise)
   RUST_LOG              log filter, e.g. info (default), debug, fairdeal=debug
 
 Secrets never appear in logs, responses or metrics. Stop with SIGTERM or Ctrl-C:
@@ -88,6 +91,29 @@ pub struct ServeOpts {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub max_http_connections: u32,
+    /// The transparency log's origin, which is also its key's name. Default:
+    /// the listen address and `/fairdeal`, e.g. `127.0.0.1:8080/fairdeal`.
+    /// Processes sharing a database must use the same.
+    #[arg(long, env = "FAIRDEAL_LOG_ORIGIN", value_name = "ORIGIN")]
+    pub log_origin: Option<String>,
+    /// The log's Ed25519 key as 64 hex characters (a seed). Prefer a key
+    /// file; never pass it on a command line.
+    #[arg(long, env = "FAIRDEAL_LOG_KEY", hide_env_values = true, hide = true)]
+    pub log_key: Option<String>,
+    /// A file holding the log key (64 hex characters). Without this or
+    /// FAIRDEAL_LOG_KEY, `<data dir>/log.key` is used, and created with mode
+    /// 0600 on first start. Processes sharing a database must share it.
+    #[arg(long, env = "FAIRDEAL_LOG_KEY_FILE", value_name = "PATH")]
+    pub log_key_file: Option<PathBuf>,
+    /// Seconds between log checkpoints while entries arrive.
+    #[arg(
+        long,
+        env = "FAIRDEAL_LOG_INTERVAL",
+        default_value_t = 1.0,
+        value_name = "SECONDS",
+        value_parser = parse_positive_seconds
+    )]
+    pub log_interval: f64,
 }
 
 fn parse_positive_seconds(text: &str) -> Result<f64, String> {
@@ -160,12 +186,40 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
              start with the original key (FAIRDEAL_MASTER_KEY or --master-key-file)"
         );
     }
-    tracing::info!(database = store.backend(), master_key = %key_origin, "database ready");
+    let origin = opts
+        .log_origin
+        .clone()
+        .unwrap_or_else(|| format!("{}/fairdeal", opts.listen));
+    let (log_key, log_key_origin) = LogKey::load(
+        opts.log_key.as_deref(),
+        opts.log_key_file.as_deref(),
+        &opts.db.data_dir,
+        &origin,
+    )?;
+    let logged_as = store
+        .claim_setting("log_verifier_key", &log_key.vkey())
+        .await?;
+    if logged_as != log_key.vkey() {
+        anyhow::bail!(
+            "this database's transparency log is signed by {logged_as}, but this process has {} \
+             (log key from {log_key_origin}, origin {origin:?}); start with the same log key \
+             (FAIRDEAL_LOG_KEY or --log-key-file) and the same --log-origin",
+            log_key.vkey()
+        );
+    }
+    let log_key = Arc::new(log_key);
+    integrator::integrate_now(&store, &log_key)
+        .await
+        .context("signing the log's first checkpoint")?;
+    tracing::info!(database = store.backend(), master_key = %key_origin, log = %log_key.vkey(), "database ready");
     let dealer = Arc::new(Dealer::new(store.clone(), key));
     let state = AppState {
         dealer: dealer.clone(),
         metrics: Arc::new(Metrics::new()),
+        log: log_key.clone(),
     };
+    let log_interval = Duration::from_secs_f64(opts.log_interval);
+    let integrating = tokio::spawn(integrator::run(store.clone(), log_key, log_interval));
     let listener = TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("listening on {}", opts.listen))?;
@@ -205,6 +259,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         Err(err) => tracing::warn!(error = %err, "could not raise the open-file limit"),
     }
     http::serve_with(listener, state, limits, shutdown_signal()).await?;
+    integrating.abort();
     closer.abort();
     store.close().await;
     tracing::info!("stopped");

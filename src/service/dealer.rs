@@ -11,12 +11,13 @@
 use anyhow::Context;
 use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
 
+use super::log::entry::{Entry, client_seed_sha256};
 use super::sealing::{MasterKey, Slot};
 use super::store::{
     CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus, Rotate, Rotation,
     RoundRow, SealedDeal, SetClientSeed, Store,
 };
-use crate::time::now_ms;
+use crate::time::{now_ms, timestamp};
 
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
@@ -61,6 +62,33 @@ impl PairLabel {
 pub struct Owner {
     pub tenant: String,
     pub label: Option<PairLabel>,
+}
+
+/// The log entry of a pair's commitment.
+fn commit_entry(pair: &NewPair) -> anyhow::Result<Vec<u8>> {
+    Entry::Commit {
+        seed_pair: pair.id.clone(),
+        server_seed_hash: pair.server_seed_hash.clone(),
+        next_server_seed_hash: pair.next_server_seed_hash.clone(),
+        predecessor: pair.predecessor_id.clone(),
+        time: timestamp(pair.created_at),
+    }
+    .to_bytes()
+}
+
+/// The log entry of a pair's client seed (its hash: the log holds no raw
+/// user string).
+fn client_seed_entry(
+    pair_id: &str,
+    client_seed: &ClientSeed,
+    at_ms: i64,
+) -> anyhow::Result<Vec<u8>> {
+    Entry::ClientSeed {
+        seed_pair: pair_id.to_owned(),
+        client_seed_sha256: client_seed_sha256(client_seed.as_str()),
+        time: timestamp(at_ms),
+    }
+    .to_bytes()
 }
 
 /// The service's dealer.
@@ -112,7 +140,7 @@ impl Dealer {
     /// the player.
     pub async fn create_pair(&self, owner: Owner) -> anyhow::Result<PairRow> {
         let pair = self.new_pair(new_id(), &fresh_seed()?, None, None, owner)?;
-        Ok(self.store.insert_pair(&pair).await?)
+        Ok(self.store.insert_pair(&pair, &commit_entry(&pair)?).await?)
     }
 
     pub async fn set_client_seed(
@@ -120,9 +148,10 @@ impl Dealer {
         pair_id: &str,
         client_seed: &ClientSeed,
     ) -> anyhow::Result<SetClientSeed> {
+        let entry = client_seed_entry(pair_id, client_seed, now_ms())?;
         Ok(self
             .store
-            .set_client_seed(pair_id, client_seed.as_str())
+            .set_client_seed(pair_id, client_seed.as_str(), &entry)
             .await?)
     }
 
@@ -148,11 +177,21 @@ impl Dealer {
                 let dealt = deal(&seed, &client, ctx.nonce, game);
                 let id = new_id();
                 let deal_sealed = self.key.seal_deal(&serde_json::to_string(&dealt)?, &id)?;
+                let created_at = now_ms();
+                let log_entry = Entry::Round {
+                    seed_pair: pair_id.to_owned(),
+                    round: id.clone(),
+                    nonce: ctx.nonce,
+                    game: serde_json::to_value(game)?,
+                    time: timestamp(created_at),
+                }
+                .to_bytes()?;
                 Ok(NewRound {
                     id,
                     game: game_json.clone(),
                     deal_sealed,
-                    created_at: now_ms(),
+                    created_at,
+                    log_entry,
                 })
             })
             .await?;
@@ -233,10 +272,23 @@ impl Dealer {
                         Ok((round_id.clone(), deal))
                     })
                     .collect::<anyhow::Result<Vec<_>>>()?;
+                let reveal = Entry::Reveal {
+                    seed_pair: pair.id.clone(),
+                    server_seed: current.reveal_hex(),
+                    successor: successor.id.clone(),
+                    time: timestamp(successor.created_at),
+                }
+                .to_bytes()?;
+                let log_entries = vec![
+                    reveal,
+                    commit_entry(&successor)?,
+                    client_seed_entry(&successor.id, client_seed, successor.created_at)?,
+                ];
                 Ok(Rotation {
                     revealed_server_seed: current.reveal_hex(),
                     successor,
                     opened_deals,
+                    log_entries,
                 })
             })
             .await

@@ -25,6 +25,7 @@ mod auth;
 mod bad_input;
 mod export;
 mod limits;
+mod log;
 mod ops;
 mod outages;
 mod process;

@@ -20,12 +20,14 @@ use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 
 use super::dealer::Dealer;
+use super::log::key::LogKey;
 use super::metrics::Metrics;
 pub use server::{Limits, raise_open_file_limit, serve, serve_with};
 
 pub mod auth;
 pub mod error;
 pub mod export;
+pub mod log;
 pub mod ops;
 pub mod page;
 pub mod rounds;
@@ -55,6 +57,8 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 pub struct AppState {
     pub dealer: Arc<Dealer>,
     pub metrics: Arc<Metrics>,
+    /// The transparency log's key (its verifier key is public).
+    pub log: Arc<LogKey>,
 }
 
 /// A route: where and how it is served, how it is described, and its handler.
@@ -152,7 +156,12 @@ pub fn router(state: AppState) -> Router {
 pub fn router_with(state: AppState, limits: &Limits) -> Router {
     let mut api = Router::new()
         // The verification page is also the front page (not described twice).
-        .route("/", routing::get(page::verify_page));
+        .route("/", routing::get(page::verify_page))
+        // The transparency log: C2SP static resources, described in
+        // docs/TRANSPARENCY.md rather than in the OpenAPI description.
+        .route("/log/checkpoint", routing::get(log::checkpoint))
+        .route("/log/key", routing::get(log::key))
+        .route("/log/tile/{*path}", routing::get(log::tile));
     for route in documented_routes() {
         api = api.route(&route.path, route.handler);
     }

@@ -12,8 +12,12 @@
 //! - `tree`: the Merkle tree over stored hashes (appending, tree hash,
 //!   inclusion and consistency proofs).
 //! - `tiles`: C2SP tile paths and entry bundles.
+//! - `integrator`: folds appended entries into the tree and signs
+//!   checkpoints (the entries themselves are appended by the store, in each
+//!   event's own transaction).
 
 pub mod entry;
+pub mod integrator;
 pub mod key;
 pub mod tiles;
 pub mod tree;

@@ -36,6 +36,7 @@ use sqlx::sqlite::{
 mod rows;
 
 pub use keys::InsertKey;
+pub use log::LogCheckpoint;
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
 pub use rounds::{CloseRound, DealContext, InsertRound};
 pub use rows::{KeyRow, NewPair, NewRound, PairRow, PairStatus, RoundRow, RoundStatus};
@@ -79,8 +80,30 @@ macro_rules! write_tx {
     }};
 }
 
+/// Appends a transparency-log entry inside the current write transaction
+/// (`$tx`) and yields its index. The `log_state` row stays locked until the
+/// transaction ends, so indexes follow commit order, and the entry commits
+/// or rolls back with its event.
+macro_rules! append_log_entry {
+    ($tx:ident, $entry:expr) => {{
+        let (index,): (i64,) = sqlx::query_as(
+            "UPDATE log_state SET next_index = next_index + 1 WHERE id = 1 \
+             RETURNING next_index - 1",
+        )
+        .fetch_one(&mut *$tx)
+        .await?;
+        sqlx::query("INSERT INTO log_entries (idx, entry) VALUES ($1, $2)")
+            .bind(index)
+            .bind($entry)
+            .execute(&mut *$tx)
+            .await?;
+        index
+    }};
+}
+
 // After the macros above, which they use.
 mod keys;
+mod log;
 mod pairs;
 mod rounds;
 
@@ -285,22 +308,32 @@ impl Store {
             .map(|_| ()))
     }
 
+    /// Records `value` under `name` on first start; afterwards checks it.
+    /// Returns the value the database holds (equal to `value` unless another
+    /// process started it with another).
+    pub async fn claim_setting(&self, name: &str, value: &str) -> Result<String, sqlx::Error> {
+        Ok(write_tx!(self, |tx| {
+            sqlx::query(
+                "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+            )
+            .bind(name)
+            .bind(value)
+            .execute(&mut *tx)
+            .await?;
+            let (stored,): (String,) = sqlx::query_as("SELECT value FROM settings WHERE name = $1")
+                .bind(name)
+                .fetch_one(&mut *tx)
+                .await?;
+            stored
+        }))
+    }
+
     /// Records the master key's fingerprint on first start; afterwards checks
     /// it. Returns false when the database was sealed under another key.
     pub async fn check_key_fingerprint(&self, fingerprint: &str) -> Result<bool, sqlx::Error> {
-        Ok(write_tx!(self, |tx| {
-            sqlx::query(
-                "INSERT INTO settings (name, value) VALUES ('master_key_fingerprint', $1) \
-                 ON CONFLICT (name) DO NOTHING",
-            )
-            .bind(fingerprint)
-            .execute(&mut *tx)
-            .await?;
-            let (stored,): (String,) =
-                sqlx::query_as("SELECT value FROM settings WHERE name = 'master_key_fingerprint'")
-                    .fetch_one(&mut *tx)
-                    .await?;
-            stored == fingerprint
-        }))
+        Ok(self
+            .claim_setting("master_key_fingerprint", fingerprint)
+            .await?
+            == fingerprint)
     }
 }

@@ -21,6 +21,9 @@ pub type SealedDeal = (String, Vec<u8>);
 pub struct Rotation {
     pub revealed_server_seed: String,
     pub successor: NewPair,
+    /// The log entries of the rotation, in order: the reveal, then the
+    /// successor's commitment.
+    pub log_entries: Vec<Vec<u8>>,
     /// Each sealed round's id and its deal's JSON, to store in the clear.
     pub opened_deals: Vec<(String, String)>,
 }
@@ -86,11 +89,17 @@ const INSERT_PAIR: &str = concat!(
 );
 
 impl Store {
-    pub async fn insert_pair(&self, pair: &NewPair) -> Result<PairRow, sqlx::Error> {
+    /// Inserts a committed pair and its log entry.
+    pub async fn insert_pair(
+        &self,
+        pair: &NewPair,
+        log_entry: &[u8],
+    ) -> Result<PairRow, sqlx::Error> {
         Ok(write_tx!(self, |tx| {
             let row: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), pair)
                 .fetch_one(&mut *tx)
                 .await?;
+            append_log_entry!(tx, log_entry);
             row
         }))
     }
@@ -103,10 +112,12 @@ impl Store {
             .await)
     }
 
+    /// Sets the client seed once, with its log entry.
     pub async fn set_client_seed(
         &self,
         id: &str,
         client_seed: &str,
+        log_entry: &[u8],
     ) -> Result<SetClientSeed, sqlx::Error> {
         const SQL: &str = concat!(
             "UPDATE seed_pairs SET client_seed = $2, status = $3 \
@@ -114,13 +125,17 @@ impl Store {
             pair_columns!()
         );
         let updated: Option<PairRow> = write_tx!(self, |tx| {
-            sqlx::query_as(SQL)
+            let updated: Option<PairRow> = sqlx::query_as(SQL)
                 .bind(id)
                 .bind(client_seed)
                 .bind(PairStatus::Active.as_str())
                 .bind(PairStatus::AwaitingClientSeed.as_str())
                 .fetch_optional(&mut *tx)
-                .await?
+                .await?;
+            if updated.is_some() {
+                append_log_entry!(tx, log_entry);
+            }
+            updated
         });
         Ok(match updated {
             Some(row) => SetClientSeed::Set(row),
@@ -187,6 +202,7 @@ impl Store {
                 revealed_server_seed,
                 successor,
                 opened_deals,
+                log_entries,
             } = rotation(&pair, &sealed)?;
             for (round_id, deal) in &opened_deals {
                 sqlx::query(UNSEAL)
@@ -213,6 +229,9 @@ impl Store {
                 .bind(PairStatus::Revealed.as_str())
                 .fetch_one(&mut *tx)
                 .await?;
+            for entry in &log_entries {
+                append_log_entry!(tx, entry);
+            }
             Rotate::Rotated {
                 revealed: Box::new(revealed),
                 current: Box::new(current),

@@ -20,7 +20,8 @@ pub enum InsertRound {
     NotFound,
     /// The pair does not take rounds (`awaiting_client_seed` or `revealed`).
     NotActive(PairStatus),
-    /// The pair has dealt 2^63 rounds.
+    /// The pair has dealt 2^53 − 1 rounds (the most a log entry states
+    /// exactly).
     Exhausted,
     /// Never made by the store: the dealer's verdict when the idempotency
     /// key's round was dealt for another game.
@@ -81,7 +82,7 @@ impl Store {
         F: Fn(&DealContext<'_>) -> anyhow::Result<NewRound>,
     {
         const TAKE_NONCE: &str = "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
-             WHERE id = $1 AND status = $2 AND next_nonce < 9223372036854775807 \
+             WHERE id = $1 AND status = $2 AND next_nonce < 9007199254740991 \
              RETURNING next_nonce - 1, server_seed_sealed, client_seed";
         const INSERT: &str = concat!(
             "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, status, \
@@ -112,6 +113,7 @@ impl Store {
                         .bind(RoundStatus::InPlay.as_str())
                         .fetch_one(&mut *tx)
                         .await?;
+                    append_log_entry!(tx, &round.log_entry);
                     Some(row)
                 }
                 Some(_) => {

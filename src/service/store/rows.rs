@@ -156,13 +156,15 @@ pub struct NewPair {
     pub label: Option<String>,
 }
 
-/// A round to insert, made by the deal closure: its deal already sealed.
+/// A round to insert, made by the deal closure: its deal already sealed,
+/// and its log entry.
 #[derive(Debug)]
 pub struct NewRound {
     pub id: String,
     pub game: String,
     pub deal_sealed: Vec<u8>,
     pub created_at: i64,
+    pub log_entry: Vec<u8>,
 }
 
 // Column lists as macros so every query stays a compile-time literal (sqlx

@@ -2,9 +2,12 @@
 //! fresh database, with an operator key, for `on_both_backends!` scenarios.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use fairdeal::service::dealer::Dealer;
 use fairdeal::service::http::{self, AppState, Limits};
+use fairdeal::service::log::integrator;
+use fairdeal::service::log::key::LogKey;
 use fairdeal::service::metrics::Metrics;
 use fairdeal::service::sealing::MasterKey;
 use fairdeal::service::store::{InsertKey, Store};
@@ -20,6 +23,9 @@ pub struct TestApp {
     /// Sends no key.
     pub public: Client,
     pub dealer: Arc<Dealer>,
+    /// The transparency log's key.
+    pub log: Arc<LogKey>,
+    integrating: JoinHandle<()>,
     pub db: TestDatabase,
     shutdown: oneshot::Sender<()>,
     server: JoinHandle<std::io::Result<()>>,
@@ -59,10 +65,22 @@ pub async fn serve_app_with(db: TestDatabase, store: Store, limits: Limits) -> T
         store.insert_key(&new_key.row).await.expect("store key"),
         InsertKey::Inserted
     );
+    let log = Arc::new(
+        LogKey::from_hex(&random_master_key_hex(), "test.example/fairdeal").expect("log key"),
+    );
+    integrator::integrate_now(&store, &log)
+        .await
+        .expect("first checkpoint");
+    let integrating = tokio::spawn(integrator::run(
+        store.clone(),
+        log.clone(),
+        Duration::from_millis(50),
+    ));
     let dealer = Arc::new(Dealer::new(store, key));
     let state = AppState {
         dealer: dealer.clone(),
         metrics: Arc::new(Metrics::new()),
+        log: log.clone(),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -76,6 +94,8 @@ pub async fn serve_app_with(db: TestDatabase, store: Store, limits: Limits) -> T
         operator: public.clone().with_key(&new_key.key),
         public,
         dealer,
+        log,
+        integrating,
         db,
         shutdown,
         server,
@@ -88,6 +108,7 @@ impl TestApp {
     pub async fn stop(self) {
         let _ = self.shutdown.send(());
         let _ = self.server.await;
+        self.integrating.abort();
         self.dealer.store().close().await;
         self.db.remove().await;
     }

@@ -26,6 +26,8 @@ pub struct Reply {
     pub request: String,
     pub status: StatusCode,
     pub headers: HeaderMap,
+    /// The body as sent (tiles are binary).
+    pub bytes: Vec<u8>,
     pub text: String,
     pub json: Value,
 }
@@ -142,7 +144,8 @@ impl Client {
         let response = http.execute(request).await?;
         let status = response.status();
         let headers = response.headers().clone();
-        let text = response.text().await?;
+        let bytes = response.bytes().await?.to_vec();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
         if let Some(transcript) = &self.transcript {
             transcript.lock().expect("lock").push(text.clone());
         }
@@ -151,6 +154,7 @@ impl Client {
             request: description,
             status,
             headers,
+            bytes,
             text,
             json,
         })

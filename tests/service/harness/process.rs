@@ -91,6 +91,15 @@ impl Deployment {
         }
     }
 
+    /// Runs `fairdeal ARGS…` with extra environment variables to completion.
+    pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+        let mut command = self.command(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().expect("fairdeal runs")
+    }
+
     /// Runs `fairdeal serve` expecting it to refuse to start.
     pub fn serve_refused(&self, master_key_hex: &str) -> (ExitStatus, String) {
         let out = self

@@ -1,0 +1,91 @@
+//! `/log/`: the transparency log as static resources (c2sp.org/tlog-tiles):
+//! the latest signed checkpoint, hash tiles and entry bundles, and the
+//! log's verifier key. Not in the OpenAPI description: these are files in
+//! the C2SP layout, for tlog tooling and the monitor.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::ApiError;
+use crate::service::log::tiles::{TILE_WIDTH, TilePath, entry_bundle};
+
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+const CHANGING: &str = "no-cache";
+
+fn text(body: String, cache: &'static str) -> Response {
+    let mut response = (StatusCode::OK, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    response
+}
+
+/// `GET /log/checkpoint`: the latest signed checkpoint.
+pub async fn checkpoint(State(state): State<AppState>) -> Result<Response, ApiError> {
+    match state.dealer.store().log_checkpoint().await? {
+        Some(checkpoint) => Ok(text(checkpoint.note, CHANGING)),
+        None => Err(ApiError::unavailable(
+            "the log has no checkpoint yet; it is signed within a second of start",
+        )),
+    }
+}
+
+/// `GET /log/key`: the verifier key, `<origin>+<key id>+<base64 key>`.
+pub async fn key(State(state): State<AppState>) -> Response {
+    text(format!("{}\n", state.log.vkey()), CHANGING)
+}
+
+/// `GET /log/tile/…`: a hash tile or an entry bundle, within the latest
+/// checkpoint. Full tiles never change and are cached for a year.
+pub async fn tile(
+    State(state): State<AppState>,
+    Path(path): Path<String>,
+) -> Result<Response, ApiError> {
+    let not_found = || ApiError::not_found("log tile", &format!("tile/{path}"));
+    let tile = TilePath::parse(&path).ok_or_else(not_found)?;
+    let store = state.dealer.store();
+    let size = store
+        .log_checkpoint()
+        .await?
+        .map_or(0, |checkpoint| checkpoint.size);
+    let first = tile.index.checked_mul(TILE_WIDTH).ok_or_else(not_found)?;
+    let end = first.checked_add(tile.width).ok_or_else(not_found)?;
+    let body = match tile.level {
+        None => {
+            if end > size {
+                return Err(not_found());
+            }
+            let entries = store.log_entries(first, end).await?;
+            entry_bundle(entries.iter().map(Vec::as_slice))?
+        }
+        Some(level) => {
+            let height = u32::from(level) * 8;
+            let available = size.checked_shr(height).unwrap_or(0);
+            if end > available {
+                return Err(not_found());
+            }
+            let indexes: Vec<u64> = (first..end)
+                .map(|n| tlog_tiles::stored_hash_index(level * 8, n))
+                .collect();
+            store.log_hashes(&indexes).await?.concat()
+        }
+    };
+    let mut response = (StatusCode::OK, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    let cache = if tile.width == TILE_WIDTH {
+        IMMUTABLE
+    } else {
+        CHANGING
+    };
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    Ok(response)
+}

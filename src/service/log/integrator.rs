@@ -1,0 +1,48 @@
+//! The integrator: folds the entries the event transactions appended into
+//! the Merkle tree and signs a checkpoint, at most `interval` after they
+//! were appended. Every process runs one; the store lets one at a time act.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::key::LogKey;
+use super::tree::Hash;
+use crate::service::store::Store;
+
+/// Entries folded in per transaction, so that a backlog never holds the
+/// writer for long.
+const BATCH: u64 = 4096;
+
+/// The body of a checkpoint (c2sp.org/tlog-checkpoint): origin, tree size,
+/// base64 root hash, each on its own line.
+pub fn checkpoint_body(origin: &str, size: u64, root: &Hash) -> String {
+    format!("{origin}\n{size}\n{root}\n")
+}
+
+/// Integrates everything pending now; the new size if the tree grew.
+pub async fn integrate_now(store: &Store, key: &LogKey) -> anyhow::Result<Option<u64>> {
+    let mut grown = None;
+    while let Some(size) = store
+        .integrate_log(BATCH, |size, root| {
+            key.sign_note(&checkpoint_body(key.origin(), size, &root))
+        })
+        .await?
+    {
+        grown = Some(size);
+    }
+    Ok(grown)
+}
+
+/// Integrates every `interval` until the task is dropped or aborted.
+pub async fn run(store: Store, key: Arc<LogKey>, interval: Duration) {
+    let mut ticker = tokio::time::interval(interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        match integrate_now(&store, &key).await {
+            Ok(Some(size)) => tracing::debug!(size, "log checkpoint signed"),
+            Ok(None) => {}
+            Err(err) => tracing::warn!(error = format!("{err:#}"), "log integration failed"),
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The transparency log's tables: entries (appended by the event
+//! transactions, see `append_log_entry!`), stored hashes and checkpoints
+//! (written by the integrator), and the reads that serve them.
+
+use std::cell::RefCell;
+
+use super::Store;
+use crate::service::log::tree::{self, Hash, HashReader, MemoryHashes};
+
+/// A signed checkpoint as stored.
+#[derive(Clone, Debug)]
+pub struct LogCheckpoint {
+    pub size: u64,
+    pub root: Vec<u8>,
+    /// The signed note.
+    pub note: String,
+}
+
+/// Stored hashes held in memory that remembers which indexes it was asked
+/// for and did not hold, so they can be fetched and the step retried.
+struct Prefetching<'a> {
+    known: &'a MemoryHashes,
+    missing: RefCell<Vec<u64>>,
+}
+
+impl HashReader for Prefetching<'_> {
+    fn read_hashes(&self, indexes: &[u64]) -> Result<Vec<Hash>, tlog_tiles::Error> {
+        let result = self.known.read_hashes(indexes);
+        if result.is_err() {
+            self.missing
+                .borrow_mut()
+                .extend(indexes.iter().filter(|i| !self.known.0.contains_key(i)));
+        }
+        result
+    }
+}
+
+/// What growing the tree gave: the new stored hashes (index, hash) and the
+/// new root — or the stored hashes to fetch before trying again.
+enum Grown {
+    Done(Vec<(u64, Hash)>, Hash),
+    Needs(Vec<u64>),
+}
+
+/// Appends `entries` (leaves `start`, `start + 1`, …) to the tree whose
+/// stored hashes `known` holds what is needed.
+fn grow(start: u64, entries: &[Vec<u8>], known: &mut MemoryHashes) -> anyhow::Result<Grown> {
+    let mut added = Vec::new();
+    for (offset, entry) in entries.iter().enumerate() {
+        let n = start + offset as u64;
+        let reader = Prefetching {
+            known,
+            missing: RefCell::new(Vec::new()),
+        };
+        match tree::append(n, entry, &reader) {
+            Ok(hashes) => {
+                let first = tree::first_stored_index(n);
+                for (i, hash) in hashes.into_iter().enumerate() {
+                    let index = first + i as u64;
+                    known.0.insert(index, hash);
+                    added.push((index, hash));
+                }
+            }
+            Err(_) if !reader.missing.borrow().is_empty() => {
+                return Ok(Grown::Needs(reader.missing.into_inner()));
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    let size = start + entries.len() as u64;
+    let reader = Prefetching {
+        known,
+        missing: RefCell::new(Vec::new()),
+    };
+    match tree::tree_hash(size, &reader) {
+        Ok(root) => Ok(Grown::Done(added, root)),
+        Err(_) if !reader.missing.borrow().is_empty() => {
+            Ok(Grown::Needs(reader.missing.into_inner()))
+        }
+        Err(err) => Err(err),
+    }
+}
+
+impl Store {
+    /// Integrates up to `batch` entries not yet in the tree: computes their
+    /// stored hashes and the new root, and stores them with the checkpoint
+    /// `sign(size, root)` returns, in one transaction. Only one process
+    /// integrates at a time (SQLite has one writer; PostgreSQL takes an
+    /// advisory lock, and a process that does not get it does nothing).
+    /// The root of a size is fixed by the entries, which never change, so
+    /// no two checkpoints can disagree. Returns the new size, if it grew.
+    pub async fn integrate_log<F>(&self, batch: u64, sign: F) -> anyhow::Result<Option<u64>>
+    where
+        F: Fn(u64, Hash) -> anyhow::Result<String>,
+    {
+        let is_postgres = matches!(self, Store::Postgres(_));
+        Ok(write_tx!(self, |tx| {
+            if is_postgres {
+                let (leader,): (bool,) = sqlx::query_as("SELECT pg_try_advisory_xact_lock(7402)")
+                    .fetch_one(&mut *tx)
+                    .await?;
+                if !leader {
+                    return Ok(None);
+                }
+            }
+            let (next, integrated): (i64, i64) =
+                sqlx::query_as("SELECT next_index, integrated_size FROM log_state WHERE id = 1")
+                    .fetch_one(&mut *tx)
+                    .await?;
+            let (start, end) = (
+                integrated as u64,
+                (next as u64).min(integrated as u64 + batch),
+            );
+            let has_checkpoint: Option<(i64,)> =
+                sqlx::query_as("SELECT size FROM log_checkpoints WHERE size = $1")
+                    .bind(integrated)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if end == start && has_checkpoint.is_some() {
+                return Ok(None);
+            }
+            let rows: Vec<(Vec<u8>,)> = sqlx::query_as(
+                "SELECT entry FROM log_entries WHERE idx >= $1 AND idx < $2 ORDER BY idx",
+            )
+            .bind(start as i64)
+            .bind(end as i64)
+            .fetch_all(&mut *tx)
+            .await?;
+            let entries: Vec<Vec<u8>> = rows.into_iter().map(|(entry,)| entry).collect();
+            anyhow::ensure!(
+                entries.len() as u64 == end - start,
+                "log entries {start}..{end} are not all stored"
+            );
+            let mut known = MemoryHashes::default();
+            let (added, root) = loop {
+                match grow(start, &entries, &mut known)? {
+                    Grown::Done(added, root) => break (added, root),
+                    Grown::Needs(missing) => {
+                        for index in missing {
+                            let (hash,): (Vec<u8>,) =
+                                sqlx::query_as("SELECT hash FROM log_hashes WHERE idx = $1")
+                                    .bind(index as i64)
+                                    .fetch_one(&mut *tx)
+                                    .await?;
+                            let hash: [u8; 32] = hash.try_into().map_err(|_| {
+                                anyhow::anyhow!("a stored log hash is not 32 bytes")
+                            })?;
+                            known.0.insert(index, Hash(hash));
+                        }
+                    }
+                }
+            };
+            for (index, hash) in &added {
+                sqlx::query("INSERT INTO log_hashes (idx, hash) VALUES ($1, $2)")
+                    .bind(*index as i64)
+                    .bind(hash.0.to_vec())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            let note = sign(end, root)?;
+            sqlx::query("INSERT INTO log_checkpoints (size, root, note) VALUES ($1, $2, $3)")
+                .bind(end as i64)
+                .bind(root.0.to_vec())
+                .bind(&note)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("UPDATE log_state SET integrated_size = $1 WHERE id = 1")
+                .bind(end as i64)
+                .execute(&mut *tx)
+                .await?;
+            Some(end)
+        }))
+    }
+
+    /// The latest signed checkpoint, if any.
+    pub async fn log_checkpoint(&self) -> Result<Option<LogCheckpoint>, sqlx::Error> {
+        let row: Option<(i64, Vec<u8>, String)> = with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT size, root, note FROM log_checkpoints ORDER BY size DESC LIMIT 1",
+            )
+            .fetch_optional(pool)
+            .await
+        })?;
+        Ok(row.map(|(size, root, note)| LogCheckpoint {
+            size: size as u64,
+            root,
+            note,
+        }))
+    }
+
+    /// Entries `[from, to)`, in order.
+    pub async fn log_entries(&self, from: u64, to: u64) -> Result<Vec<Vec<u8>>, sqlx::Error> {
+        let rows: Vec<(Vec<u8>,)> = with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT entry FROM log_entries WHERE idx >= $1 AND idx < $2 ORDER BY idx",
+            )
+            .bind(from as i64)
+            .bind(to as i64)
+            .fetch_all(pool)
+            .await
+        })?;
+        Ok(rows.into_iter().map(|(entry,)| entry).collect())
+    }
+
+    /// The stored hashes at `indexes`, in that order.
+    pub async fn log_hashes(&self, indexes: &[u64]) -> anyhow::Result<Vec<[u8; 32]>> {
+        let mut hashes = Vec::with_capacity(indexes.len());
+        for &index in indexes {
+            let (hash,): (Vec<u8>,) = with_pool!(self, |pool| {
+                sqlx::query_as("SELECT hash FROM log_hashes WHERE idx = $1")
+                    .bind(index as i64)
+                    .fetch_one(pool)
+                    .await
+            })?;
+            hashes.push(
+                hash.try_into()
+                    .map_err(|_| anyhow::anyhow!("a stored log hash is not 32 bytes"))?,
+            );
+        }
+        Ok(hashes)
+    }
+}

@@ -1,0 +1,188 @@
+//! The transparency log: every event of a session is an entry, in the order
+//! the events happened, in the same transaction; checkpoints are signed by
+//! the log key and verify; tiles and entry bundles are served in the C2SP
+//! layout and give back the checkpoint's root.
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use fairdeal::service::log::entry::client_seed_sha256;
+use fairdeal::service::log::key::verify_note;
+use fairdeal::service::log::tree::{self, MemoryHashes, record_hash};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::harness::{Backend, Deployment, TestApp, TestDatabase, on_both_backends};
+
+/// The latest checkpoint once it covers `size` entries: (size, root, note).
+async fn checkpoint_of(app: &TestApp, size: u64) -> (u64, [u8; 32], String) {
+    let vkey = app.public.get("/log/key").await.text.trim().to_owned();
+    assert_eq!(vkey, app.log.vkey());
+    for _ in 0..200 {
+        let note = app.public.get("/log/checkpoint").await;
+        assert_eq!(note.status, StatusCode::OK);
+        assert!(note.content_type().starts_with("text/plain"));
+        let body = verify_note(&note.text, &vkey).expect("the checkpoint verifies with /log/key");
+        let lines: Vec<&str> = body.lines().collect();
+        assert_eq!(lines.len(), 3, "{body}");
+        assert_eq!(lines[0], app.log.origin());
+        let found: u64 = lines[1].parse().expect("size");
+        if found >= size {
+            let root: [u8; 32] = base64::engine::general_purpose::STANDARD
+                .decode(lines[2])
+                .expect("base64")
+                .try_into()
+                .expect("32 bytes");
+            return (found, root, note.text);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("no checkpoint of {size} entries within five seconds");
+}
+
+/// Splits an entry bundle into its entries.
+fn entries_of(bundle: &[u8]) -> Vec<Vec<u8>> {
+    let mut entries = Vec::new();
+    let mut rest = bundle;
+    while !rest.is_empty() {
+        let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
+        entries.push(rest[2..2 + length].to_vec());
+        rest = &rest[2 + length..];
+    }
+    entries
+}
+
+async fn every_event_is_logged_in_order_and_the_checkpoint_proves_it(app: &TestApp) {
+    let operator = &app.operator;
+    let pair = operator.active_pair("logged seed").await;
+    let mut rounds = Vec::new();
+    for game in [
+        json!({"type": "holdem", "players": 2}),
+        json!({"type": "deck"}),
+    ] {
+        rounds.push(operator.deal(&pair, game).await.id());
+    }
+    for round in &rounds {
+        operator.close(round).await;
+    }
+    let rotated = operator.rotate(&pair, "next seed").await.success();
+    let successor = rotated["current"]["id"].as_str().expect("id").to_owned();
+    let revealed_seed = rotated["revealed"]["server_seed"]
+        .as_str()
+        .expect("seed")
+        .to_owned();
+
+    let (size, root, _) = checkpoint_of(app, 7).await;
+    assert_eq!(
+        size, 7,
+        "commit, client seed, two rounds, reveal, commit, client seed"
+    );
+    let bundle = app
+        .public
+        .get(&format!("/log/tile/entries/000.p/{size}"))
+        .await;
+    assert_eq!(bundle.status, StatusCode::OK);
+    let entries = entries_of(&bundle.bytes);
+    assert_eq!(entries.len() as u64, size);
+    let objects: Vec<Value> = entries
+        .iter()
+        .map(|e| serde_json::from_slice(e).expect("JSON"))
+        .collect();
+    let kinds: Vec<&str> = objects
+        .iter()
+        .map(|o| o["type"].as_str().expect("type"))
+        .collect();
+    assert_eq!(
+        kinds[kinds.len() - 7..],
+        [
+            "commit",
+            "client_seed",
+            "round",
+            "round",
+            "reveal",
+            "commit",
+            "client_seed"
+        ]
+    );
+    let ours = &objects[objects.len() - 7..];
+    assert_eq!(ours[0]["seed_pair"], pair.as_str());
+    assert_eq!(
+        ours[1]["client_seed_sha256"],
+        client_seed_sha256("logged seed")
+    );
+    assert_eq!(
+        (ours[2]["nonce"].as_u64(), ours[3]["nonce"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(ours[2]["round"], rounds[0].as_str());
+    assert_eq!(ours[2]["game"], json!({"type": "holdem", "players": 2}));
+    assert!(ours[2].get("deal").is_none(), "no cards in the log");
+    assert_eq!(ours[4]["server_seed"], revealed_seed.as_str());
+    assert_eq!(ours[4]["successor"], successor.as_str());
+    assert_eq!(ours[5]["seed_pair"], successor.as_str());
+    assert_eq!(ours[5]["predecessor"], pair.as_str());
+    assert_eq!(
+        ours[6]["client_seed_sha256"],
+        client_seed_sha256("next seed")
+    );
+    for object in &objects {
+        let time = object["time"].as_str().expect("time");
+        assert!(
+            time.ends_with('Z') && time.len() == 24,
+            "RFC 3339 with milliseconds: {time}"
+        );
+    }
+    // The entries give the checkpoint's root, and the hash tile their leaves.
+    let mut stored = MemoryHashes::default();
+    for (n, entry) in entries.iter().enumerate() {
+        let added = tree::append(n as u64, entry, &stored).expect("append");
+        for (i, hash) in added.into_iter().enumerate() {
+            stored
+                .0
+                .insert(tree::first_stored_index(n as u64) + i as u64, hash);
+        }
+    }
+    assert_eq!(tree::tree_hash(size, &stored).expect("root").0, root);
+    let tile = app.public.get(&format!("/log/tile/0/000.p/{size}")).await;
+    let leaves: Vec<u8> = entries.iter().flat_map(|e| record_hash(e).0).collect();
+    assert_eq!(tile.bytes, leaves);
+    assert_eq!(tile.header("cache-control"), Some("no-cache"));
+    // A tile beyond the checkpoint, or not in the canonical form, is a 404.
+    for path in [
+        format!("entries/000.p/{}", size + 1),
+        "0/000".to_owned(),
+        "0/0".to_owned(),
+    ] {
+        assert_eq!(
+            app.public.get(&format!("/log/tile/{path}")).await.status,
+            StatusCode::NOT_FOUND,
+            "{path}"
+        );
+    }
+}
+on_both_backends!(every_event_is_logged_in_order_and_the_checkpoint_proves_it);
+
+/// A database's log is signed by one key: a process with another refuses
+/// to start, naming both.
+#[test]
+fn a_process_with_another_log_key_refuses_to_start() {
+    let db = tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(TestDatabase::create(Backend::Sqlite))
+        .expect("SQLite always runs");
+    let deployment = Deployment::new(&db);
+    let log = db.dir.path().join("first.log");
+    let server = deployment.serve(&log, &[]);
+    assert!(server.terminate().success());
+    let out = deployment.run_with_env(
+        &["serve", "--listen", "127.0.0.1:0"],
+        &[("FAIRDEAL_LOG_KEY", &"ab".repeat(32))],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("transparency log is signed by"), "{stderr}");
+    assert!(
+        !stderr.contains(&"ab".repeat(32)),
+        "the key itself is never printed"
+    );
+}
