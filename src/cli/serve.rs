@@ -144,26 +144,33 @@ fn key_command_hint(data_dir: &std::path::Path) -> String {
     format!("{program}keys create --name NAME{data_dir}")
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Completes on SIGTERM or Ctrl-C. The SIGTERM handler is installed when
+/// this is called, not when first polled, so a signal that arrives as soon
+/// as the server says it listens still stops it gracefully.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    async move {
+        let ctrl_c = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        #[cfg(unix)]
+        let terminate = async {
+            match terminate {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        #[cfg(not(unix))]
+        let terminate = std::future::pending::<()>();
+        tokio::select! {
+            () = ctrl_c => {},
+            () = terminate => {},
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
+        tracing::info!("shutting down: finishing requests in flight");
     }
-    tracing::info!("shutting down: finishing requests in flight");
 }
 
 pub fn run(opts: ServeOpts) -> anyhow::Result<std::process::ExitCode> {
@@ -220,6 +227,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     };
     let log_interval = Duration::from_secs_f64(opts.log_interval);
     let integrating = tokio::spawn(integrator::run(store.clone(), log_key, log_interval));
+    let shutdown = shutdown_signal();
     let listener = TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("listening on {}", opts.listen))?;
@@ -258,7 +266,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         Ok(files) => tracing::debug!(open_files = files, "open-file limit"),
         Err(err) => tracing::warn!(error = %err, "could not raise the open-file limit"),
     }
-    http::serve_with(listener, state, limits, shutdown_signal()).await?;
+    http::serve_with(listener, state, limits, shutdown).await?;
     integrating.abort();
     closer.abort();
     store.close().await;

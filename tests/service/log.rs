@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use fairdeal::service::log::entry::client_seed_sha256;
-use fairdeal::service::log::key::verify_note;
-use fairdeal::service::log::tree::{self, MemoryHashes, record_hash};
+use fairdeal::service::log::key::{verify_note, verify_receipt};
+use fairdeal::service::log::tree::{self, Hash, MemoryHashes, record_hash};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -186,3 +186,152 @@ fn a_process_with_another_log_key_refuses_to_start() {
         "the key itself is never printed"
     );
 }
+
+/// Checks a receipt's signature against the log key and returns its entry.
+fn checked_receipt(receipt: &Value, vkey: &str) -> (u64, Value) {
+    let index = receipt["log_index"].as_u64().expect("log_index");
+    let entry = receipt["entry"].as_str().expect("entry");
+    let signature = receipt["signature"].as_str().expect("signature");
+    assert!(
+        verify_receipt(vkey, index, entry.as_bytes(), signature),
+        "the receipt's signature verifies"
+    );
+    assert!(!verify_receipt(
+        vkey,
+        index + 1,
+        entry.as_bytes(),
+        signature
+    ));
+    (index, serde_json::from_str(entry).expect("JSON entry"))
+}
+
+/// Checks a c2sp.org/tlog-proof against the log key: the entry is in the
+/// signed checkpoint at its index.
+fn check_proof(proof: &str, index: u64, entry: &[u8], vkey: &str) -> bool {
+    let (head, note) = proof
+        .split_once("\n\n")
+        .expect("a blank line before the checkpoint");
+    let mut lines = head.lines();
+    assert_eq!(lines.next(), Some("c2sp.org/tlog-proof@v1"));
+    assert_eq!(lines.next(), Some(format!("index {index}").as_str()));
+    let hashes: Vec<Hash> = lines
+        .map(|line| {
+            Hash(
+                base64::engine::general_purpose::STANDARD
+                    .decode(line)
+                    .expect("base64")
+                    .try_into()
+                    .expect("32 bytes"),
+            )
+        })
+        .collect();
+    let body = verify_note(note, vkey).expect("the proof's checkpoint verifies");
+    let lines: Vec<&str> = body.lines().collect();
+    let size: u64 = lines[1].parse().expect("size");
+    let root = Hash::parse_hash(lines[2]).expect("root");
+    tree::check_inclusion(&hashes, size, root, index, entry)
+}
+
+async fn every_event_comes_with_a_signed_receipt_and_a_proof(app: &TestApp) {
+    let operator = &app.operator;
+    let vkey = app.log.vkey();
+    let created = operator.post("/v1/seed-pairs").await.success();
+    let pair = created["id"].as_str().expect("id").to_owned();
+    let (commit_index, commit) = checked_receipt(&created["receipt"], &vkey);
+    assert_eq!(
+        (commit["type"].as_str(), commit["seed_pair"].as_str()),
+        (Some("commit"), Some(pair.as_str()))
+    );
+    let set = operator
+        .put_json(
+            &format!("/v1/seed-pairs/{pair}/client-seed"),
+            &json!({"client_seed": "receipted"}),
+        )
+        .await
+        .success();
+    let (seed_index, seed) = checked_receipt(&set["receipt"], &vkey);
+    assert!(seed_index > commit_index);
+    assert_eq!(seed["type"], "client_seed");
+    let deal = |key: &'static str| {
+        operator.send(
+            operator
+                .request(
+                    reqwest::Method::POST,
+                    &format!("/v1/seed-pairs/{pair}/rounds"),
+                )
+                .header("Idempotency-Key", key)
+                .json(&json!({"game": {"type": "deck"}})),
+        )
+    };
+    let dealt = deal("r1").await.success();
+    let (round_index, round_entry) = checked_receipt(&dealt["receipt"], &vkey);
+    assert_eq!(
+        (round_entry["type"].as_str(), round_entry["nonce"].as_u64()),
+        (Some("round"), Some(0))
+    );
+    let again = deal("r1").await.success();
+    assert_eq!(
+        again["receipt"], dealt["receipt"],
+        "a retry gets the same receipt"
+    );
+    let round = dealt["id"].as_str().expect("id").to_owned();
+    operator.close(&round).await;
+    let rotated = operator.rotate(&pair, "next").await.success();
+    let kinds: Vec<(u64, String)> = rotated["receipts"]
+        .as_array()
+        .expect("receipts")
+        .iter()
+        .map(|r| {
+            let (index, entry) = checked_receipt(r, &vkey);
+            (index, entry["type"].as_str().expect("type").to_owned())
+        })
+        .collect();
+    assert_eq!(
+        kinds.iter().map(|(_, k)| k.as_str()).collect::<Vec<_>>(),
+        ["reveal", "commit", "client_seed"]
+    );
+    assert!(
+        kinds[0].0 > round_index && kinds[1].0 == kinds[0].0 + 1 && kinds[2].0 == kinds[1].0 + 1
+    );
+
+    // Public reads: the receipt, and its proof once the entry is in a checkpoint.
+    for (path, index) in [
+        (format!("/v1/rounds/{round}/receipt"), round_index),
+        (format!("/v1/seed-pairs/{pair}/receipt"), commit_index),
+    ] {
+        let mut proven = None;
+        for _ in 0..200 {
+            let reply = app.public.get(&path).await;
+            if reply.status == StatusCode::OK {
+                proven = Some(reply.json);
+                break;
+            }
+            assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text);
+            assert!(reply.header("retry-after").is_some());
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        let proven = proven.expect("a proof within five seconds");
+        let (got, _) = checked_receipt(&proven, &vkey);
+        assert_eq!(got, index);
+        let entry = proven["entry"].as_str().expect("entry").as_bytes().to_vec();
+        let proof = proven["proof"].as_str().expect("proof");
+        assert!(
+            check_proof(proof, index, &entry, &vkey),
+            "{path}: the proof verifies"
+        );
+        // One changed hash in the path, and it does not.
+        let first_hash = proof
+            .lines()
+            .nth(2)
+            .expect("the tree has more than one entry");
+        let zero = base64::engine::general_purpose::STANDARD.encode([0u8; 32]);
+        assert!(!check_proof(
+            &proof.replacen(first_hash, &zero, 1),
+            index,
+            &entry,
+            &vkey
+        ));
+        assert!(!check_proof(proof, index, b"another entry", &vkey));
+    }
+}
+on_both_backends!(every_event_comes_with_a_signed_receipt_and_a_proof);

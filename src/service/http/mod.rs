@@ -30,6 +30,7 @@ pub mod export;
 pub mod log;
 pub mod ops;
 pub mod page;
+pub mod receipts;
 pub mod rounds;
 pub mod seed_pairs;
 pub mod server;
@@ -145,6 +146,8 @@ documented_routes![
     ops::readyz,
     ops::metrics,
     ops::version,
+    receipts::round,
+    receipts::pair,
 ];
 
 /// The whole API, with [`Limits::default`].
@@ -219,7 +222,7 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
                        Operator endpoints need `Authorization: Bearer <API key>`; \
                        every error is RFC 9457 application/problem+json."
     ),
-    components(schemas(error::Problem, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
+    components(schemas(error::Problem, receipts::Receipt, receipts::ProvenReceipt, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
         wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
         ops::VersionInfo)),

@@ -128,7 +128,8 @@ pub async fn create(
             ));
         }
     };
-    let round = round_view(&state, &row, &Viewer(Some(operator))).await?;
+    let mut round = round_view(&state, &row, &Viewer(Some(operator))).await?;
+    round.receipt = super::receipts::receipt(&state, row.log_index).await?;
     let mut response = (StatusCode::CREATED, Json(round)).into_response();
     if replayed {
         response

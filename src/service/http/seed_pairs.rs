@@ -11,6 +11,7 @@ use super::error::{
     ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
     OperatorAuthProblems, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
+use super::receipts::receipt;
 use super::wire::{
     ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotationResult,
     RoundPage, SeedPair, parse_pair_cursor,
@@ -48,7 +49,9 @@ pub async fn create(
     };
     let pair = state.dealer.create_pair(owner).await?;
     tracing::info!(seed_pair = %pair.id, tenant = %pair.tenant, "seed pair committed");
-    Ok((StatusCode::CREATED, Json(SeedPair::view(&pair, true))))
+    let mut view = SeedPair::view(&pair, true);
+    view.receipt = receipt(&state, pair.commit_log_index).await?;
+    Ok((StatusCode::CREATED, Json(view)))
 }
 
 /// List the operator's seed pairs.
@@ -129,7 +132,11 @@ pub async fn set_client_seed(
     let client_seed = request.client_seed()?;
     operator.pair(&state, &id).await?;
     match state.dealer.set_client_seed(&id, &client_seed).await? {
-        SetClientSeed::Set(pair) => Ok(Json(SeedPair::view(&pair, true))),
+        SetClientSeed::Set(pair) => {
+            let mut view = SeedPair::view(&pair, true);
+            view.receipt = receipt(&state, pair.client_seed_log_index).await?;
+            Ok(Json(view))
+        }
         SetClientSeed::NotFound => Err(ApiError::not_found("seed pair", &id)),
         SetClientSeed::AlreadySet(pair) => Err(ApiError::conflict(
             "Client seed already set",
@@ -239,9 +246,18 @@ pub async fn rotate(
     match state.dealer.rotate(&id, &client_seed).await? {
         Rotate::Rotated { revealed, current } => {
             tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");
+            let mut receipts = Vec::new();
+            for index in [
+                revealed.reveal_log_index,
+                current.commit_log_index,
+                current.client_seed_log_index,
+            ] {
+                receipts.extend(receipt(&state, index).await?);
+            }
             Ok(Json(RotationResult {
                 revealed: SeedPair::view(&revealed, true),
                 current: SeedPair::view(&current, true),
+                receipts,
             }))
         }
         Rotate::NotFound => Err(ApiError::not_found("seed pair", &id)),

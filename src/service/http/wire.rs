@@ -11,6 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 use fairdeal_core::ClientSeed;
 
 use super::error::ApiError;
+use super::receipts::Receipt;
 use crate::service::dealer::PairLabel;
 use crate::service::store::{PairRow, PairStatus, RoundRow, RoundStatus};
 use crate::time::timestamp;
@@ -146,6 +147,10 @@ pub struct SeedPair {
     /// The game backend's reference: shown to the pair's operators only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The signed receipt of the event this response created (the commit,
+    /// or the client seed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Receipt>,
 }
 
 impl SeedPair {
@@ -168,6 +173,7 @@ impl SeedPair {
             predecessor_id: row.predecessor_id.clone(),
             successor_id: row.successor_id.clone(),
             label: row.label.clone().filter(|_| owner),
+            receipt: None,
         }
     }
 }
@@ -194,6 +200,9 @@ pub struct Round {
     /// The pair's server seed, once revealed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_seed: Option<String>,
+    /// The signed receipt of the deal, in the response that dealt it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Receipt>,
 }
 
 impl Round {
@@ -214,6 +223,7 @@ impl Round {
             created_at: timestamp(row.created_at),
             closed_at: row.closed_at.map(timestamp),
             server_seed: revealed.map(str::to_owned),
+            receipt: None,
         })
     }
 }
@@ -318,6 +328,9 @@ pub struct RotationResult {
     pub revealed: SeedPair,
     /// The new active pair.
     pub current: SeedPair,
+    /// The signed receipts of the rotation's log entries, in log order: the
+    /// reveal, the new pair's commit, its client seed.
+    pub receipts: Vec<Receipt>,
 }
 
 /// A client seed, chosen by the player: 1–64 bytes of UTF-8, no control

@@ -202,6 +202,28 @@ impl Store {
         Ok(rows.into_iter().map(|(entry,)| entry).collect())
     }
 
+    /// The inclusion proof of entry `index` in the tree of `size` entries,
+    /// from the stored hashes (fetched as the proof needs them).
+    pub async fn log_inclusion_proof(&self, size: u64, index: u64) -> anyhow::Result<Vec<Hash>> {
+        let mut known = MemoryHashes::default();
+        loop {
+            let reader = Prefetching {
+                known: &known,
+                missing: RefCell::new(Vec::new()),
+            };
+            match tree::inclusion_proof(size, index, &reader) {
+                Ok(proof) => return Ok(proof),
+                Err(_) if !reader.missing.borrow().is_empty() => {
+                    let missing = reader.missing.into_inner();
+                    for (at, hash) in missing.iter().zip(self.log_hashes(&missing).await?) {
+                        known.0.insert(*at, Hash(hash));
+                    }
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
     /// The stored hashes at `indexes`, in that order.
     pub async fn log_hashes(&self, indexes: &[u64]) -> anyhow::Result<Vec<[u8; 32]>> {
         let mut hashes = Vec::with_capacity(indexes.len());

@@ -21,8 +21,8 @@ pub type SealedDeal = (String, Vec<u8>);
 pub struct Rotation {
     pub revealed_server_seed: String,
     pub successor: NewPair,
-    /// The log entries of the rotation, in order: the reveal, then the
-    /// successor's commitment.
+    /// The log entries of the rotation, in order: the reveal, the
+    /// successor's commitment and its client seed.
     pub log_entries: Vec<Vec<u8>>,
     /// Each sealed round's id and its deal's JSON, to store in the clear.
     pub opened_deals: Vec<(String, String)>,
@@ -83,8 +83,8 @@ macro_rules! bind_new_pair {
 const INSERT_PAIR: &str = concat!(
     "INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, \
      next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
-     predecessor_id, tenant, label) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11) \
-     RETURNING ",
+     predecessor_id, tenant, label, commit_log_index) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12) RETURNING ",
     pair_columns!()
 );
 
@@ -96,10 +96,11 @@ impl Store {
         log_entry: &[u8],
     ) -> Result<PairRow, sqlx::Error> {
         Ok(write_tx!(self, |tx| {
+            let index = append_log_entry!(tx, log_entry);
             let row: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), pair)
+                .bind(index)
                 .fetch_one(&mut *tx)
                 .await?;
-            append_log_entry!(tx, log_entry);
             row
         }))
     }
@@ -132,10 +133,22 @@ impl Store {
                 .bind(PairStatus::AwaitingClientSeed.as_str())
                 .fetch_optional(&mut *tx)
                 .await?;
-            if updated.is_some() {
-                append_log_entry!(tx, log_entry);
+            match updated {
+                Some(_) => {
+                    let index = append_log_entry!(tx, log_entry);
+                    const RECORD: &str = concat!(
+                        "UPDATE seed_pairs SET client_seed_log_index = $2 WHERE id = $1 RETURNING ",
+                        pair_columns!()
+                    );
+                    let row: PairRow = sqlx::query_as(RECORD)
+                        .bind(id)
+                        .bind(index)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    Some(row)
+                }
+                None => None,
             }
-            updated
         });
         Ok(match updated {
             Some(row) => SetClientSeed::Set(row),
@@ -167,7 +180,7 @@ impl Store {
         const UNSEAL: &str = "UPDATE rounds SET deal = $2, deal_sealed = NULL WHERE id = $1";
         const REVEAL: &str = concat!(
             "UPDATE seed_pairs SET status = $5, server_seed = $2, server_seed_sealed = NULL, \
-             next_server_seed_sealed = NULL, revealed_at = $3, successor_id = $4, \
+             next_server_seed_sealed = NULL, revealed_at = $3, successor_id = $4, reveal_log_index = $6, \
              reveal_seq = (SELECT COALESCE(MAX(reveal_seq), 0) + 1 FROM seed_pairs) \
              WHERE id = $1 RETURNING ",
             pair_columns!()
@@ -212,7 +225,24 @@ impl Store {
                     .await?;
             }
             let now = successor.created_at;
+            // Log order: the reveal, the successor's commit, its client seed.
+            let [reveal, commit, client_seed] = &log_entries[..] else {
+                anyhow::bail!("a rotation logs three entries");
+            };
+            let reveal_index = append_log_entry!(tx, reveal);
+            let commit_index = append_log_entry!(tx, commit);
+            let client_seed_index = append_log_entry!(tx, client_seed);
             let current: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
+                .bind(commit_index)
+                .fetch_one(&mut *tx)
+                .await?;
+            const RECORD: &str = concat!(
+                "UPDATE seed_pairs SET client_seed_log_index = $2 WHERE id = $1 RETURNING ",
+                pair_columns!()
+            );
+            let current: PairRow = sqlx::query_as(RECORD)
+                .bind(&current.id)
+                .bind(client_seed_index)
                 .fetch_one(&mut *tx)
                 .await?;
             if is_postgres {
@@ -227,11 +257,9 @@ impl Store {
                 .bind(now)
                 .bind(&successor.id)
                 .bind(PairStatus::Revealed.as_str())
+                .bind(reveal_index)
                 .fetch_one(&mut *tx)
                 .await?;
-            for entry in &log_entries {
-                append_log_entry!(tx, entry);
-            }
             Rotate::Rotated {
                 revealed: Box::new(revealed),
                 current: Box::new(current),

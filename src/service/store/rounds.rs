@@ -86,7 +86,8 @@ impl Store {
              RETURNING next_nonce - 1, server_seed_sealed, client_seed";
         const INSERT: &str = concat!(
             "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, status, \
-             created_at, idempotency_key) VALUES ($1, $2, $3, $4, '', $5, $8, $6, $7) RETURNING ",
+             created_at, idempotency_key, log_index) \
+             VALUES ($1, $2, $3, $4, '', $5, $8, $6, $7, $9) RETURNING ",
             round_columns!()
         );
         let dealt: Option<RoundRow> = write_tx!(self, |tx| {
@@ -102,6 +103,7 @@ impl Store {
                         server_seed_sealed: &sealed,
                         client_seed: &client_seed,
                     })?;
+                    let log_index = append_log_entry!(tx, &round.log_entry);
                     let row: RoundRow = sqlx::query_as(INSERT)
                         .bind(&round.id)
                         .bind(pair_id)
@@ -111,9 +113,9 @@ impl Store {
                         .bind(round.created_at)
                         .bind(idempotency_key)
                         .bind(RoundStatus::InPlay.as_str())
+                        .bind(log_index)
                         .fetch_one(&mut *tx)
                         .await?;
-                    append_log_entry!(tx, &round.log_entry);
                     Some(row)
                 }
                 Some(_) => {

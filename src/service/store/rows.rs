@@ -97,6 +97,11 @@ pub struct PairRow {
     pub tenant: String,
     /// The game backend's reference, for its operators only.
     pub label: Option<String>,
+    /// Log indexes of the pair's `commit`, `client_seed` and `reveal`
+    /// entries (none for pairs from before the log).
+    pub commit_log_index: Option<i64>,
+    pub client_seed_log_index: Option<i64>,
+    pub reveal_log_index: Option<i64>,
 }
 
 impl PairRow {
@@ -126,6 +131,8 @@ pub struct RoundRow {
     pub created_at: i64,
     pub closed_at: Option<i64>,
     pub idempotency_key: Option<String>,
+    /// Log index of the round's entry.
+    pub log_index: Option<i64>,
 }
 
 /// An API key as stored (the secret itself is never stored).
@@ -173,13 +180,15 @@ macro_rules! pair_columns {
     () => {
         "id, status, server_seed_hash, server_seed_sealed, server_seed, \
          next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
-         revealed_at, predecessor_id, successor_id, reveal_seq, tenant, label"
+         revealed_at, predecessor_id, successor_id, reveal_seq, tenant, label, \
+         commit_log_index, client_seed_log_index, reveal_log_index"
     };
 }
 
 macro_rules! round_columns {
     () => {
-        "id, seed_pair_id, nonce, game, deal, deal_sealed, status, created_at, closed_at, idempotency_key"
+        "id, seed_pair_id, nonce, game, deal, deal_sealed, status, created_at, closed_at, \
+         idempotency_key, log_index"
     };
 }
 

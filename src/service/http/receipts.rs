@@ -1,0 +1,157 @@
+//! Signed receipts: for every event a response creates (a pair committed, a
+//! client seed set, a round dealt, a rotation), the exact log entry, its log
+//! index and the log key's signature over both — the operator's own signed
+//! promise of what happened and where it sits in the log. Public reads add
+//! the inclusion proof once the entry is in a checkpoint.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::auth::Viewer;
+use super::error::{
+    ApiError, ApiPath, DatabaseUnavailable, PairNotFound, RoundNotFound, ViewerAuthProblems,
+};
+
+/// A log entry with its index and the log's signature.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Receipt {
+    /// Where the entry sits in the log.
+    pub log_index: u64,
+    /// The entry's exact bytes (RFC 8785 JSON), as a string.
+    pub entry: String,
+    /// Base64 Ed25519 signature by the log key (`GET /log/key`) over
+    /// `"fairdeal-receipt/v1\n" ‖ decimal log_index ‖ "\n" ‖ entry`.
+    pub signature: String,
+}
+
+/// A receipt and, once the entry is in a checkpoint, its proof.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProvenReceipt {
+    #[serde(flatten)]
+    pub receipt: Receipt,
+    /// The c2sp.org/tlog-proof text: `c2sp.org/tlog-proof@v1`, `index N`,
+    /// the inclusion hashes, a blank line and the signed checkpoint. Null
+    /// until the entry is integrated (then the answer is 202).
+    pub proof: Option<String>,
+}
+
+/// The receipt of the entry at `index`.
+pub(super) async fn receipt(
+    state: &AppState,
+    index: Option<i64>,
+) -> Result<Option<Receipt>, ApiError> {
+    let Some(index) = index.and_then(|i| u64::try_from(i).ok()) else {
+        return Ok(None);
+    };
+    let entries = state.dealer.store().log_entries(index, index + 1).await?;
+    let entry = entries
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("log entry {index} is missing"))?;
+    Ok(Some(Receipt {
+        log_index: index,
+        signature: state.log.sign_receipt(index, &entry),
+        entry: String::from_utf8(entry).map_err(anyhow::Error::from)?,
+    }))
+}
+
+/// The receipt of `index` with its proof, as a response: 200 with the proof,
+/// or 202 with `Retry-After` while the entry awaits its checkpoint.
+async fn proven(
+    state: &AppState,
+    index: Option<i64>,
+    what: &str,
+    id: &str,
+) -> Result<Response, ApiError> {
+    let receipt = receipt(state, index)
+        .await?
+        .ok_or_else(|| ApiError::not_found(&format!("{what} receipt"), id))?;
+    let store = state.dealer.store();
+    let checkpoint = store.log_checkpoint().await?;
+    let proof = match checkpoint {
+        Some(checkpoint) if checkpoint.size > receipt.log_index => {
+            let hashes = store
+                .log_inclusion_proof(checkpoint.size, receipt.log_index)
+                .await?;
+            let mut text = format!("c2sp.org/tlog-proof@v1\nindex {}\n", receipt.log_index);
+            for hash in hashes {
+                text.push_str(&BASE64.encode(hash.0));
+                text.push('\n');
+            }
+            text.push('\n');
+            text.push_str(&checkpoint.note);
+            Some(text)
+        }
+        _ => None,
+    };
+    let status = if proof.is_some() {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    let mut response = (status, Json(ProvenReceipt { receipt, proof })).into_response();
+    if status == StatusCode::ACCEPTED {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(1));
+    }
+    Ok(response)
+}
+
+/// A round's receipt, with its inclusion proof.
+///
+/// Anyone may read it: the entry holds no cards. 202 (with `Retry-After`)
+/// until the entry is in a signed checkpoint, within about a second.
+#[utoipa::path(get, path = "/v1/rounds/{id}/receipt", tag = "transparency log",
+    params(("id" = String, Path, description = "Round id")),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "The receipt and its proof", body = ProvenReceipt),
+        (status = 202, description = "The receipt; the proof follows once the entry is in a checkpoint", body = ProvenReceipt),
+        DatabaseUnavailable,
+        RoundNotFound,
+        ViewerAuthProblems,
+    ))]
+pub async fn round(
+    State(state): State<AppState>,
+    _viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let row = state
+        .dealer
+        .store()
+        .round(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("round", &id))?;
+    proven(&state, row.log_index, "round", &id).await
+}
+
+/// A seed pair's commitment receipt, with its inclusion proof.
+///
+/// The `commit` entry: the log's proof that the commitment existed at that
+/// position, before the client seed's entry.
+#[utoipa::path(get, path = "/v1/seed-pairs/{id}/receipt", tag = "transparency log",
+    params(("id" = String, Path, description = "Seed pair id")),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "The receipt and its proof", body = ProvenReceipt),
+        (status = 202, description = "The receipt; the proof follows once the entry is in a checkpoint", body = ProvenReceipt),
+        DatabaseUnavailable,
+        PairNotFound,
+        ViewerAuthProblems,
+    ))]
+pub async fn pair(
+    State(state): State<AppState>,
+    _viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let pair = super::load_pair(&state, &id).await?;
+    proven(&state, pair.commit_log_index, "seed pair", &id).await
+}
