@@ -8,12 +8,15 @@
 //! - `service`: the dealing service, top to bottom — `http` (one router per
 //!   resource, one JSON extractor, one `ApiError`, wire types), `dealer` (the
 //!   seed-pair lifecycle in domain words), `export` (the export generator),
-//!   `store` (the one storage seam: SQLite and PostgreSQL), `sealing` (secrets
-//!   at rest), `keys` (API keys), `metrics`.
+//!   `store` (the one storage seam: SQLite and PostgreSQL), `integrator`
+//!   (signs the transparency log's checkpoints), `sealing` (secrets at
+//!   rest), `keys` (API keys), `metrics`.
 //! - `audit`: the auditor's side, free of databases and HTTP — the export
 //!   format, the replay engine, statistics reports, hand histories. The
 //!   service writes the export format; nothing here imports the service.
-//! - `time`, `telemetry` (bottom): the clock and timestamps; logging.
+//! - `time`, `telemetry`, `secret_file`, `tlog` (bottom): the clock and
+//!   timestamps; logging; files that hold keys; the transparency log's formats (entries, key, tree, tiles),
+//!   which the service writes and the auditor reads.
 //! - `stats` (the `fairdeal-stats` crate) and `fairdeal-core`: pure crates.
 //!
 //! ## Error policy
@@ -26,9 +29,11 @@
 
 pub mod audit;
 pub mod cli;
+pub mod secret_file;
 pub mod service;
 pub mod telemetry;
 pub mod time;
+pub mod tlog;
 
 /// This build's version and the git commit it was built from.
 pub const VERSION: &str = concat!(

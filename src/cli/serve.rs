@@ -12,12 +12,12 @@ use tokio::net::TcpListener;
 use super::db::DatabaseOpts;
 use crate::service::dealer::Dealer;
 use crate::service::http::{self, AppState};
-use crate::service::log::integrator;
-use crate::service::log::key::LogKey;
+use crate::service::integrator;
 use crate::service::metrics::Metrics;
 use crate::service::sealing::MasterKey;
 use crate::telemetry::{self, LogFormat};
 use crate::time::now_ms;
+use crate::tlog::key::LogKey;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\

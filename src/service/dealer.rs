@@ -11,13 +11,13 @@
 use anyhow::Context;
 use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
 
-use super::log::entry::{Entry, client_seed_sha256};
 use super::sealing::{MasterKey, Slot};
 use super::store::{
     CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus, Rotate, Rotation,
     RoundRow, SealedDeal, SetClientSeed, Store,
 };
 use crate::time::{now_ms, timestamp};
+use crate::tlog::entry::{Entry, client_seed_sha256};
 
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()

@@ -5,8 +5,8 @@
 pub mod dealer;
 pub mod export;
 pub mod http;
+pub mod integrator;
 pub mod keys;
-pub mod log;
 pub mod metrics;
 pub mod sealing;
 pub mod store;

@@ -109,7 +109,7 @@ impl MasterKey {
             return Ok((key, path.display().to_string()));
         }
         let key = Self::generate()?;
-        write_private(&path, &hex::encode(key.0))
+        crate::secret_file::write_private(&path, &hex::encode(key.0))
             .with_context(|| format!("creating the master key file {}", path.display()))?;
         Ok((key, format!("{} (created)", path.display())))
     }
@@ -201,26 +201,6 @@ fn associated_data(pair_id: &str, slot: Slot) -> String {
 
 fn deal_associated_data(round_id: &str) -> String {
     format!("fairdeal deal v1|round={round_id}")
-}
-
-/// Writes a file readable only by its owner (created with mode 0600 on Unix,
-/// never briefly world-readable).
-pub(crate) fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(contents.as_bytes())?;
-    file.write_all(b"\n")?;
-    file.sync_all()
 }
 
 #[cfg(test)]

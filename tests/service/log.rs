@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use base64::Engine as _;
-use fairdeal::service::log::entry::client_seed_sha256;
-use fairdeal::service::log::key::{verify_note, verify_receipt};
-use fairdeal::service::log::tree::{self, Hash, MemoryHashes, record_hash};
+use fairdeal::tlog::entry::client_seed_sha256;
+use fairdeal::tlog::key::{verify_note, verify_receipt};
+use fairdeal::tlog::tree::{self, Hash, MemoryHashes, record_hash};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::service::log::tiles::{TILE_WIDTH, TilePath, entry_bundle};
+use crate::tlog::tiles::{TILE_WIDTH, TilePath, entry_bundle};
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 const CHANGING: &str = "no-cache";

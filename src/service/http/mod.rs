@@ -20,8 +20,8 @@ use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 
 use super::dealer::Dealer;
-use super::log::key::LogKey;
 use super::metrics::Metrics;
+use crate::tlog::key::LogKey;
 pub use server::{Limits, raise_open_file_limit, serve, serve_with};
 
 pub mod auth;

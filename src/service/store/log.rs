@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 
 use super::Store;
-use crate::service::log::tree::{self, Hash, HashReader, MemoryHashes};
+use crate::tlog::tree::{self, Hash, HashReader, MemoryHashes};
 
 /// A signed checkpoint as stored.
 #[derive(Clone, Debug)]

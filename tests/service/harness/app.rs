@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use fairdeal::service::dealer::Dealer;
 use fairdeal::service::http::{self, AppState, Limits};
-use fairdeal::service::log::integrator;
-use fairdeal::service::log::key::LogKey;
+use fairdeal::service::integrator;
 use fairdeal::service::metrics::Metrics;
 use fairdeal::service::sealing::MasterKey;
 use fairdeal::service::store::{InsertKey, Store};
+use fairdeal::tlog::key::LogKey;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 

@@ -84,7 +84,7 @@ impl LogKey {
                         .map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))?;
                     let mut text = hex::encode(seed);
                     seed.zeroize();
-                    let written = crate::service::sealing::write_private(&path, &text);
+                    let written = crate::secret_file::write_private(&path, &text);
                     text.zeroize();
                     written
                         .with_context(|| format!("creating the log key file {}", path.display()))?;

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::key::LogKey;
-use super::tree::Hash;
 use crate::service::store::Store;
+use crate::tlog::key::LogKey;
+use crate::tlog::tree::Hash;
 
 /// Entries folded in per transaction, so that a backlog never holds the
 /// writer for long.
