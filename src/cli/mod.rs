@@ -10,6 +10,7 @@ pub mod audit;
 pub mod db;
 pub mod export;
 pub mod keys;
+pub mod monitor;
 pub mod pairs;
 pub mod render;
 pub mod replay;
@@ -41,6 +42,9 @@ pub enum Command {
     /// Statistical tests of an export or a hand history (no verification verdict).
     #[command(after_help = audit::STATS_HELP)]
     Stats(audit::AuditOpts),
+    /// Read and check a transparency log: signatures, tree, consistency, and
+    /// what its entries promise (deal-shopping, unrevealed commitments).
+    Monitor(monitor::MonitorOpts),
     /// Print the OpenAPI description of the HTTP API (what openapi.yaml holds).
     Openapi,
 }
@@ -55,6 +59,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(opts) => export::run(opts),
         Command::Audit(opts) => audit::run(opts, audit::Mode::Audit),
         Command::Stats(opts) => audit::run(opts, audit::Mode::Stats),
+        Command::Monitor(opts) => monitor::run(opts),
         Command::Openapi => {
             print!("{}", crate::service::http::openapi_yaml());
             Ok(ExitCode::SUCCESS)

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::harness::{Backend, Deployment, TestApp, TestDatabase, on_both_backends};
 
 /// The latest checkpoint once it covers `size` entries: (size, root, note).
-async fn checkpoint_of(app: &TestApp, size: u64) -> (u64, [u8; 32], String) {
+pub(crate) async fn checkpoint_of(app: &TestApp, size: u64) -> (u64, [u8; 32], String) {
     let vkey = app.public.get("/log/key").await.text.trim().to_owned();
     assert_eq!(vkey, app.log.vkey());
     for _ in 0..200 {

@@ -26,6 +26,7 @@ mod bad_input;
 mod export;
 mod limits;
 mod log;
+mod monitor;
 mod ops;
 mod outages;
 mod process;

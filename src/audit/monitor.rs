@@ -1,0 +1,450 @@
+//! The monitor's checks: everything a third party can prove from the
+//! transparency log alone (docs/TRANSPARENCY.md). Given the log's verifier
+//! key, its signed checkpoint, every entry and its hash tiles, it checks the
+//! signature, recomputes the tree, proves the checkpoint consistent with the
+//! last one accepted, and checks what the entries promise: every reveal
+//! opens its commitment, every successor was promised, events come in their
+//! order, and no client seed was given to two pairs live at the same time
+//! (deal-shopping across pairs).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::tlog::key::verify_note;
+use crate::tlog::tiles::TILE_WIDTH;
+use crate::tlog::tree::{self, Hash, MemoryHashes};
+
+/// What a monitor remembers between runs: the last checkpoint it accepted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MonitorState {
+    pub origin: String,
+    pub vkey: String,
+    pub size: u64,
+    /// Base64 root hash.
+    pub root: String,
+}
+
+/// The log as read: the verifier key, the signed checkpoint, every entry up
+/// to its size, and the hash tiles as served (level, index, bytes).
+#[derive(Debug)]
+pub struct LogView {
+    pub vkey: String,
+    pub checkpoint: String,
+    pub entries: Vec<Vec<u8>>,
+    pub hash_tiles: Vec<(u8, u64, Vec<u8>)>,
+}
+
+/// One problem, named with what it concerns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// `signature`, `tree`, `tile`, `fork`, `key`, `entry`, `order`,
+    /// `reveal`, `succession`, `client_seed_reuse`, `stale_commitment`.
+    pub kind: &'static str,
+    /// The log index it concerns, if one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    pub detail: String,
+}
+
+/// What the monitor saw and found.
+#[derive(Debug, Serialize)]
+pub struct MonitorReport {
+    pub origin: String,
+    pub size: u64,
+    pub root: String,
+    pub pairs: u64,
+    pub rounds: u64,
+    /// Pairs committed and not revealed.
+    pub unrevealed: u64,
+    /// Age in seconds of the oldest unrevealed commitment.
+    pub oldest_unrevealed_seconds: Option<i64>,
+    /// Pairs committed but never given a client seed or a round: the trace a
+    /// cherry-picking operator leaves.
+    pub unused_commitments: Vec<String>,
+    pub findings: Vec<Finding>,
+    /// The state to keep for the next run (this checkpoint), when it passed.
+    #[serde(skip)]
+    pub state: MonitorState,
+}
+
+impl MonitorReport {
+    pub fn passed(&self) -> bool {
+        self.findings.is_empty()
+    }
+}
+
+/// What the log has said about one pair so far.
+#[derive(Default)]
+struct PairTrack {
+    server_seed_hash: String,
+    next_server_seed_hash: String,
+    committed_at_ms: Option<i64>,
+    client_seed: Option<(u64, String)>,
+    next_nonce: u64,
+    revealed_at: Option<u64>,
+    successor: Option<String>,
+}
+
+fn time_ms(entry: &Value) -> Option<i64> {
+    let text = entry["time"].as_str()?;
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
+        .ok()
+        .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
+}
+
+/// Checks `view`; `previous` is the state of the last accepted run, `now_ms`
+/// the time, `reveal_within_ms` the policy age for unrevealed commitments.
+/// Errors are for a log that cannot be read at all (an unusable key or
+/// checkpoint text); everything else is a finding.
+pub fn check(
+    view: &LogView,
+    previous: Option<&MonitorState>,
+    now_ms: i64,
+    reveal_within_ms: i64,
+) -> anyhow::Result<MonitorReport> {
+    let mut findings = Vec::new();
+    let mut find = |kind, index, detail: String| {
+        findings.push(Finding {
+            kind,
+            index,
+            detail,
+        })
+    };
+
+    // The checkpoint, signed by the key.
+    let body = match verify_note(&view.checkpoint, &view.vkey) {
+        Ok(body) => body,
+        Err(err) => {
+            find(
+                "signature",
+                None,
+                format!("the checkpoint does not verify with {}: {err:#}", view.vkey),
+            );
+            String::new()
+        }
+    };
+    let lines: Vec<&str> = body.lines().collect();
+    let (origin, size, root_text) = match lines.as_slice() {
+        [origin, size, root, ..] => (
+            (*origin).to_owned(),
+            size.parse::<u64>().unwrap_or(0),
+            (*root).to_owned(),
+        ),
+        _ => {
+            anyhow::ensure!(
+                body.is_empty(),
+                "the checkpoint's body is not origin, size and root"
+            );
+            (String::new(), 0, String::new())
+        }
+    };
+    if !body.is_empty() && !view.vkey.starts_with(&format!("{origin}+")) {
+        find(
+            "key",
+            None,
+            format!("the checkpoint's origin {origin:?} is not the key's name"),
+        );
+    }
+    if view.entries.len() as u64 != size {
+        find(
+            "tree",
+            None,
+            format!(
+                "the checkpoint says {size} entries; {} were served",
+                view.entries.len()
+            ),
+        );
+    }
+
+    // The tree: recompute every stored hash, the root, and compare the tiles.
+    let mut stored = MemoryHashes::default();
+    let mut roots_at = HashMap::new();
+    let wanted: Vec<u64> = previous.map(|p| p.size).into_iter().collect();
+    for (n, entry) in view.entries.iter().enumerate() {
+        let n = n as u64;
+        let added = tree::append(n, entry, &stored)?;
+        let first = tree::first_stored_index(n);
+        for (i, hash) in added.into_iter().enumerate() {
+            stored.0.insert(first + i as u64, hash);
+        }
+        if wanted.contains(&(n + 1)) {
+            roots_at.insert(n + 1, tree::tree_hash(n + 1, &stored)?);
+        }
+    }
+    let computed = tree::tree_hash(view.entries.len() as u64, &stored)?;
+    if computed.to_string() != root_text {
+        find(
+            "tree",
+            None,
+            format!(
+                "the entries served give the root {computed}, not the checkpoint's {root_text}: entries were changed or withheld"
+            ),
+        );
+    }
+    for (level, index, bytes) in &view.hash_tiles {
+        let expected: Vec<u8> = (0..bytes.len() as u64 / 32)
+            .filter_map(|k| {
+                let at = tlog_tiles::stored_hash_index(level * 8, index * TILE_WIDTH + k);
+                stored.0.get(&at).map(|h| h.0)
+            })
+            .flatten()
+            .collect();
+        if &expected != bytes {
+            find(
+                "tile",
+                None,
+                format!("hash tile {level}/{index} does not match the entries"),
+            );
+        }
+    }
+
+    // Consistency with the last accepted checkpoint.
+    if let Some(previous) = previous {
+        if previous.vkey != view.vkey {
+            find(
+                "key",
+                None,
+                format!(
+                    "the log key changed from {} to {}",
+                    previous.vkey, view.vkey
+                ),
+            );
+        }
+        if previous.size > size {
+            find(
+                "fork",
+                None,
+                format!(
+                    "the log shrank: the last accepted checkpoint had {} entries (root {}), this one {size} (root {root_text})",
+                    previous.size, previous.root
+                ),
+            );
+        } else if let Some(old_root) = roots_at
+            .get(&previous.size)
+            .copied()
+            .or_else(|| (previous.size == 0).then(|| Hash(Sha256::digest(b"").into())))
+            && old_root.to_string() != previous.root
+        {
+            find(
+                "fork",
+                None,
+                format!(
+                    "the log forked: the last accepted checkpoint of {} entries had root {}, but this log's first {} entries give {old_root} (now {size} entries, root {root_text})",
+                    previous.size, previous.root, previous.size
+                ),
+            );
+        }
+    }
+
+    // What the entries promise.
+    let mut pairs: HashMap<String, PairTrack> = HashMap::new();
+    let mut seed_holders: HashMap<String, Vec<String>> = HashMap::new();
+    let mut rounds = 0u64;
+    for (index, bytes) in view.entries.iter().enumerate() {
+        let index = index as u64;
+        let Ok(entry) = serde_json::from_slice::<Value>(bytes) else {
+            find("entry", Some(index), "not JSON".to_owned());
+            continue;
+        };
+        let pair_id = entry["seed_pair"].as_str().unwrap_or_default().to_owned();
+        match entry["type"].as_str() {
+            Some("commit") => {
+                if pairs.contains_key(&pair_id) {
+                    find(
+                        "order",
+                        Some(index),
+                        format!("pair {pair_id} is committed twice"),
+                    );
+                    continue;
+                }
+                let track = PairTrack {
+                    server_seed_hash: entry["server_seed_hash"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                    next_server_seed_hash: entry["next_server_seed_hash"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned(),
+                    committed_at_ms: time_ms(&entry),
+                    ..PairTrack::default()
+                };
+                if let Some(predecessor) = entry["predecessor"].as_str() {
+                    match pairs.get(predecessor) {
+                        Some(p)
+                            if p.successor.as_deref() == Some(pair_id.as_str())
+                                && p.next_server_seed_hash == track.server_seed_hash => {}
+                        Some(_) => find(
+                            "succession",
+                            Some(index),
+                            format!(
+                                "pair {pair_id} names {predecessor} as its predecessor, which did not promise it (its reveal names another successor, or another next commitment)"
+                            ),
+                        ),
+                        None => find(
+                            "succession",
+                            Some(index),
+                            format!(
+                                "pair {pair_id} names {predecessor} as its predecessor, which the log never committed"
+                            ),
+                        ),
+                    }
+                }
+                pairs.insert(pair_id, track);
+            }
+            Some("client_seed") => {
+                let hash = entry["client_seed_sha256"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                let Some(track) = pairs.get_mut(&pair_id) else {
+                    find(
+                        "order",
+                        Some(index),
+                        format!("a client seed for {pair_id} before its commitment"),
+                    );
+                    continue;
+                };
+                if track.client_seed.is_some() {
+                    find(
+                        "order",
+                        Some(index),
+                        format!("pair {pair_id} gets a second client seed"),
+                    );
+                    continue;
+                }
+                track.client_seed = Some((index, hash.clone()));
+                let holders = seed_holders.entry(hash).or_default();
+                for other in holders.iter() {
+                    if pairs.get(other).is_some_and(|o| o.revealed_at.is_none()) {
+                        find(
+                            "client_seed_reuse",
+                            Some(index),
+                            format!(
+                                "the same client seed was given to pair {pair_id} while pair {other} was live: deals could have been shopped across them"
+                            ),
+                        );
+                    }
+                }
+                holders.push(pair_id);
+            }
+            Some("round") => {
+                rounds += 1;
+                let nonce = entry["nonce"].as_u64();
+                let Some(track) = pairs.get_mut(&pair_id) else {
+                    find(
+                        "order",
+                        Some(index),
+                        format!("a round of {pair_id} before its commitment"),
+                    );
+                    continue;
+                };
+                if track.client_seed.is_none() || track.revealed_at.is_some() {
+                    find(
+                        "order",
+                        Some(index),
+                        format!("a round of {pair_id} before its client seed or after its reveal"),
+                    );
+                }
+                if nonce != Some(track.next_nonce) {
+                    find(
+                        "order",
+                        Some(index),
+                        format!(
+                            "pair {pair_id} deals nonce {nonce:?} where {} was next (a gap or a repeat)",
+                            track.next_nonce
+                        ),
+                    );
+                }
+                track.next_nonce = nonce.map_or(track.next_nonce, |n| n + 1);
+            }
+            Some("reveal") => {
+                let Some(track) = pairs.get_mut(&pair_id) else {
+                    find(
+                        "order",
+                        Some(index),
+                        format!("a reveal of {pair_id}, never committed"),
+                    );
+                    continue;
+                };
+                let seed = entry["server_seed"].as_str().unwrap_or_default();
+                let opens = hex::decode(seed)
+                    .map(|bytes| hex::encode(Sha256::digest(bytes)) == track.server_seed_hash)
+                    .unwrap_or(false);
+                if !opens {
+                    find(
+                        "reveal",
+                        Some(index),
+                        format!("pair {pair_id}'s revealed seed does not hash to its commitment"),
+                    );
+                }
+                if track.revealed_at.is_some() {
+                    find(
+                        "order",
+                        Some(index),
+                        format!("pair {pair_id} is revealed twice"),
+                    );
+                }
+                track.revealed_at = Some(index);
+                track.successor = entry["successor"].as_str().map(str::to_owned);
+            }
+            other => find(
+                "entry",
+                Some(index),
+                format!("an entry of unknown type {other:?}"),
+            ),
+        }
+    }
+
+    // Commitments never revealed, and never used.
+    let mut unrevealed = 0u64;
+    let mut oldest: Option<i64> = None;
+    let mut unused = Vec::new();
+    let mut stale = Vec::new();
+    for (id, track) in &pairs {
+        if track.revealed_at.is_some() {
+            continue;
+        }
+        unrevealed += 1;
+        if let Some(at) = track.committed_at_ms {
+            let age = now_ms.saturating_sub(at);
+            oldest = Some(oldest.map_or(age, |o| o.max(age)));
+            if age > reveal_within_ms {
+                stale.push((id.clone(), age / 1000));
+            }
+        }
+        if track.client_seed.is_none() && track.next_nonce == 0 {
+            unused.push(id.clone());
+        }
+    }
+    stale.sort();
+    for (id, age) in stale {
+        find(
+            "stale_commitment",
+            None,
+            format!("pair {id} was committed {age} s ago and is still not revealed"),
+        );
+    }
+    unused.sort();
+    let state = MonitorState {
+        origin: origin.clone(),
+        vkey: view.vkey.clone(),
+        size,
+        root: root_text.clone(),
+    };
+    Ok(MonitorReport {
+        origin,
+        size,
+        root: root_text,
+        pairs: pairs.len() as u64,
+        rounds,
+        unrevealed,
+        oldest_unrevealed_seconds: oldest.map(|ms| ms / 1000),
+        unused_commitments: unused,
+        findings,
+        state,
+    })
+}

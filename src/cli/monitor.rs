@@ -1,0 +1,207 @@
+//! `fairdeal monitor URL`: read a fairdeal transparency log through its tiles
+//! and check it (`crate::audit::monitor`), remembering the last checkpoint
+//! it accepted in a state file, as a witness does.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::InputError;
+use crate::audit::monitor::{LogView, MonitorReport, MonitorState, check};
+use crate::tlog::tiles::{TILE_WIDTH, TilePath};
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Reads URL/log/key, URL/log/checkpoint and every tile, verifies the checkpoint's
+signature, recomputes the tree from the entries and compares every hash tile,
+and checks what the entries promise: each reveal opens its commitment, each
+successor was promised, commit -> client seed -> rounds 0, 1, 2, ... -> reveal,
+and no client seed given to two pairs live at the same time (deal-shopping).
+With --state, the new checkpoint must extend the one accepted last time (a
+fork or a changed key is named with both checkpoints), and is then kept.
+
+Exit status: 0 the log checks out; 1 a problem was found (each named);
+2 the log could not be read, or bad input.")]
+pub struct MonitorOpts {
+    /// The service's base URL (http://host:port).
+    pub url: String,
+    /// Where to keep the last accepted checkpoint between runs.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// Flag commitments older than this many days that are still not
+    /// revealed.
+    #[arg(long, value_name = "DAYS", default_value_t = 7.0)]
+    pub reveal_within: f64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn get(client: &reqwest::blocking::Client, url: &str) -> anyhow::Result<Vec<u8>> {
+    let response = client
+        .get(url)
+        .send()
+        .with_context(|| format!("reading {url}"))?;
+    anyhow::ensure!(
+        response.status().is_success(),
+        "{url} answered {}",
+        response.status()
+    );
+    Ok(response
+        .bytes()
+        .with_context(|| format!("reading {url}"))?
+        .to_vec())
+}
+
+/// Splits an entry bundle into entries.
+fn split_bundle(bundle: &[u8]) -> anyhow::Result<Vec<Vec<u8>>> {
+    let mut entries = Vec::new();
+    let mut rest = bundle;
+    while !rest.is_empty() {
+        anyhow::ensure!(rest.len() >= 2, "an entry bundle ends inside a length");
+        let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
+        anyhow::ensure!(
+            rest.len() >= 2 + length,
+            "an entry bundle ends inside an entry"
+        );
+        entries.push(rest[2..2 + length].to_vec());
+        rest = &rest[2 + length..];
+    }
+    Ok(entries)
+}
+
+/// The tiles covering `count` items of one level: (index, width).
+fn tiles_for(count: u64) -> impl Iterator<Item = (u64, u64)> {
+    (0..count.div_ceil(TILE_WIDTH)).map(move |n| (n, (count - n * TILE_WIDTH).min(TILE_WIDTH)))
+}
+
+/// Reads the whole log at `base`.
+fn read_log(base: &str) -> anyhow::Result<LogView> {
+    let client = reqwest::blocking::Client::builder()
+        .build()
+        .context("starting the HTTP client")?;
+    let vkey = String::from_utf8(get(&client, &format!("{base}/log/key"))?)?
+        .trim()
+        .to_owned();
+    let checkpoint = String::from_utf8(get(&client, &format!("{base}/log/checkpoint"))?)?;
+    let size: u64 = checkpoint
+        .lines()
+        .nth(1)
+        .and_then(|line| line.parse().ok())
+        .context("the checkpoint has no tree size on its second line")?;
+    let mut entries = Vec::new();
+    for (index, width) in tiles_for(size) {
+        let path = TilePath {
+            level: None,
+            index,
+            width,
+        }
+        .path();
+        let bundle = get(&client, &format!("{base}/log/{path}"))?;
+        let part = split_bundle(&bundle).with_context(|| format!("reading {path}"))?;
+        anyhow::ensure!(
+            part.len() as u64 == width,
+            "{path} holds {} entries",
+            part.len()
+        );
+        entries.extend(part);
+    }
+    let mut hash_tiles = Vec::new();
+    let mut level = 0u8;
+    while level < 8 && size >> (u32::from(level) * 8) > 0 {
+        for (index, width) in tiles_for(size >> (u32::from(level) * 8)) {
+            let path = TilePath {
+                level: Some(level),
+                index,
+                width,
+            }
+            .path();
+            hash_tiles.push((level, index, get(&client, &format!("{base}/log/{path}"))?));
+        }
+        level += 1;
+    }
+    Ok(LogView {
+        vkey,
+        checkpoint,
+        entries,
+        hash_tiles,
+    })
+}
+
+fn print_text(report: &MonitorReport) {
+    println!(
+        "fairdeal monitor of {} ({} entries, root {})",
+        report.origin, report.size, report.root
+    );
+    println!(
+        "  {} seed pairs, {} rounds; {} commitments not revealed{}",
+        report.pairs,
+        report.rounds,
+        report.unrevealed,
+        report
+            .oldest_unrevealed_seconds
+            .map(|s| format!(" (the oldest {s} s old)"))
+            .unwrap_or_default()
+    );
+    if !report.unused_commitments.is_empty() {
+        println!(
+            "  {} committed but never given a client seed or a round: {}",
+            report.unused_commitments.len(),
+            report.unused_commitments.join(", ")
+        );
+    }
+    for finding in &report.findings {
+        match finding.index {
+            Some(index) => println!("  {} at entry {index}: {}", finding.kind, finding.detail),
+            None => println!("  {}: {}", finding.kind, finding.detail),
+        }
+    }
+    if report.passed() {
+        println!("verdict: PASS: the log checks out");
+    } else {
+        println!("verdict: FAIL: {} problem(s)", report.findings.len());
+    }
+}
+
+pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
+    let base = opts.url.trim_end_matches('/').to_owned();
+    if !(base.starts_with("http://") || base.starts_with("https://")) {
+        return Err(InputError::new("URL", "must start with http:// or https://").into());
+    }
+    if !(opts.reveal_within.is_finite() && opts.reveal_within > 0.0) {
+        return Err(InputError::new("--reveal-within", "must be a positive number of days").into());
+    }
+    let previous: Option<MonitorState> = match &opts.state {
+        Some(path) if path.exists() => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading the state file {}", path.display()))?;
+            Some(serde_json::from_str(&text).map_err(|e| {
+                InputError::new(
+                    "--state",
+                    format!("{} is not a monitor state file: {e}", path.display()),
+                )
+            })?)
+        }
+        _ => None,
+    };
+    let view = read_log(&base).map_err(|e| InputError::new("URL", format!("{e:#}")))?;
+    let within_ms = (opts.reveal_within * 86_400_000.0) as i64;
+    let report = check(&view, previous.as_ref(), crate::time::now_ms(), within_ms)?;
+    if opts.json {
+        let mut value = serde_json::to_value(&report)?;
+        value["verdict"] = if report.passed() { "pass" } else { "fail" }.into();
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print_text(&report);
+    }
+    if !report.passed() {
+        return Ok(ExitCode::FAILURE);
+    }
+    if let Some(path) = &opts.state {
+        std::fs::write(path, serde_json::to_string_pretty(&report.state)? + "\n")
+            .with_context(|| format!("writing the state file {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

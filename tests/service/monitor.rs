@@ -1,0 +1,165 @@
+//! `fairdeal monitor`, the real binary against a real log: a clean log
+//! passes (a player keeping a client seed across rotations included) and a
+//! later run proves consistency through its state file; a client seed given
+//! to two live pairs, an entry changed in the database after it was logged,
+//! and a state file the log does not extend are each named, exit 1.
+
+use std::path::Path;
+use std::process::Output;
+
+use fairdeal::service::store::Store;
+use serde_json::{Value, json};
+
+use crate::harness::{TestApp, on_both_backends};
+use crate::log::checkpoint_of;
+
+/// Runs `fairdeal monitor URL --json [--state FILE]`.
+async fn monitor(app: &TestApp, state: Option<&Path>) -> (Output, Value) {
+    let mut args = vec![app.public.base().to_owned(), "--json".to_owned()];
+    if let Some(state) = state {
+        args.extend(["--state".to_owned(), state.display().to_string()]);
+    }
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .arg("monitor")
+            .args(&args)
+            .output()
+            .expect("the binary runs")
+    })
+    .await
+    .expect("joined");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out, report)
+}
+
+/// Waits until every entry appended so far is in a checkpoint.
+async fn integrated(app: &TestApp) {
+    let next: i64 = match app.dealer.store() {
+        Store::Sqlite(pool, _) => {
+            sqlx::query_scalar("SELECT next_index FROM log_state")
+                .fetch_one(pool)
+                .await
+        }
+        Store::Postgres(pool) => {
+            sqlx::query_scalar("SELECT next_index FROM log_state")
+                .fetch_one(pool)
+                .await
+        }
+    }
+    .expect("next index");
+    checkpoint_of(app, next as u64).await;
+}
+
+fn kinds(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .map(|x| x["kind"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn a_clean_log_passes_and_a_later_run_proves_it_was_extended(app: &TestApp) {
+    let operator = &app.operator;
+    let pair = operator.active_pair("kept across rotations").await;
+    for _ in 0..2 {
+        let round = operator.deal(&pair, json!({"type": "deck"})).await.id();
+        operator.close(&round).await;
+    }
+    // The player keeps the same client seed: normal, never flagged.
+    let rotated = operator
+        .rotate(&pair, "kept across rotations")
+        .await
+        .success();
+    let successor = rotated["current"]["id"].as_str().expect("id").to_owned();
+    operator
+        .deal(&successor, json!({"type": "holdem", "players": 3}))
+        .await;
+    operator.post("/v1/seed-pairs").await; // committed, never used
+    integrated(app).await;
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("monitor.json");
+    let (out, report) = monitor(app, Some(&state)).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{report:#}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(report["verdict"], "pass");
+    assert_eq!(
+        (report["pairs"].as_u64(), report["rounds"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(report["unrevealed"], 2);
+    assert_eq!(
+        report["unused_commitments"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).expect("state")).expect("JSON");
+    assert_eq!(kept["size"], report["size"]);
+
+    // The log grows; the next run checks the new checkpoint extends the old.
+    operator.deal(&successor, json!({"type": "deck"})).await;
+    integrated(app).await;
+    let (out, report) = monitor(app, Some(&state)).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+
+    // A state file the log does not extend: a fork, named with both.
+    let mut forged = kept.clone();
+    forged["root"] = json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    std::fs::write(&state, forged.to_string()).expect("write");
+    let (out, report) = monitor(app, Some(&state)).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["fork"]);
+    let detail = report["findings"][0]["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("AAAAAAAA") && detail.contains(&kept["size"].to_string()),
+        "{detail}"
+    );
+}
+on_both_backends!(a_clean_log_passes_and_a_later_run_proves_it_was_extended);
+
+async fn a_client_seed_on_two_live_pairs_is_named(app: &TestApp) {
+    let first = app.operator.active_pair("shopped").await;
+    let second = app.operator.active_pair("shopped").await;
+    integrated(app).await;
+    let (out, report) = monitor(app, None).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["client_seed_reuse"]);
+    let detail = report["findings"][0]["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains(&first) && detail.contains(&second),
+        "{detail}"
+    );
+}
+on_both_backends!(a_client_seed_on_two_live_pairs_is_named);
+
+async fn an_entry_changed_after_it_was_logged_is_caught(app: &TestApp) {
+    let pair = app.operator.active_pair("tampered").await;
+    app.operator.deal(&pair, json!({"type": "deck"})).await;
+    integrated(app).await;
+    // The operator edits history: the round's entry now says nonce 5.
+    let sql =
+        "UPDATE log_entries SET entry = REPLACE(entry, '\"nonce\":0', '\"nonce\":5') WHERE idx = 2";
+    let changed = match app.dealer.store() {
+        Store::Sqlite(pool, _) => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()),
+        Store::Postgres(pool) => sqlx::query(
+            "UPDATE log_entries SET entry = convert_to(replace(convert_from(entry, 'UTF8'), '\"nonce\":0', '\"nonce\":5'), 'UTF8') WHERE idx = 2",
+        )
+        .execute(pool)
+        .await
+        .map(|r| r.rows_affected()),
+    }
+    .expect("tamper");
+    assert_eq!(changed, 1);
+    let (out, report) = monitor(app, None).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    let found = kinds(&report);
+    assert!(found.contains(&"tree".to_owned()), "{found:?}");
+}
+on_both_backends!(an_entry_changed_after_it_was_logged_is_caught);
