@@ -10,4 +10,4 @@ pub(crate) use app::on_both_backends;
 pub use app::{TestApp, serve_app, serve_app_with, spawn_app};
 pub use client::{Client, Reply, id};
 pub use database::{Backend, TestDatabase, random_master_key_hex};
-pub use process::Deployment;
+pub use process::{Deployment, log_reaches, run_monitor};

@@ -10,26 +10,15 @@ use std::process::Output;
 use fairdeal::service::store::Store;
 use serde_json::{Value, json};
 
-use crate::harness::{TestApp, on_both_backends};
+use crate::harness::{TestApp, on_both_backends, run_monitor};
 use crate::log::checkpoint_of;
 
-/// Runs `fairdeal monitor URL --json [--state FILE]`.
+/// Runs `fairdeal monitor URL --json [--state FILE]` against `app`.
 async fn monitor(app: &TestApp, state: Option<&Path>) -> (Output, Value) {
-    let mut args = vec![app.public.base().to_owned(), "--json".to_owned()];
-    if let Some(state) = state {
-        args.extend(["--state".to_owned(), state.display().to_string()]);
-    }
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
-            .arg("monitor")
-            .args(&args)
-            .output()
-            .expect("the binary runs")
-    })
-    .await
-    .expect("joined");
-    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (out, report)
+    let args: Vec<String> = state
+        .map(|state| vec!["--state".to_owned(), state.display().to_string()])
+        .unwrap_or_default();
+    run_monitor(app.public.base(), &args).await
 }
 
 /// Waits until every entry appended so far is in a checkpoint.

@@ -11,7 +11,9 @@ use fairdeal_core::{ClientSeed, Commitment, Deal, Game, ServerSeed, verify};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::harness::{Backend, Client, Deployment, TestDatabase, random_master_key_hex};
+use crate::harness::{
+    Backend, Client, Deployment, TestDatabase, log_reaches, random_master_key_hex, run_monitor,
+};
 
 /// Everything stored, as text, to scan for secrets: the SQLite files' bytes,
 /// or every PostgreSQL row as JSON (bytea shows as hex).
@@ -352,6 +354,13 @@ async fn a_crash_never_loses_an_acknowledged_round_or_deals_a_nonce_twice(backen
             "nonce {nonce}"
         );
     }
+    // The log holds every round dealt before and after the crash, in order,
+    // and its checkpoints are consistent: the monitor checks all of it.
+    let dealt = revealed["next_nonce"].as_u64().expect("next nonce");
+    log_reaches(&server.base, 2 + dealt + 3).await;
+    let (out, report) = run_monitor(&server.base, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["rounds"].as_u64(), Some(dealt));
     drop(server);
     db.remove().await;
 }
@@ -406,6 +415,14 @@ async fn two_processes_on_one_postgres_deal_distinct_consecutive_nonces() {
     assert_eq!(nonces, (0..n).collect::<Vec<u64>>());
     let pair_now = to_second.get(&format!("/v1/seed-pairs/{pair}")).await;
     assert_eq!(pair_now.json["next_nonce"], n);
+
+    // One log, written by both: every round in it, in order, consistent.
+    log_reaches(&first.base, 2 + n).await;
+    for base in [&first.base, &second.base] {
+        let (out, report) = run_monitor(base, &[]).await;
+        assert_eq!(out.status.code(), Some(0), "{report:#}");
+        assert_eq!(report["rounds"].as_u64(), Some(n));
+    }
 
     // A third process with another master key refuses to start.
     let (status, stderr) = deployment.serve_refused(&random_master_key_hex());

@@ -146,3 +146,36 @@ impl Drop for Server {
         let _ = self.child.wait();
     }
 }
+
+/// Runs `fairdeal monitor BASE --json ARGS…` (off the async workers) and
+/// returns its output and JSON report.
+pub async fn run_monitor(base: &str, args: &[String]) -> (std::process::Output, serde_json::Value) {
+    let mut all = vec![base.to_owned(), "--json".to_owned()];
+    all.extend_from_slice(args);
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(BIN)
+            .arg("monitor")
+            .args(&all)
+            .output()
+            .expect("the binary runs")
+    })
+    .await
+    .expect("joined");
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out, report)
+}
+
+/// Waits until `base`'s log checkpoint covers `size` entries.
+pub async fn log_reaches(base: &str, size: u64) {
+    let client = reqwest::Client::new();
+    for _ in 0..400 {
+        if let Ok(response) = client.get(format!("{base}/log/checkpoint")).send().await
+            && let Ok(text) = response.text().await
+            && text.lines().nth(1).and_then(|l| l.parse::<u64>().ok()) >= Some(size)
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("{base}'s log did not reach {size} entries within ten seconds");
+}
