@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::InputError;
-use crate::audit::monitor::{LogView, MonitorReport, MonitorState, check};
+use crate::audit::monitor::{Finding, LogView, MonitorReport, MonitorState, check};
 use crate::tlog::tiles::{TILE_WIDTH, TilePath};
 
 #[derive(Debug, Args)]
@@ -21,6 +21,8 @@ successor was promised, commit -> client seed -> rounds 0, 1, 2, ... -> reveal,
 and no client seed given to two pairs live at the same time (deal-shopping).
 With --state, the new checkpoint must extend the one accepted last time (a
 fork or a changed key is named with both checkpoints), and is then kept.
+With --check-api, every pair and round the log names is read back from the
+public API and must say what was logged (a deleted or changed row is named).
 
 Exit status: 0 the log checks out; 1 a problem was found (each named);
 2 the log could not be read, or bad input.")]
@@ -34,9 +36,105 @@ pub struct MonitorOpts {
     /// revealed.
     #[arg(long, value_name = "DAYS", default_value_t = 7.0)]
     pub reveal_within: f64,
+    /// Also read every pair and round the log names back from the public API
+    /// and check it says what was logged (no row deleted or changed).
+    #[arg(long)]
+    pub check_api: bool,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Reads back from `base`'s public API every pair and round the entries
+/// name; a finding for each that is gone or says something else.
+fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
+    let client = reqwest::blocking::Client::builder()
+        .build()
+        .context("starting the HTTP client")?;
+    let mut findings = Vec::new();
+    let read = |path: String| -> anyhow::Result<Option<serde_json::Value>> {
+        let response = client
+            .get(format!("{base}{path}"))
+            .send()
+            .with_context(|| format!("reading {path}"))?;
+        if response.status() == reqwest::StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        anyhow::ensure!(
+            response.status().is_success(),
+            "{path} answered {}",
+            response.status()
+        );
+        Ok(Some(serde_json::from_slice(
+            &response
+                .bytes()
+                .with_context(|| format!("reading {path}"))?,
+        )?))
+    };
+    for (index, bytes) in entries.iter().enumerate() {
+        let Ok(entry) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+            continue;
+        };
+        let pair = entry["seed_pair"].as_str().unwrap_or_default();
+        let mut differs = |what: String| {
+            findings.push(Finding {
+                kind: "api",
+                index: Some(index as u64),
+                detail: what,
+            });
+        };
+        match entry["type"].as_str() {
+            Some("commit") => match read(format!("/v1/seed-pairs/{pair}"))? {
+                None => differs(format!(
+                    "pair {pair} is logged but the API does not know it"
+                )),
+                Some(p)
+                    if p["server_seed_hash"] != entry["server_seed_hash"]
+                        || p["next_server_seed_hash"] != entry["next_server_seed_hash"] =>
+                {
+                    differs(format!("pair {pair}'s commitments differ from the log"))
+                }
+                Some(_) => {}
+            },
+            Some("client_seed") => {
+                if let Some(p) = read(format!("/v1/seed-pairs/{pair}"))? {
+                    let shown = p["client_seed"]
+                        .as_str()
+                        .map(crate::tlog::entry::client_seed_sha256);
+                    if shown.as_deref() != entry["client_seed_sha256"].as_str() {
+                        differs(format!("pair {pair}'s client seed differs from the log"));
+                    }
+                }
+            }
+            Some("round") => {
+                let round = entry["round"].as_str().unwrap_or_default();
+                match read(format!("/v1/rounds/{round}"))? {
+                    None => differs(format!(
+                        "round {round} is logged but the API does not know it"
+                    )),
+                    Some(r)
+                        if r["nonce"] != entry["nonce"]
+                            || r["game"] != entry["game"]
+                            || r["seed_pair_id"] != entry["seed_pair"] =>
+                    {
+                        differs(format!(
+                            "round {round} differs from the log (pair, nonce or game)"
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
+            Some("reveal") => {
+                if let Some(p) = read(format!("/v1/seed-pairs/{pair}"))?
+                    && p["server_seed"] != entry["server_seed"]
+                {
+                    differs(format!("pair {pair}'s revealed seed differs from the log"));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(findings)
 }
 
 fn get(client: &reqwest::blocking::Client, url: &str) -> anyhow::Result<Vec<u8>> {
@@ -188,7 +286,12 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     };
     let view = read_log(&base).map_err(|e| InputError::new("URL", format!("{e:#}")))?;
     let within_ms = (opts.reveal_within * 86_400_000.0) as i64;
-    let report = check(&view, previous.as_ref(), crate::time::now_ms(), within_ms)?;
+    let mut report = check(&view, previous.as_ref(), crate::time::now_ms(), within_ms)?;
+    if opts.check_api {
+        let found = check_api(&base, &view.entries)
+            .map_err(|e| InputError::new("URL", format!("{e:#}")))?;
+        report.findings.extend(found);
+    }
     if opts.json {
         let mut value = serde_json::to_value(&report)?;
         value["verdict"] = if report.passed() { "pass" } else { "fail" }.into();

@@ -152,3 +152,37 @@ async fn an_entry_changed_after_it_was_logged_is_caught(app: &TestApp) {
     assert!(found.contains(&"tree".to_owned()), "{found:?}");
 }
 on_both_backends!(an_entry_changed_after_it_was_logged_is_caught);
+
+async fn a_round_deleted_after_it_was_logged_is_named_with_check_api(app: &TestApp) {
+    let pair = app.operator.active_pair("deleted").await;
+    let round = app.operator.deal(&pair, json!({"type": "deck"})).await.id();
+    app.operator.deal(&pair, json!({"type": "deck"})).await;
+    integrated(app).await;
+    let args = ["--check-api".to_owned()];
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let sql = "DELETE FROM rounds WHERE id = $1";
+    let deleted = match app.dealer.store() {
+        Store::Sqlite(pool, _) => sqlx::query(sql)
+            .bind(&round)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+        Store::Postgres(pool) => sqlx::query(sql)
+            .bind(&round)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+    }
+    .expect("delete");
+    assert_eq!(deleted, 1);
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["api"]);
+    assert!(
+        report["findings"][0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains(&round))
+    );
+}
+on_both_backends!(a_round_deleted_after_it_was_logged_is_named_with_check_api);
