@@ -9,4 +9,4 @@ pub mod monitor;
 pub mod replay;
 pub mod report;
 
-pub use replay::{Finding, Report, add_to_evidence, audit};
+pub use replay::{Finding, Report, add_to_evidence, audit, audit_observed};

@@ -70,7 +70,8 @@ impl Report {
         self.problems == 0
     }
 
-    fn add(&mut self, line: u64, kind: &'static str, detail: String) {
+    /// Records a finding (counted always, kept up to a limit).
+    pub fn add(&mut self, line: u64, kind: &'static str, detail: String) {
         self.problems += 1;
         if self.findings.len() < MAX_FINDINGS_KEPT {
             self.findings.push(Finding { line, kind, detail });
@@ -352,6 +353,17 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
 /// Audits an export from `input`.
 pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Report> {
+    audit_observed(input, progress, &mut |_, _| {})
+}
+
+/// [`audit`], calling `observe` with each round line (its line number and
+/// record) in order, for checks that need the whole export (such as the
+/// cross-check against a transparency log).
+pub fn audit_observed(
+    input: impl BufRead,
+    progress: Progress<'_>,
+    observe: &mut dyn FnMut(u64, &ExportRound),
+) -> std::io::Result<Report> {
     let started = std::time::Instant::now();
     let mut report = Report::default();
     let mut sequence = Sequence::default();
@@ -419,6 +431,7 @@ pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Rep
                     for (kind, detail) in problems {
                         report.add(line, kind, detail);
                     }
+                    observe(line, &round);
                     sequence.round(line, &round, &mut report);
                 }
                 Checked::End(end) => {

@@ -14,7 +14,7 @@ use sha2::{Digest as _, Sha256};
 use fairdeal_stats::evidence::{StatsReport, Verdict};
 
 use super::InputError;
-use crate::audit::{Report, audit, report};
+use crate::audit::{Report, audit_observed, report};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -76,6 +76,69 @@ pub struct AuditOpts {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Cross-check the export against this service's transparency log
+    /// (its base URL): every round of a pair the log reveals must be in the
+    /// export with the same nonce and game, and every exported round in the
+    /// log.
+    #[arg(long, value_name = "URL", conflicts_with = "hands")]
+    pub log: Option<String>,
+}
+
+/// A round as the export and the log both name it.
+type RoundKey = (String, u64);
+
+/// Compares the export's rounds with the log's rounds of revealed pairs,
+/// adding a `log` finding for each difference.
+fn cross_check_log(
+    base: &str,
+    exported: &std::collections::HashMap<RoundKey, (u64, serde_json::Value)>,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let view = super::monitor::read_log(base.trim_end_matches('/'))
+        .map_err(|e| InputError::new("--log", format!("{e:#}")))?;
+    let entries: Vec<serde_json::Value> = view
+        .entries
+        .iter()
+        .filter_map(|bytes| serde_json::from_slice(bytes).ok())
+        .collect();
+    let revealed: std::collections::HashSet<&str> = entries
+        .iter()
+        .filter(|e| e["type"] == "reveal")
+        .filter_map(|e| e["seed_pair"].as_str())
+        .collect();
+    let mut logged = std::collections::HashMap::new();
+    for entry in entries.iter().filter(|e| e["type"] == "round") {
+        let (Some(pair), Some(nonce)) = (entry["seed_pair"].as_str(), entry["nonce"].as_u64())
+        else {
+            continue;
+        };
+        if revealed.contains(pair) {
+            logged.insert((pair.to_owned(), nonce), entry["game"].clone());
+        }
+    }
+    for ((pair, nonce), game) in &logged {
+        match exported.get(&(pair.clone(), *nonce)) {
+            None => report.add(
+                0,
+                "log",
+                format!("pair {pair} nonce {nonce} is in the log but not in the export"),
+            ),
+            Some((line, exported_game)) if exported_game != game => report.add(
+                *line,
+                "log",
+                format!("pair {pair} nonce {nonce}: the export's game differs from the log's"),
+            ),
+            Some(_) => {}
+        }
+    }
+    for ((pair, nonce), (line, _)) in exported {
+        if !logged.contains_key(&(pair.clone(), *nonce)) {
+            report.add(*line, "log", format!(
+                "pair {pair} nonce {nonce} is in the export but not among the log's revealed rounds"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// An opened input: a file, standard input or a response body.
@@ -267,7 +330,11 @@ fn run_hands(path: &str, format: Format) -> anyhow::Result<ExitCode> {
 }
 
 /// Reads and audits an export.
-fn audit_source(source: &str, quiet: bool) -> anyhow::Result<(Report, report::Provenance)> {
+fn audit_source(
+    source: &str,
+    quiet: bool,
+    log: Option<&str>,
+) -> anyhow::Result<(Report, report::Provenance)> {
     let (input, digest) = counted(source, quiet)?;
     let bar = input.bar.clone();
     let reader = BufReader::with_capacity(1 << 20, input);
@@ -278,7 +345,19 @@ fn audit_source(source: &str, quiet: bool) -> anyhow::Result<(Report, report::Pr
             let rate = rounds as f64 / started.elapsed().as_secs_f64().max(1e-9);
             bar.set_message(format!("{rounds} rounds · {rate:.0} rounds/s"));
         };
-        audit(reader, &mut progress).context("reading the export")?
+        let mut exported = std::collections::HashMap::new();
+        let mut observe = |line: u64, round: &crate::audit::export::ExportRound| {
+            if log.is_some() {
+                let game = serde_json::from_str(round.game.get()).unwrap_or_default();
+                exported.insert((round.seed_pair_id.clone(), round.nonce), (line, game));
+            }
+        };
+        let mut report =
+            audit_observed(reader, &mut progress, &mut observe).context("reading the export")?;
+        if let Some(base) = log {
+            cross_check_log(base, &exported, &mut report)?;
+        }
+        report
     };
     bar.finish_and_clear();
     Ok((report, provenance(source, &digest)))
@@ -306,7 +385,7 @@ pub fn run(opts: AuditOpts, mode: Mode) -> anyhow::Result<ExitCode> {
         return run_hands(hands, opts.format);
     }
     let source = opts.source.clone().unwrap_or_default();
-    let (report, provenance) = audit_source(&source, opts.quiet)?;
+    let (report, provenance) = audit_source(&source, opts.quiet, opts.log.as_deref())?;
     let judge_records = mode == Mode::Audit;
     let stats = report.statistics.as_ref();
     if !judge_records && stats.is_none() {

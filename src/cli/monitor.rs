@@ -176,7 +176,7 @@ fn tiles_for(count: u64) -> impl Iterator<Item = (u64, u64)> {
 }
 
 /// Reads the whole log at `base`.
-fn read_log(base: &str) -> anyhow::Result<LogView> {
+pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
     let client = reqwest::blocking::Client::builder()
         .build()
         .context("starting the HTTP client")?;

@@ -186,3 +186,71 @@ async fn a_round_deleted_after_it_was_logged_is_named_with_check_api(app: &TestA
     );
 }
 on_both_backends!(a_round_deleted_after_it_was_logged_is_named_with_check_api);
+
+/// `fairdeal audit EXPORT --log URL`: the export and the log agree on every
+/// round of every revealed pair; a round left out of the export is named.
+async fn an_export_is_cross_checked_against_the_log(app: &TestApp) {
+    let operator = &app.operator;
+    let pair = operator.active_pair("exported").await;
+    for _ in 0..3 {
+        let round = operator.deal(&pair, json!({"type": "deck"})).await.id();
+        operator.close(&round).await;
+    }
+    operator.rotate(&pair, "next").await.success();
+    integrated(app).await;
+    let export = app.public.get("/v1/export").await.text;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let audit = |text: String, name: &'static str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        let base = app.public.base().to_owned();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+                    .args([
+                        "audit",
+                        &path.display().to_string(),
+                        "--log",
+                        &base,
+                        "--format",
+                        "json",
+                        "--quiet",
+                    ])
+                    .output()
+                    .expect("the binary runs")
+            })
+            .await
+            .expect("joined")
+        }
+    };
+    let out = audit(export.clone(), "whole.ndjson").await;
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    // Leave out the last round: the log names it.
+    let lines: Vec<&str> = export.lines().collect();
+    let last_round = lines
+        .iter()
+        .rposition(|l| l.contains("\"type\":\"round\""))
+        .expect("a round");
+    let cut: String = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != last_round)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let out = audit(cut, "cut.ndjson").await;
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    let named = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .any(|f| {
+            f["kind"] == "log"
+                && f["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("nonce 2 is in the log but not in the export"))
+        });
+    assert!(named, "{report:#}");
+}
+on_both_backends!(an_export_is_cross_checked_against_the_log);
