@@ -126,6 +126,72 @@ async function getJson(path) {
   return { status: response.status, body };
 }
 
+// ---- The transparency log --------------------------------------------------
+
+let logKey = null;
+
+/** The log's verifier key, read once. */
+async function logVkey() {
+  if (logKey === null) {
+    const response = await fetch("/log/key").catch(() => null);
+    logKey = response && response.ok ? (await response.text()).trim() : "";
+  }
+  return logKey;
+}
+
+/**
+ * Remembers the largest checkpoint this browser has verified for the log's
+ * origin; returns the remembered one when the new one cannot extend it (a
+ * smaller tree, or the same size with another root): different histories.
+ */
+function forkAgainst(checkpoint) {
+  try {
+    const key = `fairdeal-checkpoint:${checkpoint.origin}`;
+    const seen = JSON.parse(localStorage.getItem(key) || "null");
+    if (seen && (checkpoint.size < seen.size || (checkpoint.size === seen.size && checkpoint.root !== seen.root))) {
+      return seen;
+    }
+    if (!seen || checkpoint.size > seen.size) {
+      localStorage.setItem(key, JSON.stringify({ size: checkpoint.size, root: checkpoint.root }));
+    }
+  } catch {
+    // No storage (a file:// copy, a private window): nothing to compare.
+  }
+  return null;
+}
+
+/** The round's log receipt and proof, checked in this browser. */
+async function logChecks(round) {
+  if (!onServer) return [];
+  const vkey = await logVkey();
+  if (!vkey) return [];
+  const { status, body } = await getJson(`/v1/rounds/${encodeURIComponent(round.id)}/receipt`);
+  if (status === 202) {
+    return [el("span", { class: "check", "data-check": "log", "data-result": "pending", text: "log: not yet in a checkpoint" })];
+  }
+  if (status !== 200) return [];
+  try {
+    const signed = await verifyReceipt(vkey, body);
+    const entry = JSON.parse(body.entry);
+    const says = entry.type === "round" && entry.round === round.id
+      && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id;
+    const { checkpoint } = await verifyInclusion(vkey, body.proof, body.entry);
+    const parts = [checkEl("log", signed && says,
+      `entry ${body.log_index} of the log's ${checkpoint.size}, signed by ${vkey.split("+")[0]}`)];
+    parts[0].dataset.logIndex = String(body.log_index);
+    const seen = forkAgainst(checkpoint);
+    if (seen) {
+      parts.push(el("p", { class: "error", role: "alert", "data-fork": "" },
+        `Warning: the log now shows ${checkpoint.size} entries with root ${checkpoint.root}, but this browser saw `
+        + `${seen.size} entries with root ${seen.root} before. Both cannot be true: the operator is showing different `
+        + "histories (a forked log). Keep both checkpoints as evidence."));
+    }
+    return parts;
+  } catch (error) {
+    return [checkEl("log", false, error.message || String(error))];
+  }
+}
+
 // ---- Look up by id -------------------------------------------------------
 
 const STATUS_WORDS = {
@@ -167,11 +233,13 @@ async function roundReport(round) {
   }
   fact(facts, "Server seed", round.server_seed, true);
   const result = await verifyRound(round);
+  const logged = await logChecks(round);
   const checks = el("div", { class: "checks" },
     checkEl("commitment", result.commitment.ok,
       `SHA-256 of the revealed seed is ${result.commitment.computed}`),
-    checkEl("deal", result.deal.ok, result.deal.ok ? "every card matches" : ""));
-  box.append(checks);
+    checkEl("deal", result.deal.ok, result.deal.ok ? "every card matches" : ""),
+    ...logged.filter((node) => node.tagName === "SPAN"));
+  box.append(checks, ...logged.filter((node) => node.tagName !== "SPAN"));
   if (!result.commitment.ok) {
     box.append(el("p", { class: "error", "data-explain": "commitment",
       text: `The revealed seed hashes to ${result.commitment.computed}, not to the published commitment.` }));
@@ -185,7 +253,8 @@ async function roundReport(round) {
   } else {
     box.append(dealEl(round.deal));
   }
-  return { box, ok: result.commitment.ok && result.deal.ok };
+  const logOk = !logged.some((node) => node.dataset.result === "fail" || node.dataset.fork !== undefined);
+  return { box, ok: result.commitment.ok && result.deal.ok && logOk };
 }
 
 async function lookUpRound(id, target) {

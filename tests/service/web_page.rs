@@ -114,6 +114,18 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
         .expect("replace the revealed seed");
     sqlite.close().await;
 
+    // Every round's log entry in a checkpoint, so the page can prove it.
+    let last = wrong["id"].as_str().expect("id").to_owned();
+    let mut proven = false;
+    for _ in 0..400 {
+        if api.get(&format!("/v1/rounds/{last}/receipt")).await.status == StatusCode::OK {
+            proven = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(proven, "the log integrates the rounds");
+
     let screenshot = std::env::var("FAIRDEAL_SCREENSHOT")
         .unwrap_or_else(|_| db.dir.path().join("verify.png").display().to_string());
     let config = json!({

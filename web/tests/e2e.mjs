@@ -55,7 +55,48 @@ step("permalink to a revealed round");
   const red = await page.$$eval(".card.red", (nodes) => nodes.every((n) => /[♦♥]/.test(n.textContent)));
   assert.ok(red, "red suits are drawn red");
   assert.equal(await firstVerdict(page), "pass", "the overall verdict comes first");
+  // The receipt's signature and inclusion proof verify in the browser.
+  assert.deepEqual(await results(page, "[data-check=log]"), ["pass"]);
   if (config.screenshot) await page.screenshot({ path: config.screenshot, fullPage: true });
+  await page.close();
+}
+
+// 1b. A tampered inclusion proof fails the log check.
+step("a tampered inclusion proof fails");
+{
+  const page = await context.newPage();
+  await page.route("**/receipt", async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    const lines = body.proof.split("\n");
+    lines[2] = lines[2].startsWith("A") ? `B${lines[2].slice(1)}` : `A${lines[2].slice(1)}`;
+    body.proof = lines.join("\n");
+    await route.fulfill({ response, json: body });
+  });
+  await page.goto(`${base}/verify?round=${config.revealed_round}`);
+  await page.waitForSelector("[data-check=log]");
+  assert.deepEqual(await results(page, "[data-check=log]"), ["fail"]);
+  assert.equal(await firstVerdict(page), "fail");
+  await page.close();
+}
+
+// 1c. A checkpoint that cannot extend the one this browser saw: a loud warning.
+step("a forked checkpoint is warned about");
+{
+  const page = await open(`${base}/verify?round=${config.revealed_round}`);
+  await page.waitForSelector("[data-check=log]");
+  await page.evaluate(() => {
+    for (const key of Object.keys(localStorage).filter((k) => k.startsWith("fairdeal-checkpoint:"))) {
+      const seen = JSON.parse(localStorage.getItem(key));
+      localStorage.setItem(key, JSON.stringify({ size: seen.size + 1000, root: seen.root }));
+    }
+  });
+  await page.reload();
+  await page.waitForSelector("html[data-ready=true]");
+  await page.waitForSelector("[data-fork]");
+  assert.match(await page.textContent("[data-fork]"), /different\s+histories/);
+  assert.equal(await firstVerdict(page), "fail");
+  await page.evaluate(() => localStorage.clear());
   await page.close();
 }
 

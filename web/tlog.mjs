@@ -1,0 +1,109 @@
+// The transparency log's checks in the browser, written from
+// docs/TRANSPARENCY.md: receipt signatures and signed-note checkpoints
+// (Ed25519 with WebCrypto) and RFC 9162 inclusion proofs (SHA-256 with
+// WebCrypto). Shares no code with the server.
+
+const encoder = new TextEncoder();
+
+function fromBase64(text) {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+async function sha256(bytes) {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+function sameBytes(a, b) {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** A signed-note verifier key: `<name>+<8 hex key id>+<base64(0x01 ‖ key)>`. */
+export function parseVkey(vkey) {
+  const first = vkey.indexOf("+");
+  const second = vkey.indexOf("+", first + 1);
+  if (first < 1 || second < 0) throw new Error("not a verifier key");
+  const key = fromBase64(vkey.slice(second + 1));
+  if (key.length !== 33 || key[0] !== 1) throw new Error("not an Ed25519 verifier key");
+  return { name: vkey.slice(0, first), id: vkey.slice(first + 1, second), publicKey: key.slice(1) };
+}
+
+async function ed25519Verify(publicKey, signature, message) {
+  const key = await crypto.subtle.importKey("raw", publicKey, { name: "Ed25519" }, false, ["verify"]);
+  return crypto.subtle.verify({ name: "Ed25519" }, key, signature, message);
+}
+
+/** Whether a receipt's signature is the log key's, over its index and entry. */
+export async function verifyReceipt(vkey, receipt) {
+  const { publicKey } = parseVkey(vkey);
+  const message = concat(encoder.encode(`fairdeal-receipt/v1\n${receipt.log_index}\n`), encoder.encode(receipt.entry));
+  return ed25519Verify(publicKey, fromBase64(receipt.signature), message);
+}
+
+/** Verifies a signed checkpoint; its origin, size and root, or throws. */
+export async function verifyCheckpoint(vkey, note) {
+  const { name, id, publicKey } = parseVkey(vkey);
+  const split = note.indexOf("\n\n");
+  if (split < 0) throw new Error("the checkpoint is not a signed note");
+  const body = note.slice(0, split + 1);
+  const prefix = `\u2014 ${name} `;
+  for (const line of note.slice(split + 2).split("\n")) {
+    if (!line.startsWith(prefix)) continue;
+    const blob = fromBase64(line.slice(prefix.length));
+    const keyId = Array.from(blob.slice(0, 4), (b) => b.toString(16).padStart(2, "0")).join("");
+    if (keyId !== id) continue;
+    if (await ed25519Verify(publicKey, blob.slice(4), encoder.encode(body))) {
+      const [origin, size, root] = body.split("\n");
+      return { origin, size: Number(size), root };
+    }
+  }
+  throw new Error(`the checkpoint has no valid signature by ${name}`);
+}
+
+/**
+ * Checks a c2sp.org/tlog-proof for `entry` against the log key: the
+ * checkpoint's signature, then the inclusion path (RFC 9162 §2.1.3.2).
+ * Returns the verified checkpoint and the index; throws when it fails.
+ */
+export async function verifyInclusion(vkey, proofText, entry) {
+  const split = proofText.indexOf("\n\n");
+  const lines = proofText.slice(0, split).split("\n");
+  if (lines[0] !== "c2sp.org/tlog-proof@v1" || !lines[1].startsWith("index ")) {
+    throw new Error("not a c2sp.org/tlog-proof");
+  }
+  const index = Number(lines[1].slice("index ".length));
+  const path = lines.slice(2).map(fromBase64);
+  const checkpoint = await verifyCheckpoint(vkey, proofText.slice(split + 2));
+  let fn = index;
+  let sn = checkpoint.size - 1;
+  let r = await sha256(concat(new Uint8Array([0]), encoder.encode(entry)));
+  for (const p of path) {
+    if (sn === 0) throw new Error("the inclusion path is too long");
+    if (fn % 2 === 1 || fn === sn) {
+      r = await sha256(concat(new Uint8Array([1]), p, r));
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn = Math.floor(fn / 2);
+          sn = Math.floor(sn / 2);
+        }
+      }
+    } else {
+      r = await sha256(concat(new Uint8Array([1]), r, p));
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  if (sn !== 0 || !sameBytes(r, fromBase64(checkpoint.root))) {
+    throw new Error("the entry is not in the checkpoint at that index");
+  }
+  return { checkpoint, index };
+}
