@@ -42,7 +42,8 @@ pub struct DatabaseOpts {
     )]
     pub max_connections: u32,
     /// Seconds a request waits for a database connection before it is
-    /// answered 503 (database unavailable) with Retry-After.
+    /// answered 503 (database unavailable) with Retry-After. (SQLite waits at
+    /// least 10: there a wait is a queue behind writers, not an outage.)
     #[arg(
         long,
         env = "FAIRDEAL_DB_ACQUIRE_TIMEOUT",

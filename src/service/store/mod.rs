@@ -203,8 +203,10 @@ pub fn describe_url(url: &str) -> String {
     }
 }
 
-/// How long a request waits for a connection unless told otherwise.
-pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a connection may take when no one said: patient, for tools and
+/// tests on a busy machine. The service sets its own, short one
+/// (`--db-acquire-timeout`), so that an outage fails fast.
+pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Store {
     /// [`Store::connect_with_timeout`] with [`DEFAULT_ACQUIRE_TIMEOUT`].
@@ -255,9 +257,11 @@ impl Store {
                 .synchronous(SqliteSynchronous::Full)
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true);
+            // A SQLite file does not go away like a server: waiting for a
+            // connection there is queueing behind writers, not an outage.
             let pool = SqlitePoolOptions::new()
                 .max_connections(max_connections)
-                .acquire_timeout(acquire_timeout)
+                .acquire_timeout(acquire_timeout.max(Duration::from_secs(10)))
                 .connect_with(options)
                 .await
                 .with_context(|| format!("opening {}", describe_url(url)))?;
