@@ -181,6 +181,15 @@ async fn pairs_are_listed_by_status_and_label_page_by_page(app: &TestApp) {
         assert!(reply.status.is_client_error(), "{query}: {}", reply.text);
         assert_eq!(reply.json["field"], field, "{query}: {}", reply.text);
     }
+    // A client that declares JSON on every request, with no body: no label.
+    let plain = operator
+        .send(
+            operator
+                .request(reqwest::Method::POST, "/v1/seed-pairs")
+                .header("content-type", "application/json"),
+        )
+        .await;
+    assert_eq!(plain.status, StatusCode::CREATED, "{}", plain.text);
     let anonymous = app.public.get("/v1/seed-pairs").await;
     assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
 }

@@ -334,7 +334,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
 }
 
 /// An optional JSON body: none when the request sends no body at all (no
-/// `Content-Type`, no length), otherwise read as [`ApiJson`].
+/// length, or a length of 0), otherwise read as [`ApiJson`].
 impl<T: DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
@@ -344,10 +344,9 @@ impl<T: DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for ApiJson<T> 
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .is_none_or(|length| length.trim() == "0");
-        if declared_empty
-            && !headers.contains_key(header::CONTENT_TYPE)
-            && !headers.contains_key(header::TRANSFER_ENCODING)
-        {
+        // No body at all, whatever the Content-Type says: many clients send
+        // `Content-Type: application/json` on every request.
+        if declared_empty && !headers.contains_key(header::TRANSFER_ENCODING) {
             return Ok(None);
         }
         <Self as FromRequest<S>>::from_request(request, state)
