@@ -173,24 +173,30 @@ fn hands_cli(args: &[&str]) -> std::process::Output {
         .expect("runs")
 }
 
-#[test]
-fn a_fair_hand_history_passes_and_a_small_one_says_how_many_hands_it_needs() {
-    let dir = tempfile::tempdir().expect("dir");
-    let big = dir.path().join("big.txt");
-    std::fs::write(&big, fair_history(6000)).expect("write");
-    let out = hands_cli(&[
-        "audit",
-        "--hands",
-        big.to_str().expect("path"),
-        "--format",
-        "json",
-    ]);
+/// Runs the binary and insists it exits 0.
+fn cli_ok(args: &[&str]) -> std::process::Output {
+    let out = hands_cli(args);
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    out
+}
+
+#[test]
+fn a_fair_hand_history_passes_and_a_small_one_says_how_many_hands_it_needs() {
+    let dir = tempfile::tempdir().expect("dir");
+    let big = dir.path().join("big.txt");
+    std::fs::write(&big, fair_history(6000)).expect("write");
+    let out = cli_ok(&[
+        "audit",
+        "--hands",
+        big.to_str().expect("path"),
+        "--format",
+        "json",
+    ]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(report["hands"], 6000);
     assert_eq!(report["statistics"]["verdict"], "pass", "{report:#}");
@@ -237,19 +243,13 @@ fn the_html_report_is_one_self_contained_file_with_plots() {
     let dir = tempfile::tempdir().expect("dir");
     let export = dir.path().join("export.ndjson");
     std::fs::write(&export, fair_export(30, 40).join("\n") + "\n").expect("write");
-    let out = hands_cli(&[
+    let out = cli_ok(&[
         "audit",
         export.to_str().expect("path"),
         "--format",
         "html",
         "--quiet",
     ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let html = String::from_utf8(out.stdout).expect("UTF-8");
     assert!(html.starts_with("<!doctype html>"));
     let verdict = html.find("Records: PASS").expect("verdict");

@@ -145,10 +145,22 @@ pub fn colour_runs(total_runs: u64, n_decks: u64) -> TestResult {
     let mean = 2.0 * n1 * n2 / (n1 + n2) + 1.0;
     let variance =
         2.0 * n1 * n2 * (2.0 * n1 * n2 - n1 - n2) / ((n1 + n2).powi(2) * (n1 + n2 - 1.0));
-    let decks = n_decks as f64;
-    let z = (total_runs as f64 - decks * mean) / (decks * variance).sqrt();
+    normal_total("colour runs", total_runs, n_decks, mean, variance)
+}
+
+/// A normal test of a total over `n_samples` independent samples, each with
+/// the given exact `mean` and `variance`: the statistic is |z|.
+fn normal_total(
+    name: &'static str,
+    total: u64,
+    n_samples: u64,
+    mean: f64,
+    variance: f64,
+) -> TestResult {
+    let samples = n_samples as f64;
+    let z = (total as f64 - samples * mean) / (samples * variance).sqrt();
     TestResult {
-        name: "colour runs",
+        name,
         statistic: z.abs(),
         df: None,
         p_value: normal_two_sided(z),
@@ -184,14 +196,7 @@ pub fn adjacency(total_survivors: u64, n_samples: u64, n: usize) -> TestResult {
     let mean = (nf - 1.0) * p;
     let variance =
         (nf - 1.0) * p * (1.0 - p) + (nf - 1.0) * (nf - 2.0) * (1.0 / (nf * (nf - 1.0)) - p * p);
-    let samples = n_samples as f64;
-    let z = (total_survivors as f64 - samples * mean) / (samples * variance).sqrt();
-    TestResult {
-        name: "adjacency",
-        statistic: z.abs(),
-        df: None,
-        p_value: normal_two_sided(z),
-    }
+    normal_total("adjacency", total_survivors, n_samples, mean, variance)
 }
 
 /// Rank of a permutation of `0..n` in lexicographic order (its Lehmer code),
