@@ -67,13 +67,24 @@ pub struct DatabaseOpts {
     pub db_wait: f64,
 }
 
-fn parse_seconds(text: &str) -> Result<f64, String> {
+/// A number of seconds from 0 to a day, for a flag.
+pub(crate) fn parse_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(seconds) if seconds.is_finite() && (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
         _ => Err(format!(
             "must be a number of seconds from 0 to 86400; got {text:?}"
         )),
     }
+}
+
+/// A number of seconds above 0 and up to a day, for a flag.
+pub(crate) fn parse_positive_seconds(text: &str) -> Result<f64, String> {
+    parse_seconds(text)
+        .ok()
+        .filter(|seconds| *seconds > 0.0)
+        .ok_or_else(|| {
+            format!("must be a number of seconds above 0 and at most 86400; got {text:?}")
+        })
 }
 
 impl DatabaseOpts {

@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use tokio::net::TcpListener;
 
-use super::db::DatabaseOpts;
+use super::db::{DatabaseOpts, parse_positive_seconds};
 use crate::service::dealer::Dealer;
 use crate::service::http::{self, AppState};
 use crate::service::integrator;
@@ -114,15 +114,6 @@ pub struct ServeOpts {
         value_parser = parse_positive_seconds
     )]
     pub log_interval: f64,
-}
-
-fn parse_positive_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 => Ok(seconds),
-        _ => Err(format!(
-            "must be a number of seconds above 0 and at most 86400; got {text:?}"
-        )),
-    }
 }
 
 /// The `keys create` command that reaches this server's database, spelled
