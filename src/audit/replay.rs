@@ -240,6 +240,18 @@ fn check_line(text: &str) -> Checked {
     parsed.unwrap_or_else(|err| Checked::Malformed(format!("not a valid record ({err})")))
 }
 
+/// The kinds of problem one export line has on its own (the half of the
+/// audit that runs in parallel): none for a blank line or a valid record
+/// whose round, if it is one, verifies. For the fuzz target and for tools
+/// that check a line at a time.
+pub fn line_problems(text: &str) -> Vec<&'static str> {
+    match check_line(text) {
+        Checked::Blank | Checked::Pair(_) | Checked::End(_) => Vec::new(),
+        Checked::Malformed(_) => vec!["malformed"],
+        Checked::Round { problems, .. } => problems.iter().map(|(kind, _)| *kind).collect(),
+    }
+}
+
 /// The order-dependent state: the pair being read and its next nonce.
 #[derive(Default)]
 struct Sequence {
