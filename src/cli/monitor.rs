@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::InputError;
 use crate::audit::monitor::{Finding, LogView, MonitorReport, MonitorState, check};
-use crate::tlog::tiles::{TILE_WIDTH, TilePath};
+use crate::tlog::tiles::{TILE_WIDTH, TilePath, split_entry_bundle};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -153,23 +153,6 @@ fn get(client: &reqwest::blocking::Client, url: &str) -> anyhow::Result<Vec<u8>>
         .to_vec())
 }
 
-/// Splits an entry bundle into entries.
-fn split_bundle(bundle: &[u8]) -> anyhow::Result<Vec<Vec<u8>>> {
-    let mut entries = Vec::new();
-    let mut rest = bundle;
-    while !rest.is_empty() {
-        anyhow::ensure!(rest.len() >= 2, "an entry bundle ends inside a length");
-        let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
-        anyhow::ensure!(
-            rest.len() >= 2 + length,
-            "an entry bundle ends inside an entry"
-        );
-        entries.push(rest[2..2 + length].to_vec());
-        rest = &rest[2 + length..];
-    }
-    Ok(entries)
-}
-
 /// The tiles covering `count` items of one level: (index, width).
 fn tiles_for(count: u64) -> impl Iterator<Item = (u64, u64)> {
     (0..count.div_ceil(TILE_WIDTH)).map(move |n| (n, (count - n * TILE_WIDTH).min(TILE_WIDTH)))
@@ -198,7 +181,7 @@ pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
         }
         .path();
         let bundle = get(&client, &format!("{base}/log/{path}"))?;
-        let part = split_bundle(&bundle).with_context(|| format!("reading {path}"))?;
+        let part = split_entry_bundle(&bundle).with_context(|| format!("reading {path}"))?;
         anyhow::ensure!(
             part.len() as u64 == width,
             "{path} holds {} entries",

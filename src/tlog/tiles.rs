@@ -102,6 +102,23 @@ pub fn entry_bundle<'a>(entries: impl IntoIterator<Item = &'a [u8]>) -> anyhow::
     Ok(bundle)
 }
 
+/// The entries of an entry bundle, or why it is not one.
+pub fn split_entry_bundle(bundle: &[u8]) -> anyhow::Result<Vec<Vec<u8>>> {
+    let mut entries = Vec::new();
+    let mut rest = bundle;
+    while !rest.is_empty() {
+        anyhow::ensure!(rest.len() >= 2, "an entry bundle ends inside a length");
+        let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
+        anyhow::ensure!(
+            rest.len() >= 2 + length,
+            "an entry bundle ends inside an entry"
+        );
+        entries.push(rest[2..2 + length].to_vec());
+        rest = &rest[2 + length..];
+    }
+    Ok(entries)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +163,9 @@ mod tests {
     fn an_entry_bundle_prefixes_each_entry_with_its_length() {
         let bundle = entry_bundle([&b"ab"[..], &b""[..], &b"xyz"[..]]).expect("bundle");
         assert_eq!(bundle, b"\x00\x02ab\x00\x00\x00\x03xyz");
+        let entries = split_entry_bundle(&bundle).expect("splits");
+        assert_eq!(entries, [b"ab".to_vec(), Vec::new(), b"xyz".to_vec()]);
+        assert!(split_entry_bundle(&bundle[..bundle.len() - 1]).is_err());
         assert!(entry_bundle([&vec![0u8; 70_000][..]]).is_err());
     }
 }

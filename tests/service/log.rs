@@ -8,6 +8,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use fairdeal::tlog::entry::client_seed_sha256;
 use fairdeal::tlog::key::{verify_note, verify_receipt};
+use fairdeal::tlog::tiles::split_entry_bundle;
 use fairdeal::tlog::tree::{self, Hash, MemoryHashes, record_hash};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -40,18 +41,6 @@ pub(crate) async fn checkpoint_of(app: &TestApp, size: u64) -> (u64, [u8; 32], S
     panic!("no checkpoint of {size} entries within five seconds");
 }
 
-/// Splits an entry bundle into its entries.
-fn entries_of(bundle: &[u8]) -> Vec<Vec<u8>> {
-    let mut entries = Vec::new();
-    let mut rest = bundle;
-    while !rest.is_empty() {
-        let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
-        entries.push(rest[2..2 + length].to_vec());
-        rest = &rest[2 + length..];
-    }
-    entries
-}
-
 async fn every_event_is_logged_in_order_and_the_checkpoint_proves_it(app: &TestApp) {
     let operator = &app.operator;
     let pair = operator.active_pair("logged seed").await;
@@ -82,7 +71,7 @@ async fn every_event_is_logged_in_order_and_the_checkpoint_proves_it(app: &TestA
         .get(&format!("/log/tile/entries/000.p/{size}"))
         .await;
     assert_eq!(bundle.status, StatusCode::OK);
-    let entries = entries_of(&bundle.bytes);
+    let entries = split_entry_bundle(&bundle.bytes).expect("an entry bundle");
     assert_eq!(entries.len() as u64, size);
     let objects: Vec<Value> = entries
         .iter()
