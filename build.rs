@@ -8,6 +8,8 @@ fn main() {
     println!("cargo:rerun-if-env-changed=FAIRDEAL_GIT_COMMIT");
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
+    // sqlx::migrate! embeds the migrations; a new file must rebuild the crate.
+    println!("cargo:rerun-if-changed=migrations");
     let commit = std::env::var("FAIRDEAL_GIT_COMMIT")
         .ok()
         .filter(|c| !c.is_empty())

@@ -107,3 +107,50 @@ export async function verifyInclusion(vkey, proofText, entry) {
   }
   return { checkpoint, index };
 }
+
+/** Whether `n` (a whole number up to 2^53) is 1, 2, 4, 8, … */
+function isPowerOfTwo(n) {
+  let m = n;
+  while (m > 1 && m % 2 === 0) m /= 2;
+  return m === 1;
+}
+
+/**
+ * Checks an RFC 9162 §2.1.4.2 consistency proof: that the tree of `oldSize`
+ * entries with root `oldRoot` is a prefix of the tree of `newSize` entries
+ * with root `newRoot` (roots and proof hashes base64). True or false.
+ */
+export async function verifyConsistency(oldSize, oldRoot, newSize, newRoot, proof) {
+  const first = fromBase64(oldRoot);
+  const second = fromBase64(newRoot);
+  const path = proof.map(fromBase64);
+  if (oldSize < 1 || oldSize > newSize) return false;
+  if (oldSize === newSize) return path.length === 0 && sameBytes(first, second);
+  if (path.length === 0) return false;
+  // A power of two: the old tree is a complete subtree, its root the first step.
+  if (isPowerOfTwo(oldSize)) path.unshift(first);
+  let fn = oldSize - 1;
+  let sn = newSize - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr = path[0];
+  let sr = path[0];
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = await sha256(concat(new Uint8Array([1]), c, fr));
+      sr = await sha256(concat(new Uint8Array([1]), c, sr));
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = await sha256(concat(new Uint8Array([1]), sr, c));
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && sameBytes(fr, first) && sameBytes(sr, second);
+}

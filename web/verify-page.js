@@ -140,56 +140,129 @@ async function logVkey() {
 }
 
 /**
- * Remembers the largest checkpoint this browser has verified for the log's
- * origin; returns the remembered one when the new one cannot extend it (a
- * smaller tree, or the same size with another root): different histories.
+ * Compares a verified checkpoint with the largest one this browser verified
+ * before for the log's origin, and remembers the new one if it extends it.
+ * A smaller tree, the same size with another root, or a larger tree whose
+ * consistency proof fails: different histories (a fork), returned as
+ * `{ seen, fork: true }`. A proof the server would not give: `{ seen,
+ * fork: false }` (not proven either way). Otherwise null.
  */
-function forkAgainst(checkpoint) {
+async function forkAgainst(checkpoint) {
+  let key;
+  let seen;
   try {
-    const key = `fairdeal-checkpoint:${checkpoint.origin}`;
-    const seen = JSON.parse(localStorage.getItem(key) || "null");
-    if (seen && (checkpoint.size < seen.size || (checkpoint.size === seen.size && checkpoint.root !== seen.root))) {
-      return seen;
-    }
-    if (!seen || checkpoint.size > seen.size) {
-      localStorage.setItem(key, JSON.stringify({ size: checkpoint.size, root: checkpoint.root }));
-    }
+    key = `fairdeal-checkpoint:${checkpoint.origin}`;
+    seen = JSON.parse(localStorage.getItem(key) || "null");
   } catch {
-    // No storage (a file:// copy, a private window): nothing to compare.
+    return null; // No storage (a file:// copy, a private window): nothing to compare.
+  }
+  if (seen && checkpoint.size < seen.size) return { seen, fork: true };
+  if (seen && checkpoint.size === seen.size && checkpoint.root !== seen.root) return { seen, fork: true };
+  if (seen && seen.size > 0 && checkpoint.size > seen.size) {
+    const { status, body } = await getJson(`/v1/log/consistency?old=${seen.size}&new=${checkpoint.size}`);
+    if (status !== 200 || !Array.isArray(body.proof)) return { seen, fork: false };
+    if (!(await verifyConsistency(seen.size, seen.root, checkpoint.size, checkpoint.root, body.proof))) {
+      return { seen, fork: true };
+    }
+  }
+  if (!seen || checkpoint.size > seen.size) {
+    try {
+      localStorage.setItem(key, JSON.stringify({ size: checkpoint.size, root: checkpoint.root }));
+    } catch {
+      // Storage full or refused: the next visit compares with the older one.
+    }
   }
   return null;
 }
 
-/** The round's log receipt and proof, checked in this browser. */
-async function logChecks(round) {
+/**
+ * The log receipt and proof at `path` (a round's or a pair's), checked in
+ * this browser: the signature, that the entry says what `says(entry)`
+ * expects, the inclusion proof against the signed checkpoint, and that the
+ * checkpoint extends the one this browser saw before.
+ */
+async function logChecks(path, says) {
   if (!onServer) return [];
   const vkey = await logVkey();
   if (!vkey) return [];
-  const { status, body } = await getJson(`/v1/rounds/${encodeURIComponent(round.id)}/receipt`);
+  const { status, body } = await getJson(path);
   if (status === 202) {
     return [el("span", { class: "check", "data-check": "log", "data-result": "pending", text: "log: not yet in a checkpoint" })];
   }
   if (status !== 200) return [];
   try {
     const signed = await verifyReceipt(vkey, body);
-    const entry = JSON.parse(body.entry);
-    const says = entry.type === "round" && entry.round === round.id
-      && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id;
     const { checkpoint } = await verifyInclusion(vkey, body.proof, body.entry);
-    const parts = [checkEl("log", signed && says,
+    const parts = [checkEl("log", signed && says(JSON.parse(body.entry)),
       `entry ${body.log_index} of the log's ${checkpoint.size}, signed by ${vkey.split("+")[0]}`)];
     parts[0].dataset.logIndex = String(body.log_index);
-    const seen = forkAgainst(checkpoint);
-    if (seen) {
+    const compared = await forkAgainst(checkpoint);
+    if (compared && compared.fork) {
+      const { seen } = compared;
       parts.push(el("p", { class: "error", role: "alert", "data-fork": "" },
         `Warning: the log now shows ${checkpoint.size} entries with root ${checkpoint.root}, but this browser saw `
-        + `${seen.size} entries with root ${seen.root} before. Both cannot be true: the operator is showing different `
-        + "histories (a forked log). Keep both checkpoints as evidence."));
+        + `${seen.size} entries with root ${seen.root} before, and the log cannot prove it grew from that. `
+        + "Both cannot be true: the operator is showing different histories (a forked log). "
+        + "Keep both checkpoints as evidence."));
+    } else if (compared) {
+      parts.push(el("p", { class: "note", "data-unproven": "" },
+        `This browser saw the log at ${compared.seen.size} entries before; the server did not give the proof `
+        + `that the ${checkpoint.size} entries now extend them. Check again later.`));
     }
     return parts;
   } catch (error) {
     return [checkEl("log", false, error.message || String(error))];
   }
+}
+
+/** Whether a log entry is this round's. */
+const roundEntry = (round) => (entry) => entry.type === "round" && entry.round === round.id
+  && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id;
+
+/** Whether a log entry is this pair's commitment. */
+const commitEntry = (pair) => (entry) => entry.type === "commit" && entry.seed_pair === pair.id
+  && entry.server_seed_hash === pair.server_seed_hash && entry.next_server_seed_hash === pair.next_server_seed_hash;
+
+/**
+ * The other pairs the log shows with this pair's client seed. One that held
+ * it while this pair was live (between its client seed's and its reveal's
+ * log entries) could have been dealt from the same client seed and the
+ * better deal shown: returned in `shopped`.
+ */
+async function sameClientSeed(pair) {
+  if (!onServer || pair.client_seed === null) return { parts: [], shopped: [] };
+  const { status, body } = await getJson(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/same-client-seed`);
+  if (status !== 200) return { parts: [], shopped: [] };
+  const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(pair.client_seed))));
+  const parts = [];
+  if (body.client_seed_sha256 !== digest) {
+    parts.push(checkEl("same client seed", false, `the server names the hash ${body.client_seed_sha256}, not ${digest}`));
+    return { parts, shopped: [pair.id] };
+  }
+  const from = (p) => (p.client_seed_log_index ?? Infinity);
+  const until = (p) => (p.reveal_log_index ?? Infinity);
+  const shopped = body.others.filter((o) => from(o) < until(body.pair) && from(body.pair) < until(o));
+  parts.push(checkEl("same client seed", shopped.length === 0,
+    `${body.others.length} other pair(s) in the log carry this client seed's hash ${digest}`));
+  if (body.others.length) {
+    const list = el("ul", { class: "same-seed", "data-same-seed": "" });
+    for (const other of body.others) {
+      const overlap = shopped.includes(other);
+      const when = overlap ? "held it AT THE SAME TIME as this pair"
+        : from(other) >= until(body.pair) ? "got it after this pair was revealed (a kept seed: normal)"
+        : "held it before this pair (a kept seed: normal)";
+      list.append(el("li", { "data-overlap": overlap ? "true" : "false" },
+        el("a", { href: `?pair=${encodeURIComponent(other.seed_pair)}`, class: "mono", text: other.seed_pair }),
+        ` — ${statusText(other.status)}; ${when}`));
+    }
+    parts.push(el("p", { text: "Other seed pairs given this client seed, as the transparency log orders them:" }), list);
+  }
+  if (shopped.length) {
+    parts.push(el("p", { class: "error", role: "alert", "data-shopped": "" },
+      `Warning: this client seed was given to ${shopped.length} other pair(s) while this one was live. `
+      + "The operator could have dealt each hand on several pairs and shown the one it liked (deal-shopping)."));
+  }
+  return { parts, shopped };
 }
 
 // ---- Look up by id -------------------------------------------------------
@@ -213,6 +286,11 @@ function verdictEl(result, text) {
   return el("p", { class: "verdict", role: "status", "data-verdict": result }, el("strong", { text: word }), ` ${text}`);
 }
 
+/** Whether a node from logChecks reports a failure or a fork. */
+function failedLog(node) {
+  return node.dataset.result === "fail" || node.dataset.fork !== undefined;
+}
+
 async function roundReport(round) {
   const box = el("div", { class: "round-detail", "data-round": round.id, "data-nonce": round.nonce });
   const facts = el("dl", { class: "facts" });
@@ -233,7 +311,7 @@ async function roundReport(round) {
   }
   fact(facts, "Server seed", round.server_seed, true);
   const result = await verifyRound(round);
-  const logged = await logChecks(round);
+  const logged = await logChecks(`/v1/rounds/${encodeURIComponent(round.id)}/receipt`, roundEntry(round));
   const checks = el("div", { class: "checks" },
     checkEl("commitment", result.commitment.ok,
       `SHA-256 of the revealed seed is ${result.commitment.computed}`),
@@ -253,7 +331,7 @@ async function roundReport(round) {
   } else {
     box.append(dealEl(round.deal));
   }
-  const logOk = !logged.some((node) => node.dataset.result === "fail" || node.dataset.fork !== undefined);
+  const logOk = !logged.some(failedLog);
   return { box, ok: result.commitment.ok && result.deal.ok && logOk };
 }
 
@@ -294,6 +372,14 @@ async function lookUpPair(id, target) {
   if (pair.server_seed) fact(facts, "Server seed", pair.server_seed, true);
   fact(facts, "Next commitment", pair.next_server_seed_hash, true);
   const parts = [el("h3", { text: "Seed pair" }), facts];
+  const logged = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/receipt`, commitEntry(pair));
+  const sharing = await sameClientSeed(pair);
+  const sharingChecks = sharing.parts.filter((node) => node.tagName === "SPAN");
+  if (logged.length || sharingChecks.length) {
+    parts.push(el("div", { class: "checks", "data-pair-checks": "" }, ...logged.filter((node) => node.tagName === "SPAN"), ...sharingChecks),
+      ...logged.filter((node) => node.tagName !== "SPAN"), ...sharing.parts.filter((node) => node.tagName !== "SPAN"));
+  }
+  const pairLogOk = !logged.some(failedLog) && !sharingChecks.some(failedLog);
 
   // Every nonce from 0 must be listed once: a gap is a deal drawn and hidden.
   const missing = [];
@@ -334,6 +420,10 @@ async function lookUpPair(id, target) {
   const n = rounds.length;
   const verdict = !complete
     ? verdictEl("fail", `Rounds are missing from this seed pair's record (expected nonces 0 to ${pair.next_nonce - 1}).`)
+    : sharing.shopped.length
+      ? verdictEl("fail", "This pair's client seed was given to another pair at the same time: deals could have been shopped (details below).")
+    : !pairLogOk
+      ? verdictEl("fail", "The transparency log does not back this pair's record (details below).")
     : !pair.server_seed
       ? verdictEl("pending", `${n} round${n === 1 ? "" : "s"} with no gap so far; the cards can be checked once the seed is revealed.`)
       : passed === n

@@ -2,11 +2,14 @@
 //! and check it (`crate::audit::monitor`), remembering the last checkpoint
 //! it accepted in a state file, as a witness does.
 
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 
 use super::InputError;
 use crate::audit::monitor::{Finding, LogView, MonitorReport, MonitorState, check};
@@ -158,7 +161,22 @@ fn tiles_for(count: u64) -> impl Iterator<Item = (u64, u64)> {
     (0..count.div_ceil(TILE_WIDTH)).map(move |n| (n, (count - n * TILE_WIDTH).min(TILE_WIDTH)))
 }
 
-/// Reads the whole log at `base`.
+/// A bar counting the tiles read, on a terminal only (stderr, so `--json`
+/// on stdout stays clean).
+fn tile_bar(tiles: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(tiles).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} tiles · {per_sec} · ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// Reads the whole log at `base`: the key, the checkpoint, every entry
+/// bundle and every hash tile, with a progress bar on a terminal.
 pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
     let client = reqwest::blocking::Client::builder()
         .build()
@@ -172,6 +190,13 @@ pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
         .nth(1)
         .and_then(|line| line.parse().ok())
         .context("the checkpoint has no tree size on its second line")?;
+    let levels = (0..8u32).take_while(|level| size >> (level * 8) > 0);
+    let bar = tile_bar(
+        tiles_for(size).count() as u64
+            + levels
+                .map(|level| tiles_for(size >> (level * 8)).count() as u64)
+                .sum::<u64>(),
+    );
     let mut entries = Vec::new();
     for (index, width) in tiles_for(size) {
         let path = TilePath {
@@ -188,6 +213,7 @@ pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
             part.len()
         );
         entries.extend(part);
+        bar.inc(1);
     }
     let mut hash_tiles = Vec::new();
     let mut level = 0u8;
@@ -200,9 +226,11 @@ pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
             }
             .path();
             hash_tiles.push((level, index, get(&client, &format!("{base}/log/{path}"))?));
+            bar.inc(1);
         }
         level += 1;
     }
+    bar.finish_and_clear();
     Ok(LogView {
         vkey,
         checkpoint,

@@ -158,4 +158,172 @@ mod tests {
             assert!(!check_consistency(&proof, size, root, old, wrong));
         }
     }
+
+    /// The RFC 6962 vectors of Certificate Transparency's reference code
+    /// (transparency-dev/merkle, `testonly/constants.go`,
+    /// `testonly/reference_test.go`, `proof/verify_test.go`): eight leaves,
+    /// the root of every size, and published inclusion and consistency
+    /// proofs, which this tree must produce and accept byte for byte.
+    #[test]
+    fn certificate_transparency_reference_vectors() {
+        const LEAVES: [&str; 8] = [
+            "",
+            "00",
+            "10",
+            "2021",
+            "3031",
+            "40414243",
+            "5051525354555657",
+            "606162636465666768696a6b6c6d6e6f",
+        ];
+        const ROOTS: [&str; 8] = [
+            "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+            "fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125",
+            "aeb6bcfe274b70a14fb067a5e5578264db0fa9b51af5e0ba159158f329e06e77",
+            "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+            "4e3bbb1f7b478dcfe71fb631631519a3bca12c9aefca1612bfce4c13a86264d4",
+            "76e67dadbcdf1e10e1b74ddc608abd2f98dfb16fbce75277b5232a127f2087ef",
+            "ddb89be403809e325750d3d263cd78929c2942b7942a34b77e122c9594a74c8c",
+            "5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328",
+        ];
+        // (leaf index, tree size, proof)
+        const INCLUSION: [(u64, u64, &[&str]); 6] = [
+            (0, 1, &[]),
+            (
+                0,
+                8,
+                &[
+                    "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+                    "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                    "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
+                ],
+            ),
+            (
+                5,
+                8,
+                &[
+                    "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+                    "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+                    "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+                ],
+            ),
+            (
+                2,
+                3,
+                &["fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125"],
+            ),
+            (
+                1,
+                5,
+                &[
+                    "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+                    "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                    "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+                ],
+            ),
+            (
+                1,
+                2,
+                &["6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d"],
+            ),
+        ];
+        // (old size, new size, proof)
+        const CONSISTENCY: [(u64, u64, &[&str]); 5] = [
+            (1, 1, &[]),
+            (
+                1,
+                8,
+                &[
+                    "96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7",
+                    "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                    "6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4",
+                ],
+            ),
+            (
+                2,
+                5,
+                &[
+                    "5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e",
+                    "bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b",
+                ],
+            ),
+            (
+                6,
+                8,
+                &[
+                    "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+                    "ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0",
+                    "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+                ],
+            ),
+            (
+                6,
+                7,
+                &[
+                    "0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a",
+                    "b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f",
+                    "d37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7",
+                ],
+            ),
+        ];
+        let hash = |text: &str| {
+            Hash(
+                hex::decode(text)
+                    .expect("hex")
+                    .try_into()
+                    .expect("32 bytes"),
+            )
+        };
+        let leaves: Vec<Vec<u8>> = LEAVES
+            .iter()
+            .map(|l| hex::decode(l).expect("hex"))
+            .collect();
+        let mut stored = MemoryHashes::default();
+        for (n, leaf) in leaves.iter().enumerate() {
+            let n = n as u64;
+            let added = append(n, leaf, &stored).expect("append");
+            for (offset, h) in added.into_iter().enumerate() {
+                stored.0.insert(first_stored_index(n) + offset as u64, h);
+            }
+            assert_eq!(
+                tree_hash(n + 1, &stored).expect("root"),
+                hash(ROOTS[n as usize]),
+                "root of size {}",
+                n + 1
+            );
+        }
+        for (index, size, expected) in INCLUSION {
+            let expected: Vec<Hash> = expected.iter().map(|h| hash(h)).collect();
+            let root = hash(ROOTS[size as usize - 1]);
+            let made = inclusion_proof(size, index, &stored).expect("proof");
+            assert_eq!(made, expected, "inclusion of {index} in {size}");
+            assert!(check_inclusion(
+                &expected,
+                size,
+                root,
+                index,
+                &leaves[index as usize]
+            ));
+            let other = &leaves[(index as usize + 1) % 8];
+            assert!(!check_inclusion(&expected, size, root, index, other));
+        }
+        for (old, size, expected) in CONSISTENCY {
+            let expected: Vec<Hash> = expected.iter().map(|h| hash(h)).collect();
+            let (old_root, root) = (
+                hash(ROOTS[old as usize - 1]),
+                hash(ROOTS[size as usize - 1]),
+            );
+            let made = consistency_proof(size, old, &stored).expect("proof");
+            assert_eq!(made, expected, "consistency of {old} with {size}");
+            assert!(check_consistency(&expected, size, root, old, old_root));
+            if old != size {
+                assert!(!check_consistency(&expected, size, root, old, root));
+            }
+        }
+        // Go's sumdb tlog TestFormatTree: RecordHash("hello world").
+        assert_eq!(
+            record_hash(b"hello world").to_string(),
+            "TszzRgjTG6xce+z2AG31kAXYKBgQVtCSCE40HmuwBb0="
+        );
+    }
 }

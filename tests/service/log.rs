@@ -324,3 +324,142 @@ async fn every_event_comes_with_a_signed_receipt_and_a_proof(app: &TestApp) {
     }
 }
 on_both_backends!(every_event_comes_with_a_signed_receipt_and_a_proof);
+
+/// `GET /v1/log/consistency`: the proof between two real checkpoints
+/// verifies against both roots and fails against a root of another history;
+/// sizes out of order or beyond the checkpoint are refused, naming the field.
+async fn consistency_proofs_link_checkpoints(app: &TestApp) {
+    let pair = app.operator.active_pair("consistency").await;
+    let (old_size, old_root, _) = checkpoint_of(app, 2).await;
+    for _ in 0..5 {
+        app.operator.deal(&pair, json!({"type": "deck"})).await;
+    }
+    let (size, root, _) = checkpoint_of(app, old_size + 5).await;
+    let reply = app
+        .public
+        .get(&format!("/v1/log/consistency?old={old_size}&new={size}"))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(
+        (
+            reply.json["old_size"].as_u64(),
+            reply.json["new_size"].as_u64()
+        ),
+        (Some(old_size), Some(size))
+    );
+    let proof: Vec<Hash> = reply.json["proof"]
+        .as_array()
+        .expect("proof")
+        .iter()
+        .map(|h| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(h.as_str().expect("base64"))
+                .expect("base64");
+            Hash(bytes.try_into().expect("32 bytes"))
+        })
+        .collect();
+    assert!(!proof.is_empty());
+    assert!(tree::check_consistency(
+        &proof,
+        size,
+        Hash(root),
+        old_size,
+        Hash(old_root)
+    ));
+    let forked = record_hash(b"another history");
+    assert!(!tree::check_consistency(
+        &proof,
+        size,
+        Hash(root),
+        old_size,
+        forked
+    ));
+    let same = app
+        .public
+        .get(&format!("/v1/log/consistency?old={size}&new={size}"))
+        .await;
+    assert_eq!(same.json["proof"], json!([]));
+
+    for (query, field) in [
+        (format!("old=0&new={size}"), "old"),
+        (format!("old={size}&new={old_size}"), "old"),
+        (format!("old=1&new={}", size + 1_000_000), "new"),
+        ("old=x&new=2".to_owned(), "old"),
+        ("new=2".to_owned(), "old"),
+    ] {
+        let reply = app
+            .public
+            .get(&format!("/v1/log/consistency?{query}"))
+            .await;
+        assert!(
+            reply.status == StatusCode::UNPROCESSABLE_ENTITY
+                || reply.status == StatusCode::BAD_REQUEST,
+            "{query}: {} {}",
+            reply.status,
+            reply.text
+        );
+        assert!(
+            reply.text.contains(field),
+            "{query}: the problem names {field}: {}",
+            reply.text
+        );
+    }
+}
+on_both_backends!(consistency_proofs_link_checkpoints);
+
+/// `GET /v1/seed-pairs/{id}/same-client-seed`: a seed kept across a
+/// rotation is listed after the reveal (normal); a second pair given the
+/// seed while the first is live is listed with overlapping log intervals.
+async fn pairs_sharing_a_client_seed_are_listed_with_their_intervals(app: &TestApp) {
+    let operator = &app.operator;
+    let seed = "shared by two pairs";
+    let first = operator.active_pair(seed).await;
+    let rotated = operator.rotate(&first, seed).await.success();
+    let kept = rotated["current"]["id"].as_str().expect("id").to_owned();
+    let shopped = operator.active_pair(seed).await;
+    operator.active_pair("someone else").await;
+
+    let reply = app
+        .public
+        .get(&format!("/v1/seed-pairs/{kept}/same-client-seed"))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    let body = reply.json;
+    assert_eq!(body["client_seed_sha256"], client_seed_sha256(seed));
+    assert_eq!(body["pair"]["seed_pair"], kept.as_str());
+    assert_eq!(body["truncated"], false);
+    let others: Vec<&str> = body["others"]
+        .as_array()
+        .expect("others")
+        .iter()
+        .map(|o| o["seed_pair"].as_str().expect("id"))
+        .collect();
+    assert_eq!(others, [first.as_str(), shopped.as_str()], "in log order");
+    let index = |v: &Value| v.as_u64().unwrap_or(u64::MAX);
+    let (from, until) = (
+        index(&body["pair"]["client_seed_log_index"]),
+        index(&body["pair"]["reveal_log_index"]),
+    );
+    // The predecessor was revealed before this pair got the seed.
+    assert!(index(&body["others"][0]["reveal_log_index"]) < from);
+    assert_eq!(body["others"][0]["status"], "revealed");
+    // The other pair got it while this one was live: the intervals overlap.
+    let other_from = index(&body["others"][1]["client_seed_log_index"]);
+    assert!(other_from > from && other_from < until, "{body:#}");
+
+    let none = app.operator.post("/v1/seed-pairs").await.success();
+    let id = none["id"].as_str().expect("id");
+    let reply = app
+        .public
+        .get(&format!("/v1/seed-pairs/{id}/same-client-seed"))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.json["client_seed_sha256"], Value::Null);
+    assert_eq!(reply.json["others"], json!([]));
+    let missing = app
+        .public
+        .get("/v1/seed-pairs/no-such-pair/same-client-seed")
+        .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+}
+on_both_backends!(pairs_sharing_a_client_seed_are_listed_with_their_intervals);

@@ -254,3 +254,62 @@ async fn an_export_is_cross_checked_against_the_log(app: &TestApp) {
     assert!(named, "{report:#}");
 }
 on_both_backends!(an_export_is_cross_checked_against_the_log);
+
+/// A commitment older than `--reveal-within` and still secret is named: the
+/// trace of an operator that keeps commitments it did not like unrevealed.
+async fn an_old_unrevealed_commitment_is_named(app: &TestApp) {
+    let pair = app.operator.active_pair("kept secret").await;
+    integrated(app).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    // 1e-5 days is 0.864 s.
+    let args = ["--reveal-within".to_owned(), "0.00001".to_owned()];
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["stale_commitment"]);
+    assert!(
+        report["findings"][0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains(&pair)),
+        "{report:#}"
+    );
+    assert_eq!(report["unrevealed"], 1);
+    // Within the default policy (7 days) the same log passes.
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+}
+on_both_backends!(an_old_unrevealed_commitment_is_named);
+
+/// A hash tile that does not match the entries (a stored hash changed
+/// behind the log's back) is named with the tile.
+async fn a_tampered_hash_tile_is_named(app: &TestApp) {
+    let pair = app.operator.active_pair("tile").await;
+    app.operator.deal(&pair, json!({"type": "deck"})).await;
+    integrated(app).await;
+    let (out, report) = monitor(app, None).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let sql = "UPDATE log_hashes SET hash = $1 WHERE idx = 0";
+    let changed = match app.dealer.store() {
+        Store::Sqlite(pool, _) => sqlx::query(sql)
+            .bind(vec![0u8; 32])
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+        Store::Postgres(pool) => sqlx::query(sql)
+            .bind(vec![0u8; 32])
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+    }
+    .expect("tamper");
+    assert_eq!(changed, 1);
+    let (out, report) = monitor(app, None).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["tile"]);
+    assert!(
+        report["findings"][0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("hash tile 0/0")),
+        "{report:#}"
+    );
+}
+on_both_backends!(a_tampered_hash_tile_is_named);

@@ -8,7 +8,7 @@ use std::process::Command;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::harness::{Backend, Client, Deployment, TestDatabase};
+use crate::harness::{Backend, Client, Deployment, TestDatabase, log_reaches};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -64,6 +64,12 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
 
     // A revealed pair with three rounds, one of them a 6-deck shoe.
     let revealed_pair = api.active_pair("my own seed <b>not html</b>").await;
+    // An early checkpoint (the first pair's two entries), which every later
+    // one must extend: what a browser that visited then would remember.
+    log_reaches(&server.base, 2).await;
+    let early = api.without_key().get("/log/checkpoint").await.text;
+    let early: Vec<&str> = early.lines().collect();
+    let (early_size, early_root) = (early[1].parse::<u64>().expect("size"), early[2].to_owned());
     let holdem = deal(
         &api,
         &revealed_pair,
@@ -79,6 +85,10 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
         .get(&format!("/v1/seed-pairs/{current}"))
         .await
         .success();
+
+    // Two pairs given one client seed while both are live: deal-shopping.
+    let shopped_pair = api.active_pair("shopped seed").await;
+    let shopped_twin = api.active_pair("shopped seed").await;
 
     // Two pairs whose records are then altered behind the service's back.
     let swapped_pair = api.active_pair("swap").await;
@@ -140,6 +150,12 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
         "swapped_round": swapped["id"],
         "swapped_slot": "hands[0][0]",
         "wrong_seed_pair": wrong_seed_pair,
+        "shopped_pair": shopped_pair,
+        "shopped_twin": shopped_twin,
+        "early_checkpoint": {
+            "size": early_size,
+            "root": early_root,
+        },
         "offline_file": db.dir.path().join("saved-verify.html"),
         "screenshot": screenshot,
     });

@@ -100,6 +100,55 @@ step("a forked checkpoint is warned about");
   await page.close();
 }
 
+// 1d. A log that grew since this browser's last visit: the consistency proof
+// from the remembered checkpoint verifies, and nothing is flagged; the same
+// size remembered with another root (another history) is a fork.
+step("a grown log is proven consistent; a different history at an old size is a fork");
+{
+  const early = config.early_checkpoint;
+  const remember = (checkpoint) => (value) => {
+    for (const key of Object.keys(localStorage).filter((k) => k.startsWith("fairdeal-checkpoint:"))) {
+      localStorage.setItem(key, JSON.stringify(value ?? checkpoint));
+    }
+  };
+  const page = await open(`${base}/verify?round=${config.revealed_round}`);
+  await page.waitForSelector("[data-check=log]");
+  await page.evaluate(remember(early), early);
+  await page.reload();
+  await page.waitForSelector("html[data-ready=true]");
+  await page.waitForSelector("[data-check=log]");
+  assert.deepEqual(await results(page, "[data-check=log]"), ["pass"]);
+  assert.equal(await page.$("[data-fork]"), null, "a consistent log is no fork");
+  assert.equal(await page.$("[data-unproven]"), null, "the proof was given");
+  const kept = await page.evaluate(() => Object.keys(localStorage)
+    .filter((k) => k.startsWith("fairdeal-checkpoint:")).map((k) => JSON.parse(localStorage.getItem(k)).size));
+  assert.ok(kept.length === 1 && kept[0] > early.size, `the newer checkpoint is remembered: ${kept}`);
+  assert.equal(await firstVerdict(page), "pass");
+
+  const other = { size: early.size, root: early.root.startsWith("A") ? `B${early.root.slice(1)}` : `A${early.root.slice(1)}` };
+  await page.evaluate(remember(other), other);
+  await page.reload();
+  await page.waitForSelector("html[data-ready=true]");
+  await page.waitForSelector("[data-fork]");
+  assert.match(await page.textContent("[data-fork]"), /cannot prove it grew/);
+  assert.equal(await firstVerdict(page), "fail");
+  await page.evaluate(() => localStorage.clear());
+  await page.close();
+}
+
+// 1e. A seed pair: its commitment's receipt verifies, and a client seed given
+// to a second pair while the first was live is named as possible deal-shopping.
+step("a client seed on two live pairs is flagged on the pair's page");
+{
+  const page = await open(`${base}/verify?pair=${config.shopped_pair}`);
+  await page.waitForSelector("[data-shopped]");
+  assert.deepEqual(await results(page, "[data-check='same client seed']"), ["fail"]);
+  const listed = await page.$$eval("[data-same-seed] li", (nodes) => nodes.map((n) => [n.querySelector("a").textContent, n.getAttribute("data-overlap")]));
+  assert.deepEqual(listed, [[config.shopped_twin, "true"]]);
+  assert.equal(await firstVerdict(page), "fail");
+  await page.close();
+}
+
 // 2. The whole revealed pair: every round by nonce, all verified, no gap.
 step("permalink to a revealed seed pair");
 {
@@ -108,6 +157,8 @@ step("permalink to a revealed seed pair");
   const rows = await page.$$eval("table.rounds tbody tr", (nodes) => nodes.map((n) => Number(n.getAttribute("data-nonce"))));
   assert.deepEqual(rows, [...Array(config.revealed_pair_rounds).keys()]);
   assert.deepEqual(await results(page, "[data-check=nonces]"), ["pass"]);
+  assert.deepEqual(await results(page, "[data-pair-checks] > [data-check=log]"), ["pass"], "the commitment's receipt");
+  assert.deepEqual(await results(page, "[data-check='same client seed']"), ["pass"]);
   const summary = await page.textContent("[data-summary]");
   assert.equal(summary, `${config.revealed_pair_rounds} of ${config.revealed_pair_rounds} rounds verified.`);
   // A 6-deck shoe is laid out in rows of 13 with positions.

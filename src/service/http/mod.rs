@@ -34,6 +34,7 @@ pub mod receipts;
 pub mod rounds;
 pub mod seed_pairs;
 pub mod server;
+pub mod transparency;
 pub mod verify;
 pub mod wire;
 
@@ -148,6 +149,8 @@ documented_routes![
     ops::version,
     receipts::round,
     receipts::pair,
+    transparency::consistency,
+    transparency::same_client_seed,
 ];
 
 /// The whole API, with [`Limits::default`].
@@ -222,7 +225,8 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
                        Operator endpoints need `Authorization: Bearer <API key>`; \
                        every error is RFC 9457 application/problem+json."
     ),
-    components(schemas(error::Problem, receipts::Receipt, receipts::ProvenReceipt, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
+    components(schemas(error::Problem, receipts::Receipt, receipts::ProvenReceipt,
+        transparency::ConsistencyProof, transparency::SameClientSeed, transparency::ClientSeedPair, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
         wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
         ops::VersionInfo)),

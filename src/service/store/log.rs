@@ -7,6 +7,16 @@ use std::cell::RefCell;
 use super::Store;
 use crate::tlog::tree::{self, Hash, HashReader, MemoryHashes};
 
+/// A pair holding a client seed, as [`Store::pairs_with_client_seed`] lists it.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ClientSeedHolder {
+    pub id: String,
+    #[sqlx(try_from = "String")]
+    pub status: super::rows::PairStatus,
+    pub client_seed_log_index: Option<i64>,
+    pub reveal_log_index: Option<i64>,
+}
+
 /// A signed checkpoint as stored.
 #[derive(Clone, Debug)]
 pub struct LogCheckpoint {
@@ -202,17 +212,37 @@ impl Store {
         Ok(rows.into_iter().map(|(entry,)| entry).collect())
     }
 
-    /// The inclusion proof of entry `index` in the tree of `size` entries,
-    /// from the stored hashes (fetched as the proof needs them).
+    /// The inclusion proof of entry `index` in the tree of `size` entries.
     pub async fn log_inclusion_proof(&self, size: u64, index: u64) -> anyhow::Result<Vec<Hash>> {
+        self.prove(|stored| tree::inclusion_proof(size, index, stored))
+            .await
+    }
+
+    /// The consistency proof from the tree of `old_size` entries to the tree
+    /// of `size` entries (RFC 9162 §2.1.4; empty when the sizes are equal).
+    pub async fn log_consistency_proof(
+        &self,
+        size: u64,
+        old_size: u64,
+    ) -> anyhow::Result<Vec<Hash>> {
+        self.prove(|stored| tree::consistency_proof(size, old_size, stored))
+            .await
+    }
+
+    /// Runs `proof` against the stored hashes, fetching from the database
+    /// the ones it asks for until it has them all.
+    async fn prove<F>(&self, proof: F) -> anyhow::Result<Vec<Hash>>
+    where
+        F: Fn(&Prefetching<'_>) -> anyhow::Result<Vec<Hash>>,
+    {
         let mut known = MemoryHashes::default();
         loop {
             let reader = Prefetching {
                 known: &known,
                 missing: RefCell::new(Vec::new()),
             };
-            match tree::inclusion_proof(size, index, &reader) {
-                Ok(proof) => return Ok(proof),
+            match proof(&reader) {
+                Ok(hashes) => return Ok(hashes),
                 Err(_) if !reader.missing.borrow().is_empty() => {
                     let missing = reader.missing.into_inner();
                     for (at, hash) in missing.iter().zip(self.log_hashes(&missing).await?) {
@@ -222,6 +252,27 @@ impl Store {
                 Err(err) => return Err(err),
             }
         }
+    }
+
+    /// Every pair given the same client seed as `client_seed`, in the order
+    /// the log received their client seeds: id, status, and the log indexes
+    /// of its `client_seed` and `reveal` entries. At most `limit`.
+    pub async fn pairs_with_client_seed(
+        &self,
+        client_seed: &str,
+        limit: i64,
+    ) -> Result<Vec<ClientSeedHolder>, sqlx::Error> {
+        with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT id, status, client_seed_log_index, reveal_log_index FROM seed_pairs \
+                 WHERE client_seed = $1 \
+                 ORDER BY client_seed_log_index IS NULL, client_seed_log_index, id LIMIT $2",
+            )
+            .bind(client_seed)
+            .bind(limit)
+            .fetch_all(pool)
+            .await
+        })
     }
 
     /// The stored hashes at `indexes`, in that order.

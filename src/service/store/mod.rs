@@ -36,7 +36,7 @@ use sqlx::sqlite::{
 mod rows;
 
 pub use keys::InsertKey;
-pub use log::LogCheckpoint;
+pub use log::{ClientSeedHolder, LogCheckpoint};
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
 pub use rounds::{CloseRound, DealContext, InsertRound};
 pub use rows::{KeyRow, NewPair, NewRound, PairRow, PairStatus, RoundRow, RoundStatus};

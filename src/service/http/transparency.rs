@@ -1,0 +1,193 @@
+//! Public JSON reads of the transparency log that its C2SP files do not
+//! give a browser cheaply: the consistency proof between two checkpoints (so
+//! a page that remembers an old checkpoint can prove the new one extends
+//! it), and the pairs that were given the same client seed (so a player sees
+//! whether their seed was used on another pair at the same time).
+
+use axum::Json;
+use axum::extract::State;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::auth::Viewer;
+use super::error::{
+    ApiError, ApiPath, ApiQuery, DatabaseUnavailable, PairNotFound, Problem, QueryProblems,
+    ViewerAuthProblems,
+};
+use crate::service::store::{ClientSeedHolder, PairStatus};
+
+/// Which consistency proof.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ConsistencyParams {
+    /// The size of the checkpoint the reader accepted before (at least 1).
+    #[param(minimum = 1)]
+    pub old: u64,
+    /// The size of the newer checkpoint (at most the latest checkpoint's).
+    #[param(minimum = 1)]
+    pub new: u64,
+}
+
+/// An RFC 9162 consistency proof between two tree sizes.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ConsistencyProof {
+    pub old_size: u64,
+    pub new_size: u64,
+    /// The proof's hashes, base64, in order (RFC 9162 §2.1.4.1; Go's
+    /// `tlog.ProveTree`). Empty when the sizes are equal.
+    pub proof: Vec<String>,
+}
+
+/// Prove that the log of `old` entries is a prefix of the log of `new`.
+///
+/// With the two signed checkpoints (`GET /log/checkpoint` now, and the one
+/// kept from before), the proof shows that the log only grew in between; a
+/// proof that fails to verify is evidence of a forked log. Anyone may read
+/// it.
+#[utoipa::path(get, path = "/v1/log/consistency", tag = "transparency log",
+    params(ConsistencyParams),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "The proof", body = ConsistencyProof),
+        DatabaseUnavailable,
+        QueryProblems,
+        ViewerAuthProblems,
+        (status = 422, description = "old is 0 or above new, or new is beyond the latest checkpoint", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn consistency(
+    State(state): State<AppState>,
+    _viewer: Viewer,
+    ApiQuery(params): ApiQuery<ConsistencyParams>,
+) -> Result<Json<ConsistencyProof>, ApiError> {
+    let ConsistencyParams { old, new } = params;
+    if old == 0 {
+        return Err(ApiError::invalid(
+            "old",
+            "must be at least 1: every log extends the empty one",
+        ));
+    }
+    if old > new {
+        return Err(ApiError::invalid(
+            "old",
+            format!("must be at most new ({new}); got {old}"),
+        ));
+    }
+    let store = state.dealer.store();
+    let size = store.log_checkpoint().await?.map_or(0, |c| c.size);
+    if new > size {
+        return Err(ApiError::invalid(
+            "new",
+            format!("must be at most the latest checkpoint's size ({size}); got {new}"),
+        ));
+    }
+    let proof = store.log_consistency_proof(new, old).await?;
+    Ok(Json(ConsistencyProof {
+        old_size: old,
+        new_size: new,
+        proof: proof.iter().map(|hash| BASE64.encode(hash.0)).collect(),
+    }))
+}
+
+/// A pair given the same client seed, and when it was live in log order.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ClientSeedPair {
+    pub seed_pair: String,
+    pub status: PairStatus,
+    /// The log index of its `client_seed` entry: it was live from here.
+    pub client_seed_log_index: Option<u64>,
+    /// The log index of its `reveal` entry: live until here (null: still
+    /// live).
+    pub reveal_log_index: Option<u64>,
+}
+
+impl From<&ClientSeedHolder> for ClientSeedPair {
+    fn from(row: &ClientSeedHolder) -> Self {
+        let index = |i: Option<i64>| i.and_then(|i| u64::try_from(i).ok());
+        Self {
+            seed_pair: row.id.clone(),
+            status: row.status,
+            client_seed_log_index: index(row.client_seed_log_index),
+            reveal_log_index: index(row.reveal_log_index),
+        }
+    }
+}
+
+/// The pairs sharing one pair's client seed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SameClientSeed {
+    /// Lowercase hex SHA-256 of the client seed, as the log's
+    /// `client_seed` entries state it; null while the pair has none.
+    pub client_seed_sha256: Option<String>,
+    /// The pair itself, with its live interval.
+    pub pair: ClientSeedPair,
+    /// Every other pair given the same client seed, in log order. One whose
+    /// interval overlaps the pair's held the seed at the same time: deals
+    /// could have been shopped across the two. One that follows the pair's
+    /// reveal is a player keeping their seed across a rotation.
+    pub others: Vec<ClientSeedPair>,
+    /// More pairs share the seed than are listed (at most 100 are).
+    pub truncated: bool,
+}
+
+/// How many other pairs are listed at most.
+const MAX_OTHERS: usize = 100;
+
+/// List the other pairs given the same client seed as this pair.
+///
+/// The transparency log states each pair's client seed as its SHA-256; this
+/// lists the pairs holding the same one, with the log indexes between which
+/// each was live, so a player can see whether their seed was given to a
+/// second pair while theirs was dealing (deal-shopping). `fairdeal monitor`
+/// makes the same check over the whole log. Anyone may read it.
+#[utoipa::path(get, path = "/v1/seed-pairs/{id}/same-client-seed", tag = "transparency log",
+    params(("id" = String, Path, description = "Seed pair id")),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "The pairs sharing the client seed", body = SameClientSeed),
+        DatabaseUnavailable,
+        PairNotFound,
+        ViewerAuthProblems,
+    ))]
+pub async fn same_client_seed(
+    State(state): State<AppState>,
+    _viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<SameClientSeed>, ApiError> {
+    let pair = super::load_pair(&state, &id).await?;
+    let this = ClientSeedPair::from(&ClientSeedHolder {
+        id: pair.id.clone(),
+        status: pair.status,
+        client_seed_log_index: pair.client_seed_log_index,
+        reveal_log_index: pair.reveal_log_index,
+    });
+    let Some(client_seed) = pair.client_seed.as_deref() else {
+        return Ok(Json(SameClientSeed {
+            client_seed_sha256: None,
+            pair: this,
+            others: Vec::new(),
+            truncated: false,
+        }));
+    };
+    let rows = state
+        .dealer
+        .store()
+        .pairs_with_client_seed(client_seed, MAX_OTHERS as i64 + 2)
+        .await?;
+    let mut others: Vec<ClientSeedPair> = rows
+        .iter()
+        .filter(|row| row.id != pair.id)
+        .map(ClientSeedPair::from)
+        .collect();
+    let truncated = others.len() > MAX_OTHERS;
+    others.truncate(MAX_OTHERS);
+    Ok(Json(SameClientSeed {
+        client_seed_sha256: Some(crate::tlog::entry::client_seed_sha256(client_seed)),
+        pair: this,
+        others,
+        truncated,
+    }))
+}
