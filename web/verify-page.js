@@ -149,21 +149,38 @@ async function logVkey() {
  */
 async function forkAgainst(checkpoint) {
   let key;
-  let seen;
+  let seen = null;
   try {
     key = `fairdeal-checkpoint:${checkpoint.origin}`;
-    seen = JSON.parse(localStorage.getItem(key) || "null");
-  } catch {
-    return null; // No storage (a file:// copy, a private window): nothing to compare.
+    const kept = JSON.parse(localStorage.getItem(key) || "null");
+    // A value this page did not write is replaced, not trusted.
+    if (kept && Number.isSafeInteger(kept.size) && typeof kept.root === "string") seen = kept;
+  } catch (error) {
+    if (key === undefined || !(error instanceof SyntaxError)) {
+      return null; // No storage (a file:// copy, a private window): nothing to compare.
+    }
   }
   if (seen && checkpoint.size < seen.size) return { seen, fork: true };
   if (seen && checkpoint.size === seen.size && checkpoint.root !== seen.root) return { seen, fork: true };
   if (seen && seen.size > 0 && checkpoint.size > seen.size) {
-    const { status, body } = await getJson(`/v1/log/consistency?old=${seen.size}&new=${checkpoint.size}`);
-    if (status !== 200 || !Array.isArray(body.proof)) return { seen, fork: false };
-    if (!(await verifyConsistency(seen.size, seen.root, checkpoint.size, checkpoint.root, body.proof))) {
-      return { seen, fork: true };
+    let answer;
+    try {
+      answer = await getJson(`/v1/log/consistency?old=${seen.size}&new=${checkpoint.size}`);
+    } catch {
+      return { seen, fork: false }; // The network failed: not proven either way.
     }
+    const { status, body } = answer;
+    if (status >= 500 || status === 429) return { seen, fork: false };
+    // Both sizes are in checkpoints the log signed: refusing the proof, or
+    // a proof that does not verify, is the log failing to show it grew.
+    let consistent = false;
+    try {
+      consistent = status === 200 && Array.isArray(body.proof)
+        && await verifyConsistency(seen.size, seen.root, checkpoint.size, checkpoint.root, body.proof);
+    } catch {
+      consistent = false; // Not base64: not a proof.
+    }
+    if (!consistent) return { seen, fork: true };
   }
   if (!seen || checkpoint.size > seen.size) {
     try {
@@ -231,19 +248,28 @@ const commitEntry = (pair) => (entry) => entry.type === "commit" && entry.seed_p
  */
 async function sameClientSeed(pair) {
   if (!onServer || pair.client_seed === null) return { parts: [], shopped: [] };
-  const { status, body } = await getJson(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/same-client-seed`);
-  if (status !== 200) return { parts: [], shopped: [] };
-  const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(pair.client_seed))));
-  const parts = [];
-  if (body.client_seed_sha256 !== digest) {
-    parts.push(checkEl("same client seed", false, `the server names the hash ${body.client_seed_sha256}, not ${digest}`));
-    return { parts, shopped: [pair.id] };
+  let answer;
+  try {
+    answer = await getJson(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/same-client-seed`);
+  } catch {
+    answer = { status: 0 };
   }
-  const from = (p) => (p.client_seed_log_index ?? Infinity);
-  const until = (p) => (p.reveal_log_index ?? Infinity);
+  const { status, body } = answer;
+  if (status !== 200) {
+    return { parts: [el("p", { class: "note", text: "The other pairs with this client seed could not be read; check again later." })], shopped: [] };
+  }
+  const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(pair.client_seed))));
+  if (body.client_seed_sha256 !== digest) {
+    return { parts: [checkEl("same client seed", false, `the server names the hash ${body.client_seed_sha256}, not ${digest}`)], shopped: [] };
+  }
+  // Live from the client seed's entry to the reveal's, in log order. A pair
+  // from before the log has no indexes: live since before it, and ended
+  // before it if it was revealed then.
+  const from = (p) => p.client_seed_log_index ?? -Infinity;
+  const until = (p) => p.reveal_log_index ?? (p.status === "revealed" ? -Infinity : Infinity);
   const shopped = body.others.filter((o) => from(o) < until(body.pair) && from(body.pair) < until(o));
-  parts.push(checkEl("same client seed", shopped.length === 0,
-    `${body.others.length} other pair(s) in the log carry this client seed's hash ${digest}`));
+  const parts = [checkEl("same client seed", shopped.length === 0,
+    `${body.others.length}${body.truncated ? "+" : ""} other pair(s) in the log carry this client seed's hash ${digest}`)];
   if (body.others.length) {
     const list = el("ul", { class: "same-seed", "data-same-seed": "" });
     for (const other of body.others) {
@@ -255,7 +281,8 @@ async function sameClientSeed(pair) {
         el("a", { href: `?pair=${encodeURIComponent(other.seed_pair)}`, class: "mono", text: other.seed_pair }),
         ` — ${statusText(other.status)}; ${when}`));
     }
-    parts.push(el("p", { text: "Other seed pairs given this client seed, as the transparency log orders them:" }), list);
+    parts.push(el("p", { text: "Other seed pairs given this client seed, as the transparency log orders them"
+      + `${body.truncated ? " (the first 100; every one that overlaps this pair is among them)" : ""}:` }), list);
   }
   if (shopped.length) {
     parts.push(el("p", { class: "error", role: "alert", "data-shopped": "" },

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use base64::Engine as _;
+use fairdeal::service::store::Store;
 use fairdeal::tlog::entry::client_seed_sha256;
 use fairdeal::tlog::key::{verify_note, verify_receipt};
 use fairdeal::tlog::tiles::split_entry_bundle;
@@ -398,8 +399,8 @@ async fn consistency_proofs_link_checkpoints(app: &TestApp) {
             reply.status,
             reply.text
         );
-        assert!(
-            reply.text.contains(field),
+        assert_eq!(
+            reply.json["field"], field,
             "{query}: the problem names {field}: {}",
             reply.text
         );
@@ -446,6 +447,33 @@ async fn pairs_sharing_a_client_seed_are_listed_with_their_intervals(app: &TestA
     // The other pair got it while this one was live: the intervals overlap.
     let other_from = index(&body["others"][1]["client_seed_log_index"]);
     assert!(other_from > from && other_from < until, "{body:#}");
+
+    // A pair from before the log (no log indexes) that is still live
+    // overlaps every later holder: listed first, as live since before it.
+    let sql = "UPDATE seed_pairs SET client_seed_log_index = NULL WHERE id = $1";
+    let changed = match app.dealer.store() {
+        Store::Sqlite(pool, _) => sqlx::query(sql)
+            .bind(&shopped)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+        Store::Postgres(pool) => sqlx::query(sql)
+            .bind(&shopped)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+    }
+    .expect("update");
+    assert_eq!(changed, 1);
+    let reply = app
+        .public
+        .get(&format!("/v1/seed-pairs/{kept}/same-client-seed"))
+        .await;
+    assert_eq!(reply.json["others"][0]["seed_pair"], shopped.as_str());
+    assert_eq!(
+        reply.json["others"][0]["client_seed_log_index"],
+        Value::Null
+    );
 
     let none = app.operator.post("/v1/seed-pairs").await.success();
     let id = none["id"].as_str().expect("id");

@@ -125,6 +125,21 @@ step("a grown log is proven consistent; a different history at an old size is a 
   assert.ok(kept.length === 1 && kept[0] > early.size, `the newer checkpoint is remembered: ${kept}`);
   assert.equal(await firstVerdict(page), "pass");
 
+  // A server that will not prove the log grew: refused (4xx) is a fork;
+  // unavailable (5xx) is not proven either way, and nothing is remembered.
+  const before = problems.length;
+  for (const [status, fork] of [[422, true], [503, false]]) {
+    await page.evaluate(remember(early), early);
+    await page.route("**/v1/log/consistency*", (route) => route.fulfill({ status, contentType: "application/problem+json", body: "{}" }));
+    await page.reload();
+    await page.waitForSelector("html[data-ready=true]");
+    await page.waitForSelector(fork ? "[data-fork]" : "[data-unproven]");
+    assert.equal(await firstVerdict(page), fork ? "fail" : "pass", `a ${status} from the proof`);
+    await page.unroute("**/v1/log/consistency*");
+  }
+  // The browser logs the two refusals injected above; nothing else.
+  const injected = problems.splice(before);
+  assert.ok(injected.every((p) => /status of (422|503)/.test(p)), injected.join("\n"));
   const other = { size: early.size, root: early.root.startsWith("A") ? `B${early.root.slice(1)}` : `A${early.root.slice(1)}` };
   await page.evaluate(remember(other), other);
   await page.reload();

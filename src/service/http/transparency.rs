@@ -124,12 +124,15 @@ pub struct SameClientSeed {
     pub client_seed_sha256: Option<String>,
     /// The pair itself, with its live interval.
     pub pair: ClientSeedPair,
-    /// Every other pair given the same client seed, in log order. One whose
-    /// interval overlaps the pair's held the seed at the same time: deals
-    /// could have been shopped across the two. One that follows the pair's
-    /// reveal is a player keeping their seed across a rotation.
+    /// Every other pair given the same client seed, in log order (a pair
+    /// from before the log, with no indexes, first). One whose interval
+    /// overlaps the pair's held the seed at the same time: deals could have
+    /// been shopped across the two. One that follows the pair's reveal is a
+    /// player keeping their seed across a rotation.
     pub others: Vec<ClientSeedPair>,
-    /// More pairs share the seed than are listed (at most 100 are).
+    /// More pairs share the seed than are listed (at most 100 are). Every
+    /// overlapping pair is listed before any other is: what is left out
+    /// never overlaps (up to 100 overlapping ones).
     pub truncated: bool,
 }
 
@@ -172,10 +175,17 @@ pub async fn same_client_seed(
             truncated: false,
         }));
     };
+    // This pair's interval in log order, as the store reads intervals.
+    let from = pair.client_seed_log_index.unwrap_or(-1);
+    let until = match (pair.reveal_log_index, pair.status) {
+        (Some(index), _) => index,
+        (None, PairStatus::Revealed) => -1,
+        (None, _) => i64::MAX,
+    };
     let rows = state
         .dealer
         .store()
-        .pairs_with_client_seed(client_seed, MAX_OTHERS as i64 + 2)
+        .pairs_with_client_seed(client_seed, from, until, MAX_OTHERS as i64 + 2)
         .await?;
     let mut others: Vec<ClientSeedPair> = rows
         .iter()
@@ -183,7 +193,9 @@ pub async fn same_client_seed(
         .map(ClientSeedPair::from)
         .collect();
     let truncated = others.len() > MAX_OTHERS;
+    // The overlapping pairs come first, so none is cut; then log order.
     others.truncate(MAX_OTHERS);
+    others.sort_by_key(|other| (other.client_seed_log_index, other.seed_pair.clone()));
     Ok(Json(SameClientSeed {
         client_seed_sha256: Some(crate::tlog::entry::client_seed_sha256(client_seed)),
         pair: this,

@@ -254,21 +254,33 @@ impl Store {
         }
     }
 
-    /// Every pair given the same client seed as `client_seed`, in the order
-    /// the log received their client seeds: id, status, and the log indexes
-    /// of its `client_seed` and `reveal` entries. At most `limit`.
+    /// Pairs given `client_seed`, at most `limit`: first every one whose
+    /// live interval in log order overlaps `[from, until)` (the asking
+    /// pair's: from its `client_seed` entry to its `reveal` entry), then the
+    /// others, each group by the log index of its `client_seed` entry. A
+    /// pair from before the log (no indexes) counts as live from before the
+    /// log until its reveal, if it has been revealed before the log.
     pub async fn pairs_with_client_seed(
         &self,
         client_seed: &str,
+        from: i64,
+        until: i64,
         limit: i64,
     ) -> Result<Vec<ClientSeedHolder>, sqlx::Error> {
         with_pool!(self, |pool| {
             sqlx::query_as(
                 "SELECT id, status, client_seed_log_index, reveal_log_index FROM seed_pairs \
                  WHERE client_seed = $1 \
-                 ORDER BY client_seed_log_index IS NULL, client_seed_log_index, id LIMIT $2",
+                 ORDER BY CASE WHEN COALESCE(client_seed_log_index, -1) < $2 \
+                   AND COALESCE(reveal_log_index, CASE WHEN status = $3 THEN -1 ELSE $4 END) > $5 \
+                   THEN 0 ELSE 1 END, \
+                 COALESCE(client_seed_log_index, -1), id LIMIT $6",
             )
             .bind(client_seed)
+            .bind(until)
+            .bind(super::rows::PairStatus::Revealed.as_str())
+            .bind(i64::MAX)
+            .bind(from)
             .bind(limit)
             .fetch_all(pool)
             .await
