@@ -10,6 +10,7 @@
 #   GET /healthz in the same run, as the machine's reference rate.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source benches/load/common.sh
 backend=${1:-sqlite}
 seconds=${2:-10}
 connections=${3:-32}
@@ -53,24 +54,8 @@ measure() {
   for _ in $(seq 100); do curl -sf localhost:$port/healthz >/dev/null && break; sleep 0.1; done
   local key
   key=$(FAIRDEAL_DATA_DIR=$data "$bin" keys create --name load)
-  local pairs=() id i
-  for i in $(seq 64); do
-    id=$(curl -s -X POST -H "Authorization: Bearer $key" localhost:$port/v1/seed-pairs | sed -E 's/.*"id":"([^"]+)".*/\1/')
-    curl -s -o /dev/null -X PUT -H "Authorization: Bearer $key" -H 'content-type: application/json' \
-      -d "{\"client_seed\":\"load $i\"}" localhost:$port/v1/seed-pairs/$id/client-seed
-    pairs+=("$id")
-  done
-  cat > "$data/deal.lua" <<LUA
-pair_ids = { $(printf '"%s",' "${pairs[@]}") }
-counter = 0
-request = function()
-  counter = counter + 1
-  local pair = pair_ids[(counter % #pair_ids) + 1]
-  return wrk.format("POST", "/v1/seed-pairs/" .. pair .. "/rounds",
-    { ["Authorization"] = "Bearer $key", ["Content-Type"] = "application/json" },
-    '{"game":{"type":"holdem","players":6}}')
-end
-LUA
+  make_pairs "localhost:$port" "$key"
+  deal_script "$key" "${pairs[@]}" > "$data/deal.lua"
   local deals health
   deals=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$data/deal.lua" http://127.0.0.1:$port)
   health=$(wrk -t2 -c"$connections" -d"${seconds}s" http://127.0.0.1:$port/healthz)

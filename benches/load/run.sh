@@ -9,6 +9,7 @@
 # Figures go to docs/PERFORMANCE.md by hand, with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source benches/load/common.sh
 backend=${1:-sqlite}
 seconds=${2:-10}
 connections=${3:-32}
@@ -31,31 +32,9 @@ server=$!
 for _ in $(seq 50); do curl -sf localhost:$port/healthz >/dev/null && break; sleep 0.1; done
 key=$("$bin" keys create --name load)
 auth="Authorization: Bearer $key"
-pairs=()
-for i in $(seq 64); do
-  id=$(curl -s -X POST -H "$auth" localhost:$port/v1/seed-pairs | sed -E 's/.*"id":"([^"]+)".*/\1/')
-  curl -s -o /dev/null -X PUT -H "$auth" -H 'content-type: application/json' \
-       -d "{\"client_seed\":\"load $i\"}" localhost:$port/v1/seed-pairs/$id/client-seed
-  pairs+=("$id")
-done
-cat > "$work/deal.lua" <<LUA
-pair_ids = { $(printf '"%s",' "${pairs[@]}") }
-counter = 0
-request = function()
-  counter = counter + 1
-  local pair = pair_ids[(counter % #pair_ids) + 1]
-  return wrk.format("POST", "/v1/seed-pairs/" .. pair .. "/rounds",
-    { ["Authorization"] = "Bearer $key", ["Content-Type"] = "application/json" },
-    '{"game":{"type":"holdem","players":6}}')
-end
-LUA
-cat > "$work/one.lua" <<LUA
-request = function()
-  return wrk.format("POST", "/v1/seed-pairs/${pairs[0]}/rounds",
-    { ["Authorization"] = "Bearer $key", ["Content-Type"] = "application/json" },
-    '{"game":{"type":"holdem","players":6}}')
-end
-LUA
+make_pairs "localhost:$port" "$key"
+deal_script "$key" "${pairs[@]}" > "$work/deal.lua"
+deal_script "$key" "${pairs[0]}" > "$work/one.lua"
 round=$(curl -s -X POST -H "$auth" -H 'content-type: application/json' \
   -d '{"game":{"type":"deck"}}' localhost:$port/v1/seed-pairs/${pairs[1]}/rounds | sed -E 's/^\{"id":"([^"]+)".*/\1/')
 echo "== $backend: deal holdem-6 over 64 pairs, $connections connections, ${seconds}s"

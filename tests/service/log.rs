@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use base64::Engine as _;
-use fairdeal::service::store::Store;
 use fairdeal::tlog::entry::client_seed_sha256;
 use fairdeal::tlog::key::{verify_note, verify_receipt};
 use fairdeal::tlog::tiles::split_entry_bundle;
@@ -450,20 +449,12 @@ async fn pairs_sharing_a_client_seed_are_listed_with_their_intervals(app: &TestA
 
     // A pair from before the log (no log indexes) that is still live
     // overlaps every later holder: listed first, as live since before it.
-    let sql = "UPDATE seed_pairs SET client_seed_log_index = NULL WHERE id = $1";
-    let changed = match app.dealer.store() {
-        Store::Sqlite(pool, _) => sqlx::query(sql)
-            .bind(&shopped)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-        Store::Postgres(pool) => sqlx::query(sql)
-            .bind(&shopped)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-    }
-    .expect("update");
+    let changed = app
+        .tamper(
+            "UPDATE seed_pairs SET client_seed_log_index = NULL WHERE id = $1",
+            shopped.clone(),
+        )
+        .await;
     assert_eq!(changed, 1);
     let reply = app
         .public

@@ -161,20 +161,9 @@ async fn a_round_deleted_after_it_was_logged_is_named_with_check_api(app: &TestA
     let args = ["--check-api".to_owned()];
     let (out, report) = run_monitor(app.public.base(), &args).await;
     assert_eq!(out.status.code(), Some(0), "{report:#}");
-    let sql = "DELETE FROM rounds WHERE id = $1";
-    let deleted = match app.dealer.store() {
-        Store::Sqlite(pool, _) => sqlx::query(sql)
-            .bind(&round)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-        Store::Postgres(pool) => sqlx::query(sql)
-            .bind(&round)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-    }
-    .expect("delete");
+    let deleted = app
+        .tamper("DELETE FROM rounds WHERE id = $1", round.clone())
+        .await;
     assert_eq!(deleted, 1);
     let (out, report) = run_monitor(app.public.base(), &args).await;
     assert_eq!(out.status.code(), Some(1), "{report:#}");
@@ -287,20 +276,12 @@ async fn a_tampered_hash_tile_is_named(app: &TestApp) {
     integrated(app).await;
     let (out, report) = monitor(app, None).await;
     assert_eq!(out.status.code(), Some(0), "{report:#}");
-    let sql = "UPDATE log_hashes SET hash = $1 WHERE idx = 0";
-    let changed = match app.dealer.store() {
-        Store::Sqlite(pool, _) => sqlx::query(sql)
-            .bind(vec![0u8; 32])
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-        Store::Postgres(pool) => sqlx::query(sql)
-            .bind(vec![0u8; 32])
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-    }
-    .expect("tamper");
+    let changed = app
+        .tamper(
+            "UPDATE log_hashes SET hash = $1 WHERE idx = 0",
+            vec![0u8; 32],
+        )
+        .await;
     assert_eq!(changed, 1);
     let (out, report) = monitor(app, None).await;
     assert_eq!(out.status.code(), Some(1), "{report:#}");

@@ -31,6 +31,35 @@ pub struct TestApp {
     server: JoinHandle<std::io::Result<()>>,
 }
 
+impl TestApp {
+    /// Runs `sql` with one bound value on the app's database behind the
+    /// service's back, as an operator rewriting history would; the number
+    /// of rows it changed.
+    pub async fn tamper<T>(&self, sql: &'static str, value: T) -> u64
+    where
+        T: for<'q> sqlx::Encode<'q, sqlx::Sqlite>
+            + sqlx::Type<sqlx::Sqlite>
+            + for<'q> sqlx::Encode<'q, sqlx::Postgres>
+            + sqlx::Type<sqlx::Postgres>
+            + Send
+            + 'static,
+    {
+        match self.dealer.store() {
+            Store::Sqlite(pool, _) => sqlx::query(sql)
+                .bind(value)
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected()),
+            Store::Postgres(pool) => sqlx::query(sql)
+                .bind(value)
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected()),
+        }
+        .expect("the statement runs")
+    }
+}
+
 /// Starts a server; `None` when the backend is PostgreSQL and it is not
 /// configured on this machine (outside CI).
 pub async fn spawn_app(backend: Backend) -> Option<TestApp> {
