@@ -6,13 +6,13 @@
 
 use std::hint::black_box;
 
+use chacha20::ChaCha20Rng;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use fairdeal_core::{
-    ClientSeed, Game, Keystream, RoundKey, ServerSeed, WordSource, deal, fresh_deck, shuffle,
-    shuffled_deck,
+    ClientSeed, Game, Keystream, RoundKey, SeedKey, ServerSeed, WordSource, deal, deal_with,
+    fresh_deck, shuffle, shuffled_deck,
 };
 use rand::seq::SliceRandom;
-use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 fn inputs() -> (ServerSeed, ClientSeed) {
@@ -32,6 +32,27 @@ fn full_deals(c: &mut Criterion) {
         b.iter(|| {
             nonce = nonce.wrapping_add(1);
             deal(&seed, &client, black_box(nonce), holdem)
+        })
+    });
+    // The same with the seed prepared once, as a pair's many rounds allow.
+    let prepared = SeedKey::new(&seed);
+    group.bench_function("holdem-6-prepared-seed", |b| {
+        b.iter(|| {
+            nonce = nonce.wrapping_add(1);
+            deal_with(&prepared, &client, black_box(nonce), holdem)
+        })
+    });
+    // The floor of a deck with a prepared seed: the round key from the
+    // seed's keyed HMAC state (two compressions), the first keystream refill
+    // (64 words, of which a deck reads 51) and Fisher-Yates over 52 card
+    // indices in a byte array on the stack: no layout, no allocation.
+    group.bench_function("floor-prepared-key-keystream-shuffle", |b| {
+        b.iter(|| {
+            nonce = nonce.wrapping_add(1);
+            let mut keystream = Keystream::new(&prepared.round_key(&client, black_box(nonce)));
+            let mut deck: [u8; 52] = core::array::from_fn(|i| i as u8);
+            shuffle(&mut deck, &mut keystream);
+            deck
         })
     });
     for decks in [1usize, 8] {
@@ -76,6 +97,17 @@ fn shuffle_only(c: &mut Criterion) {
     let mut rng = ChaCha20Rng::from_seed(*key.as_bytes());
     group.bench_function("rand-slice-shuffle", |b| {
         b.iter(|| black_box(&mut deck).shuffle(&mut rng))
+    });
+    // The cipher's own speed, in bulk: 4096 bytes (64 refills' worth).
+    let mut bulk = ChaCha20Rng::from_seed(*key.as_bytes());
+    let mut buffer = [0u8; 4096];
+    group.bench_function("chacha20-4096-bytes", |b| {
+        b.iter(|| rand_core::Rng::fill_bytes(&mut bulk, black_box(&mut buffer)))
+    });
+    // What the words cost: 64 keystream words (one refill of the buffer).
+    let mut words = Keystream::new(&key);
+    group.bench_function("keystream-64-words", |b| {
+        b.iter(|| (0..64).fold(0u32, |acc, _| acc ^ words.next_word()))
     });
     group.finish();
 }

@@ -1,8 +1,8 @@
 //! Random rounds from the Rust library, as JSON requests with their expected
 //! answers, to cross-check independent implementations (Python, JavaScript).
 
+use chacha20::ChaCha20Rng;
 use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
-use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use serde_json::{Value, json};
 

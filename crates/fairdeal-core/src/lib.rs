@@ -46,12 +46,13 @@ mod verify;
 pub use card::{Card, Rank, Suit, fresh_deck};
 pub use error::{Error, Field, GameParam};
 pub use game::{Deal, GAME_TYPES, Game, Layout, Slot, limits, shuffle};
-pub use keystream::{Keystream, RoundKey, UNIFORM_MAX_BOUND, WordSource, uniform};
+pub use keystream::{Keystream, RoundKey, SeedKey, UNIFORM_MAX_BOUND, WordSource, uniform};
 pub use seed::{
     CLIENT_SEED_MAX_LEN, ClientSeed, Commitment, SERVER_SEED_LEN, ServerSeed, parse_nonce,
 };
 pub use verify::{
-    CommitmentCheck, DealCheck, VerifyReport, compare_deals, deal, shuffled_deck, verify,
+    CommitmentCheck, DealCheck, VerifyReport, compare_deals, deal, deal_with, shuffled_deck,
+    shuffled_deck_with, verify,
 };
 
 /// The protocol this crate implements, as written in records and exports.

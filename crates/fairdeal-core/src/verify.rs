@@ -1,19 +1,26 @@
 //! Dealing a round and checking a recorded one.
 
 use crate::game::{Slot, shuffle};
-use crate::{
-    Card, ClientSeed, Commitment, Deal, Game, Keystream, RoundKey, ServerSeed, fresh_deck,
-};
+use crate::{Card, ClientSeed, Commitment, Deal, Game, Keystream, SeedKey, ServerSeed, fresh_deck};
 
-/// The shuffled order of `game.decks()` decks for one round.
+/// The shuffled order of `n_decks` decks for one round.
 pub fn shuffled_deck(
     server_seed: &ServerSeed,
     client_seed: &ClientSeed,
     nonce: u64,
     n_decks: usize,
 ) -> Vec<Card> {
-    let key = RoundKey::derive(server_seed, client_seed, nonce);
-    let mut keystream = Keystream::new(&key);
+    shuffled_deck_with(&SeedKey::new(server_seed), client_seed, nonce, n_decks)
+}
+
+/// [`shuffled_deck`] from a prepared seed: for many rounds of one seed.
+pub fn shuffled_deck_with(
+    seed: &SeedKey,
+    client_seed: &ClientSeed,
+    nonce: u64,
+    n_decks: usize,
+) -> Vec<Card> {
+    let mut keystream = Keystream::new(&seed.round_key(client_seed, nonce));
     let mut deck = fresh_deck(n_decks);
     shuffle(&mut deck, &mut keystream);
     deck
@@ -21,8 +28,18 @@ pub fn shuffled_deck(
 
 /// Deals one round of fairdeal-v1.
 pub fn deal(server_seed: &ServerSeed, client_seed: &ClientSeed, nonce: u64, game: Game) -> Deal {
-    let deck = shuffled_deck(server_seed, client_seed, nonce, game.decks() as usize);
-    game.lay_out(deck)
+    deal_with(&SeedKey::new(server_seed), client_seed, nonce, game)
+}
+
+/// [`deal`] from a prepared seed: for many rounds of one seed (an audit, a
+/// replay of a pair), each round then costs two SHA-256 compressions less.
+pub fn deal_with(seed: &SeedKey, client_seed: &ClientSeed, nonce: u64, game: Game) -> Deal {
+    game.lay_out(shuffled_deck_with(
+        seed,
+        client_seed,
+        nonce,
+        game.decks() as usize,
+    ))
 }
 
 /// Whether the revealed seed is the one that was committed to.

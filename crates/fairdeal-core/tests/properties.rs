@@ -1,6 +1,8 @@
 //! Properties every fairdeal-v1 deal has, whatever the inputs.
 
-use fairdeal_core::{Card, ClientSeed, Deal, Game, ServerSeed, deal, fresh_deck, shuffled_deck};
+use fairdeal_core::{
+    Card, ClientSeed, Deal, Game, SeedKey, ServerSeed, deal, deal_with, fresh_deck, shuffled_deck,
+};
 use proptest::prelude::*;
 
 fn server_seed() -> impl Strategy<Value = ServerSeed> {
@@ -72,6 +74,20 @@ fn dealt_order_is_the_top_of_the_shuffled_deck_for_every_game_type() {
 }
 
 proptest! {
+    /// A seed prepared once deals every round exactly as the seed itself.
+    #[test]
+    fn a_prepared_seed_deals_what_the_seed_deals(
+        seed in server_seed(),
+        client in client_seed(),
+        nonces in proptest::collection::vec(any::<u64>(), 1..8),
+        game in game(),
+    ) {
+        let prepared = SeedKey::new(&seed);
+        for nonce in nonces {
+            prop_assert_eq!(deal_with(&prepared, &client, nonce, game), deal(&seed, &client, nonce, game));
+        }
+    }
+
     #[test]
     fn every_shuffle_is_a_permutation_of_the_shoe(
         seed in server_seed(), client in client_seed(), nonce in any::<u64>(), decks in 1usize..=8
