@@ -12,9 +12,14 @@ use anyhow::Context;
 use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
 
 use super::sealing::{MasterKey, Slot};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
+
 use super::store::{
-    CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus, Rotate, Rotation,
-    RoundRow, SealedDeal, SetClientSeed, Store,
+    BatchedRound, CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus,
+    Rotate, Rotation, RoundRequest, RoundRow, SealedDeal, SetClientSeed, Store,
+    is_idempotency_race,
 };
 use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
@@ -91,16 +96,176 @@ fn client_seed_entry(
     .to_bytes()
 }
 
+/// The most deals one transaction commits together.
+pub const MAX_BATCH: usize = 64;
+
+/// A deal waiting for its batch, and where its outcome goes.
+struct Waiting {
+    request: RoundRequest,
+    game: Game,
+    reply: oneshot::Sender<BatchedRound>,
+}
+
+/// The deals waiting, and whether a task is dealing them.
+#[derive(Default)]
+struct Waiters {
+    deals: Vec<Waiting>,
+    draining: bool,
+}
+
+/// This process's deal queue: group commit. The first deal to arrive starts
+/// a task that deals everything waiting, a batch at a time, until the queue
+/// is empty; deals that arrive during a commit form the next batch. The task
+/// is apart from the requests, so a request that goes away (a client that
+/// hangs up) does not cut a batch short.
+struct DealQueue {
+    store: Store,
+    key: Arc<MasterKey>,
+    waiters: Mutex<Waiters>,
+}
+
+impl DealQueue {
+    /// Deals `request` in the next batch.
+    async fn deal(self: &Arc<Self>, request: RoundRequest, game: Game) -> BatchedRound {
+        let (reply, outcome) = oneshot::channel();
+        let start = {
+            let mut waiters = self.waiters.lock().unwrap_or_else(|e| e.into_inner());
+            waiters.deals.push(Waiting {
+                request,
+                game,
+                reply,
+            });
+            !std::mem::replace(&mut waiters.draining, true)
+        };
+        if start {
+            tokio::spawn(Arc::clone(self).drain());
+        }
+        outcome
+            .await
+            .map_err(|_| anyhow::anyhow!("the deal's batch failed before it answered"))?
+    }
+
+    /// Deals batches until none is waiting.
+    async fn drain(self: Arc<Self>) {
+        loop {
+            let batch: Vec<Waiting> = {
+                let mut waiters = self.waiters.lock().unwrap_or_else(|e| e.into_inner());
+                if waiters.deals.is_empty() {
+                    waiters.draining = false;
+                    return;
+                }
+                let n = waiters.deals.len().min(MAX_BATCH);
+                waiters.deals.drain(..n).collect()
+            };
+            // A task of its own: should dealing panic, this batch's requests
+            // get an error and the queue goes on.
+            let queue = Arc::clone(&self);
+            let _ = tokio::spawn(async move { queue.commit(batch).await }).await;
+        }
+    }
+
+    /// Deals one batch in one transaction and answers every deal in it.
+    async fn commit(&self, batch: Vec<Waiting>) {
+        let requests: Vec<RoundRequest> = batch.iter().map(|w| w.request.clone()).collect();
+        let deal = |i: usize, ctx: &DealContext<'_>| {
+            new_round(&self.key, &batch[i].request.pair_id, batch[i].game, ctx)
+        };
+        // Deals almost never fail, so a batch runs without a savepoint per
+        // deal; if one does fail, the batch is rolled back and run again
+        // with savepoints, so that it fails alone, with its own error. A
+        // batch of one runs with its savepoint at once, for the same reason.
+        let mut outcome = Err(anyhow::anyhow!("not run"));
+        if requests.len() > 1 {
+            outcome = self.store.insert_rounds(&requests, false, deal).await;
+        }
+        if outcome.is_err() {
+            outcome = self.store.insert_rounds(&requests, true, deal).await;
+        }
+        match outcome {
+            Ok(results) => {
+                for (waiting, result) in batch.into_iter().zip(results) {
+                    let _ = waiting.reply.send(result);
+                }
+            }
+            Err(err) => {
+                // The transaction failed as a whole: nothing was committed.
+                // Each deal gets the same verdict; an unreachable database
+                // stays a 503 for every one of them.
+                let unavailable = err
+                    .chain()
+                    .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
+                    .any(super::store::is_unavailable);
+                let text = format!("{err:#}");
+                for waiting in batch {
+                    let _ = waiting.reply.send(Err(if unavailable {
+                        anyhow::Error::from(sqlx::Error::PoolTimedOut).context(text.clone())
+                    } else {
+                        anyhow::anyhow!("dealing a batch of rounds: {text}")
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// One round of `game` on `pair_id` at the nonce `ctx` took: the seed
+/// opened, the deal computed and sealed, the log entry written.
+fn new_round(
+    key: &MasterKey,
+    pair_id: &str,
+    game: Game,
+    ctx: &DealContext<'_>,
+) -> anyhow::Result<NewRound> {
+    let seed = key
+        .open(ctx.server_seed_sealed, pair_id, Slot::Current)
+        .context("opening the pair's server seed")?;
+    let client = ClientSeed::new(ctx.client_seed)
+        .map_err(|e| anyhow::anyhow!("stored client seed is invalid: {e}"))?;
+    let dealt = deal(&seed, &client, ctx.nonce, game);
+    let id = new_id();
+    let deal_sealed = key.seal_deal(&serde_json::to_string(&dealt)?, &id)?;
+    let created_at = now_ms();
+    let log_entry = Entry::Round {
+        seed_pair: pair_id.to_owned(),
+        round: id.clone(),
+        nonce: ctx.nonce,
+        game: serde_json::to_value(game)?,
+        time: timestamp(created_at),
+    }
+    .to_bytes()?;
+    Ok(NewRound {
+        id,
+        game: serde_json::to_string(&game)?,
+        deal_sealed,
+        created_at,
+        log_entry,
+    })
+}
+
 /// The service's dealer.
-#[derive(Debug)]
 pub struct Dealer {
     store: Store,
-    key: MasterKey,
+    key: Arc<MasterKey>,
+    queue: Arc<DealQueue>,
+}
+
+impl std::fmt::Debug for Dealer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dealer")
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Dealer {
     pub fn new(store: Store, key: MasterKey) -> Self {
-        Self { store, key }
+        let key = Arc::new(key);
+        let queue = Arc::new(DealQueue {
+            store: store.clone(),
+            key: Arc::clone(&key),
+            waiters: Mutex::new(Waiters::default()),
+        });
+        Self { store, key, queue }
     }
 
     pub fn store(&self) -> &Store {
@@ -158,51 +323,41 @@ impl Dealer {
     /// Deals the pair's next round. A retry with the same idempotency key
     /// gets the round it dealt, if it asks for the same game; the same key
     /// with another game is [`InsertRound::IdempotencyKeyReused`].
+    ///
+    /// Deals share commits: the request joins this process's deal queue, and
+    /// the deals waiting at that moment (up to [`MAX_BATCH`]) are dealt in
+    /// one transaction with one durable commit, each in a savepoint of its
+    /// own (one that fails is rolled back alone). The answer comes only
+    /// after that commit.
     pub async fn deal_round(
         &self,
         pair_id: &str,
         game: Game,
         idempotency_key: Option<&str>,
     ) -> anyhow::Result<InsertRound> {
-        let game_json = serde_json::to_string(&game)?;
-        let outcome = self
-            .store
-            .insert_round(pair_id, idempotency_key, |ctx: &DealContext<'_>| {
-                let seed = self
-                    .key
-                    .open(ctx.server_seed_sealed, pair_id, Slot::Current)
-                    .context("opening the pair's server seed")?;
-                let client = ClientSeed::new(ctx.client_seed)
-                    .map_err(|e| anyhow::anyhow!("stored client seed is invalid: {e}"))?;
-                let dealt = deal(&seed, &client, ctx.nonce, game);
-                let id = new_id();
-                let deal_sealed = self.key.seal_deal(&serde_json::to_string(&dealt)?, &id)?;
-                let created_at = now_ms();
-                let log_entry = Entry::Round {
-                    seed_pair: pair_id.to_owned(),
-                    round: id.clone(),
-                    nonce: ctx.nonce,
-                    game: serde_json::to_value(game)?,
-                    time: timestamp(created_at),
+        let request = RoundRequest {
+            pair_id: pair_id.to_owned(),
+            idempotency_key: idempotency_key.map(str::to_owned),
+        };
+        // A concurrent request with the same idempotency key can lose the race
+        // on the unique constraint; it then finds the winner's round.
+        for _attempt in 0..2 {
+            if let Some(row) = self.store.replayed(&request).await? {
+                let recorded: Game =
+                    serde_json::from_str(&row.game).context("reading a recorded game")?;
+                if recorded != game {
+                    return Ok(InsertRound::IdempotencyKeyReused);
                 }
-                .to_bytes()?;
-                Ok(NewRound {
-                    id,
-                    game: game_json.clone(),
-                    deal_sealed,
-                    created_at,
-                    log_entry,
-                })
-            })
-            .await?;
-        if let InsertRound::Replayed(row) = &outcome {
-            let recorded: Game =
-                serde_json::from_str(&row.game).context("reading a recorded game")?;
-            if recorded != game {
-                return Ok(InsertRound::IdempotencyKeyReused);
+                return Ok(InsertRound::Replayed(row));
+            }
+            match self.queue.deal(request.clone(), game).await {
+                Err(err) if is_idempotency_race(&err) => continue,
+                Err(err) => return Err(err),
+                Ok(Some(row)) => return Ok(InsertRound::Dealt(row)),
+                Ok(None) => return self.store.why_no_round(pair_id).await,
             }
         }
-        Ok(outcome)
+        anyhow::bail!("idempotency key race did not settle")
     }
 
     /// The round's deal as JSON: opened from its seal while the pair is

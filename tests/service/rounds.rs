@@ -93,3 +93,97 @@ async fn a_retry_with_the_same_idempotency_key_returns_the_same_round(app: &Test
     assert_eq!(pair.json["next_nonce"], 2, "retries spent no nonce");
 }
 on_both_backends!(a_retry_with_the_same_idempotency_key_returns_the_same_round);
+
+/// Group commit: one transaction deals a batch, each request in a savepoint
+/// of its own. A request that fails (here, its dealing step) or whose pair
+/// takes no round is rolled back alone; the others commit, two on one pair
+/// with consecutive nonces, and the log holds exactly the committed ones.
+async fn one_failing_deal_does_not_fail_its_batch(app: &TestApp) {
+    use fairdeal::service::store::{NewRound, RoundRequest};
+
+    let first = app.operator.active_pair("batch one").await;
+    let second = app.operator.active_pair("batch two").await;
+    let waiting = app.operator.post("/v1/seed-pairs").await.success();
+    let waiting = waiting["id"].as_str().expect("id").to_owned();
+    let request = |pair: &str, key: Option<&str>| RoundRequest {
+        pair_id: pair.to_owned(),
+        idempotency_key: key.map(str::to_owned),
+    };
+    let requests = [
+        request(&first, Some("a")),
+        request(&waiting, None),
+        request(&second, None),
+        request(&first, Some("b")),
+        request(&first, None),
+    ];
+    let store = app.dealer.store();
+    let log_before = app.public.get("/log/checkpoint").await;
+    assert_eq!(log_before.status, StatusCode::OK);
+    let dealing = |i: usize, ctx: &fairdeal::service::store::DealContext<'_>| {
+        anyhow::ensure!(i != 2, "the dealing step of request 2 fails");
+        let id = format!("batch-round-{i}");
+        Ok(NewRound {
+            log_entry: format!(
+                "{{\"type\":\"round\",\"round\":\"{id}\",\"nonce\":{}}}",
+                ctx.nonce
+            )
+            .into_bytes(),
+            id,
+            game: "{\"type\":\"deck\",\"decks\":1}".to_owned(),
+            deal_sealed: vec![1, 2, 3],
+            created_at: 1,
+        })
+    };
+    // Without savepoints, the failing request fails the whole batch and
+    // nothing is committed.
+    let whole = store.insert_rounds(&requests, false, dealing).await;
+    assert!(
+        whole.is_err_and(|e| e.to_string().contains("request 2")),
+        "the batch fails as a whole"
+    );
+    let pair = app.public.get(&format!("/v1/seed-pairs/{first}")).await;
+    assert_eq!(pair.json["next_nonce"], 0, "nothing of it committed");
+    let results = store
+        .insert_rounds(&requests, true, dealing)
+        .await
+        .expect("the batch commits");
+    let summary: Vec<String> = results
+        .iter()
+        .map(|r| match r {
+            Ok(Some(row)) => format!("dealt {} nonce {}", row.seed_pair_id, row.nonce),
+            Ok(None) => "no round".to_owned(),
+            Err(err) => format!("failed: {err}"),
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            format!("dealt {first} nonce 0"),
+            "no round".to_owned(),
+            "failed: the dealing step of request 2 fails".to_owned(),
+            format!("dealt {first} nonce 1"),
+            format!("dealt {first} nonce 2"),
+        ]
+    );
+    // The failed request spent no nonce on its pair, and its rounds and log
+    // entries were rolled back with it.
+    let pair = app.public.get(&format!("/v1/seed-pairs/{second}")).await;
+    assert_eq!(pair.json["next_nonce"], 0);
+    let pair = app.public.get(&format!("/v1/seed-pairs/{first}")).await;
+    assert_eq!(pair.json["next_nonce"], 3);
+    let rounds = app
+        .public
+        .get(&format!("/v1/seed-pairs/{first}/rounds"))
+        .await;
+    assert_eq!(rounds.json["rounds"].as_array().map(Vec::len), Some(3));
+    // Count the batch's log entries (an update that changes nothing
+    // reports the rows it matched).
+    let entries = app
+        .tamper(
+            "UPDATE log_entries SET entry = entry WHERE idx >= $1 AND entry LIKE '%batch-round-%'",
+            0i64,
+        )
+        .await;
+    assert_eq!(entries, 3, "three round entries, none of request 2");
+}
+on_both_backends!(one_failing_deal_does_not_fail_its_batch);

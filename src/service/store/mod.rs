@@ -38,7 +38,9 @@ mod rows;
 pub use keys::InsertKey;
 pub use log::{ClientSeedHolder, LogCheckpoint};
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
-pub use rounds::{CloseRound, DealContext, InsertRound};
+pub use rounds::{
+    BatchedRound, CloseRound, DealContext, InsertRound, RoundRequest, is_idempotency_race,
+};
 pub use rows::{KeyRow, NewPair, NewRound, PairRow, PairStatus, RoundRow, RoundStatus};
 
 /// A database, SQLite or PostgreSQL.

@@ -3,6 +3,14 @@
 use super::rows::{NewRound, PairStatus, RoundRow, RoundStatus};
 use super::{Constraint, Store};
 
+/// Whether `err` is losing the race for an idempotency key to a concurrent
+/// request (the unique constraint): that request's round is then the answer.
+pub fn is_idempotency_race(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<sqlx::Error>()
+        .and_then(Constraint::violated_by)
+        == Some(Constraint::RoundsPairIdempotency)
+}
+
 /// What the deal closure receives inside the round transaction.
 #[derive(Debug)]
 pub struct DealContext<'a> {
@@ -35,51 +43,55 @@ pub enum CloseRound {
     NotFound,
 }
 
+/// One deal of a batch: the pair, and the request's idempotency key.
+#[derive(Clone, Debug)]
+pub struct RoundRequest {
+    pub pair_id: String,
+    pub idempotency_key: Option<String>,
+}
+
+/// What became of one request of a batch: dealt (its row), not dealt because
+/// the pair takes no round (`None`: [`Store::why_no_round`] says why), or
+/// failed on its own (rolled back alone).
+pub type BatchedRound = anyhow::Result<Option<RoundRow>>;
+
 impl Store {
-    /// Deals a round in one transaction: takes the pair's next nonce, calls
-    /// `deal` with it and the sealed seed, inserts the round, commits. With an
-    /// idempotency key already used on this pair, returns that round and
-    /// spends no nonce.
-    pub async fn insert_round<F>(
-        &self,
-        pair_id: &str,
-        idempotency_key: Option<&str>,
-        deal: F,
-    ) -> anyhow::Result<InsertRound>
-    where
-        F: Fn(&DealContext<'_>) -> anyhow::Result<NewRound>,
-    {
-        // A concurrent request with the same idempotency key can lose the race
-        // on the unique constraint; it then finds the winner's round.
-        for _attempt in 0..2 {
-            if let Some(key) = idempotency_key
-                && let Some(existing) = self.round_by_idempotency_key(pair_id, key).await?
-            {
-                return Ok(InsertRound::Replayed(existing));
-            }
-            match self.try_insert_round(pair_id, idempotency_key, &deal).await {
-                Err(err)
-                    if err
-                        .downcast_ref::<sqlx::Error>()
-                        .and_then(Constraint::violated_by)
-                        == Some(Constraint::RoundsPairIdempotency) =>
-                {
-                    continue;
-                }
-                other => return other,
-            }
+    /// The round `request`'s idempotency key already dealt on its pair.
+    pub async fn replayed(&self, request: &RoundRequest) -> Result<Option<RoundRow>, sqlx::Error> {
+        match &request.idempotency_key {
+            Some(key) => self.round_by_idempotency_key(&request.pair_id, key).await,
+            None => Ok(None),
         }
-        anyhow::bail!("idempotency key race did not settle")
     }
 
-    async fn try_insert_round<F>(
+    /// Why the pair took no round: it does not exist, is not active, or has
+    /// dealt all it may.
+    pub async fn why_no_round(&self, pair_id: &str) -> anyhow::Result<InsertRound> {
+        Ok(match self.pair(pair_id).await? {
+            None => InsertRound::NotFound,
+            Some(pair) if pair.status == PairStatus::Active => InsertRound::Exhausted,
+            Some(pair) => InsertRound::NotActive(pair.status),
+        })
+    }
+
+    /// Deals several rounds in ONE transaction and one commit (group
+    /// commit): request `i` takes its pair's next nonce, is dealt by
+    /// `deal(i, …)`, logged and inserted. Requests on the same pair get
+    /// consecutive nonces in request order. The outer error is the
+    /// transaction's: then nothing was committed.
+    ///
+    /// With `isolated`, each request runs in a savepoint of its own, so one
+    /// that fails is rolled back alone and the others commit. Without, the
+    /// batch saves those two statements a deal, and the first request that
+    /// fails fails the whole batch (an outer error): run it again isolated.
+    pub async fn insert_rounds<F>(
         &self,
-        pair_id: &str,
-        idempotency_key: Option<&str>,
-        deal: &F,
-    ) -> anyhow::Result<InsertRound>
+        requests: &[RoundRequest],
+        isolated: bool,
+        deal: F,
+    ) -> anyhow::Result<Vec<BatchedRound>>
     where
-        F: Fn(&DealContext<'_>) -> anyhow::Result<NewRound>,
+        F: Fn(usize, &DealContext<'_>) -> anyhow::Result<NewRound>,
     {
         const TAKE_NONCE: &str = "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
              WHERE id = $1 AND status = $2 AND next_nonce < 9007199254740991 \
@@ -90,48 +102,74 @@ impl Store {
              VALUES ($1, $2, $3, $4, '', $5, $8, $6, $7, $9) RETURNING ",
             round_columns!()
         );
-        let dealt: Option<RoundRow> = write_tx!(self, |tx| {
-            let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> = sqlx::query_as(TAKE_NONCE)
-                .bind(pair_id)
-                .bind(PairStatus::Active.as_str())
-                .fetch_optional(&mut *tx)
-                .await?;
-            match taken {
-                Some((nonce, Some(sealed), Some(client_seed))) => {
-                    let round = deal(&DealContext {
-                        nonce: nonce as u64,
-                        server_seed_sealed: &sealed,
-                        client_seed: &client_seed,
-                    })?;
-                    let log_index = append_log_entry!(tx, &round.log_entry);
+        // One request's statements on the executor `$tx`.
+        macro_rules! deal_one {
+            ($tx:ident, $i:expr, $request:expr) => {
+                async {
+                    let (i, request): (usize, &RoundRequest) = ($i, $request);
+                    let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> =
+                        sqlx::query_as(TAKE_NONCE)
+                            .bind(&request.pair_id)
+                            .bind(PairStatus::Active.as_str())
+                            .fetch_optional(&mut *$tx)
+                            .await?;
+                    let (nonce, sealed, client_seed) = match taken {
+                        Some((nonce, Some(sealed), Some(client_seed))) => {
+                            (nonce, sealed, client_seed)
+                        }
+                        Some(_) => anyhow::bail!(
+                            "an active seed pair without a sealed seed or client seed"
+                        ),
+                        None => return Ok(None),
+                    };
+                    let round = deal(
+                        i,
+                        &DealContext {
+                            nonce: nonce as u64,
+                            server_seed_sealed: &sealed,
+                            client_seed: &client_seed,
+                        },
+                    )?;
+                    let log_index = append_log_entry!($tx, &round.log_entry);
                     let row: RoundRow = sqlx::query_as(INSERT)
                         .bind(&round.id)
-                        .bind(pair_id)
+                        .bind(&request.pair_id)
                         .bind(nonce)
                         .bind(&round.game)
                         .bind(&round.deal_sealed)
                         .bind(round.created_at)
-                        .bind(idempotency_key)
+                        .bind(&request.idempotency_key)
                         .bind(RoundStatus::InPlay.as_str())
                         .bind(log_index)
-                        .fetch_one(&mut *tx)
+                        .fetch_one(&mut *$tx)
                         .await?;
-                    Some(row)
+                    Ok(Some(row))
                 }
-                Some(_) => {
-                    anyhow::bail!("an active seed pair without a sealed seed or client seed")
-                }
-                None => None,
-            }
-        });
-        if let Some(row) = dealt {
-            return Ok(InsertRound::Dealt(row));
+            };
         }
-        Ok(match self.pair(pair_id).await? {
-            None => InsertRound::NotFound,
-            Some(pair) if pair.status == PairStatus::Active => InsertRound::Exhausted,
-            Some(pair) => InsertRound::NotActive(pair.status),
-        })
+        Ok(write_tx!(self, |tx| {
+            let mut results: Vec<BatchedRound> = Vec::with_capacity(requests.len());
+            for (i, request) in requests.iter().enumerate() {
+                if !isolated {
+                    let outcome: BatchedRound = deal_one!(tx, i, request).await;
+                    results.push(Ok(outcome?));
+                    continue;
+                }
+                let mut savepoint = sqlx::Acquire::begin(&mut tx).await?;
+                let outcome: BatchedRound = deal_one!(savepoint, i, request).await;
+                match outcome {
+                    Ok(row) => {
+                        savepoint.commit().await?;
+                        results.push(Ok(row));
+                    }
+                    Err(err) => {
+                        savepoint.rollback().await?;
+                        results.push(Err(err));
+                    }
+                }
+            }
+            results
+        }))
     }
 
     async fn round_by_idempotency_key(

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What the transparency log costs a deal: the same load against the service
-# as it was just before the log (REVISION, default 7260572, the last commit
-# without it) and as it is in this working tree, in one run, on loopback only.
-# Usage: benches/load/log-cost.sh [sqlite|postgres] [seconds] [connections] [REVISION]
+# The service as it is in this working tree against the service at another
+# commit, the same load in one run, on loopback only. The default REVISION,
+# 7260572, is the last commit before the transparency log: what the log
+# costs a deal. Pass another (say HEAD) to measure a change.
+# Usage: benches/load/compare.sh [sqlite|postgres] [seconds] [connections] [REVISION]
 # Both binaries are release builds sharing this checkout's target directory
 # (only the fairdeal crate differs). Each is measured twice, alternating
 # (before, with, before, with), on a fresh database each time:
@@ -26,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 target=${CARGO_TARGET_DIR:-$PWD/target}
 
-echo "== building the service at $revision (before the log) and this tree (with it)"
+echo "== building the service at $revision (before) and this tree (with the change)"
 git worktree add -q --detach "$work/before" "$revision"
 (cd "$work/before" && CARGO_TARGET_DIR=$target cargo build --release -q --locked --bin fairdeal)
 cp "$target/release/fairdeal" "$work/fairdeal-before"
@@ -86,5 +87,5 @@ for run in 1 2; do
     total[$build]=$(awk -v a="${total[$build]}" -v b="$rate" 'BEGIN { print a + b }')
   done
 done
-awk -v b="${total[before]}" -v w="${total[with]}" \
-  'BEGIN { printf "deals/s with the log / before it: %.3f (mean of two runs each: %.0f / %.0f)\n", w / b, w / 2, b / 2 }'
+awk -v b="${total[before]}" -v w="${total[with]}" -v rev="$revision" \
+  'BEGIN { printf "deals/s this tree / %s: %.3f (mean of two runs each: %.0f / %.0f)\n", rev, w / b, w / 2, b / 2 }'
