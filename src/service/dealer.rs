@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 use super::store::{
     BatchedRound, CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus,
     Rotate, Rotation, RoundRequest, RoundRow, SealedDeal, SetClientSeed, Store,
-    is_idempotency_race,
+    is_idempotency_race, is_unavailable_cause,
 };
 use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
@@ -174,11 +174,15 @@ impl DealQueue {
         // deal; if one does fail, the batch is rolled back and run again
         // with savepoints, so that it fails alone, with its own error. A
         // batch of one runs with its savepoint at once, for the same reason.
+        // An unreachable database is not a deal's fault: no second try.
         let mut outcome = Err(anyhow::anyhow!("not run"));
         if requests.len() > 1 {
             outcome = self.store.insert_rounds(&requests, false, deal).await;
         }
-        if outcome.is_err() {
+        if outcome
+            .as_ref()
+            .is_err_and(|err| !is_unavailable_cause(err))
+        {
             outcome = self.store.insert_rounds(&requests, true, deal).await;
         }
         match outcome {
@@ -191,10 +195,7 @@ impl DealQueue {
                 // The transaction failed as a whole: nothing was committed.
                 // Each deal gets the same verdict; an unreachable database
                 // stays a 503 for every one of them.
-                let unavailable = err
-                    .chain()
-                    .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
-                    .any(super::store::is_unavailable);
+                let unavailable = is_unavailable_cause(&err);
                 let text = format!("{err:#}");
                 for waiting in batch {
                     let _ = waiting.reply.send(Err(if unavailable {

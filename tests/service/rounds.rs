@@ -185,5 +185,40 @@ async fn one_failing_deal_does_not_fail_its_batch(app: &TestApp) {
         )
         .await;
     assert_eq!(entries, 3, "three round entries, none of request 2");
+
+    // Without savepoints and without a failure: the batch's statements
+    // together, rows matched to their requests, a pair's deals in order.
+    let together = [
+        request(&second, None),
+        request(&waiting, None),
+        request(&first, Some("c")),
+        request(&first, None),
+    ];
+    let results = store
+        .insert_rounds(&together, false, |i, ctx| dealing(i + 10, ctx))
+        .await
+        .expect("the batch commits");
+    let summary: Vec<String> = results
+        .iter()
+        .map(|r| match r {
+            Ok(Some(row)) => format!("{} {} {}", row.seed_pair_id, row.nonce, row.id),
+            Ok(None) => "no round".to_owned(),
+            Err(err) => format!("failed: {err}"),
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            format!("{second} 0 batch-round-10"),
+            "no round".to_owned(),
+            format!("{first} 3 batch-round-12"),
+            format!("{first} 4 batch-round-13"),
+        ]
+    );
+    let with_key = store
+        .replayed(&request(&first, Some("c")))
+        .await
+        .expect("read");
+    assert_eq!(with_key.map(|row| row.nonce), Some(3));
 }
 on_both_backends!(one_failing_deal_does_not_fail_its_batch);

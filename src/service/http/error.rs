@@ -194,11 +194,7 @@ impl ApiError {
     /// 500, or 503 when the cause is the database being out of reach. The
     /// cause is logged here; the client sees nothing of it.
     pub fn internal(err: &anyhow::Error) -> Self {
-        let unavailable = err
-            .chain()
-            .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
-            .any(crate::service::store::is_unavailable);
-        if unavailable {
+        if crate::service::store::is_unavailable_cause(err) {
             tracing::warn!(error = format!("{err:#}"), "database unavailable");
             return Self::database_unavailable();
         }

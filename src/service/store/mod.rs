@@ -168,6 +168,13 @@ impl Constraint {
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
+/// Whether any cause in `err`'s chain is [`is_unavailable`].
+pub fn is_unavailable_cause(err: &anyhow::Error) -> bool {
+    err.chain()
+        .filter_map(|cause| cause.downcast_ref::<sqlx::Error>())
+        .any(is_unavailable)
+}
+
 /// Whether `err` means the database is out of reach (down, restarting, every
 /// connection busy past the acquire timeout) rather than a fault of the
 /// request or of the code. Such a request may be retried.

@@ -82,8 +82,10 @@ impl Store {
     ///
     /// With `isolated`, each request runs in a savepoint of its own, so one
     /// that fails is rolled back alone and the others commit. Without, the
-    /// batch saves those two statements a deal, and the first request that
-    /// fails fails the whole batch (an outer error): run it again isolated.
+    /// batch runs in as few statements as it can (one nonce update per deal,
+    /// then one statement each for the log indexes, the log entries and the
+    /// rounds), and the first request that fails fails the whole batch (an
+    /// outer error): run it again isolated.
     pub async fn insert_rounds<F>(
         &self,
         requests: &[RoundRequest],
@@ -147,14 +149,12 @@ impl Store {
                 }
             };
         }
+        if !isolated {
+            return self.insert_rounds_together(requests, deal).await;
+        }
         Ok(write_tx!(self, |tx| {
             let mut results: Vec<BatchedRound> = Vec::with_capacity(requests.len());
             for (i, request) in requests.iter().enumerate() {
-                if !isolated {
-                    let outcome: BatchedRound = deal_one!(tx, i, request).await;
-                    results.push(Ok(outcome?));
-                    continue;
-                }
                 let mut savepoint = sqlx::Acquire::begin(&mut tx).await?;
                 let outcome: BatchedRound = deal_one!(savepoint, i, request).await;
                 match outcome {
@@ -167,6 +167,102 @@ impl Store {
                         results.push(Err(err));
                     }
                 }
+            }
+            results
+        }))
+    }
+
+    /// [`Store::insert_rounds`] without savepoints, in as few statements as
+    /// a batch allows: each deal takes its pair's nonce (one statement each,
+    /// since each pair has its own counter), then the batch takes its log
+    /// indexes at once and inserts every log entry and every round in one
+    /// statement each. The first failure fails the batch.
+    async fn insert_rounds_together<F>(
+        &self,
+        requests: &[RoundRequest],
+        deal: F,
+    ) -> anyhow::Result<Vec<BatchedRound>>
+    where
+        F: Fn(usize, &DealContext<'_>) -> anyhow::Result<NewRound>,
+    {
+        const TAKE_NONCE: &str = "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
+             WHERE id = $1 AND status = $2 AND next_nonce < 9007199254740991 \
+             RETURNING next_nonce - 1, server_seed_sealed, client_seed";
+        const TAKE_INDEXES: &str = "UPDATE log_state SET next_index = next_index + $1 \
+             WHERE id = 1 RETURNING next_index - $1";
+        Ok(write_tx!(self, |tx| {
+            // (request index, nonce, the new round)
+            let mut dealt: Vec<(usize, i64, NewRound)> = Vec::with_capacity(requests.len());
+            for (i, request) in requests.iter().enumerate() {
+                let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> =
+                    sqlx::query_as(TAKE_NONCE)
+                        .bind(&request.pair_id)
+                        .bind(PairStatus::Active.as_str())
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                match taken {
+                    Some((nonce, Some(sealed), Some(client_seed))) => {
+                        let round = deal(
+                            i,
+                            &DealContext {
+                                nonce: nonce as u64,
+                                server_seed_sealed: &sealed,
+                                client_seed: &client_seed,
+                            },
+                        )?;
+                        dealt.push((i, nonce, round));
+                    }
+                    Some(_) => {
+                        anyhow::bail!("an active seed pair without a sealed seed or client seed")
+                    }
+                    None => {}
+                }
+            }
+            let mut rows: Vec<RoundRow> = Vec::new();
+            if !dealt.is_empty() {
+                let count = dealt.len() as i64;
+                let (first,): (i64,) = sqlx::query_as(TAKE_INDEXES)
+                    .bind(count)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                let mut entries = sqlx::QueryBuilder::new("INSERT INTO log_entries (idx, entry) ");
+                entries.push_values(dealt.iter().enumerate(), |mut row, (k, (_, _, round))| {
+                    row.push_bind(first + k as i64)
+                        .push_bind(round.log_entry.as_slice());
+                });
+                entries.build().execute(&mut *tx).await?;
+                let mut insert = sqlx::QueryBuilder::new(
+                    "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, \
+                     status, created_at, idempotency_key, log_index) ",
+                );
+                insert.push_values(
+                    dealt.iter().enumerate(),
+                    |mut row, (k, (i, nonce, round))| {
+                        let request = &requests[*i];
+                        row.push_bind(round.id.as_str())
+                            .push_bind(request.pair_id.as_str())
+                            .push_bind(*nonce)
+                            .push_bind(round.game.as_str())
+                            .push("''")
+                            .push_bind(round.deal_sealed.as_slice())
+                            .push_bind(RoundStatus::InPlay.as_str())
+                            .push_bind(round.created_at)
+                            .push_bind(request.idempotency_key.as_deref())
+                            .push_bind(first + k as i64);
+                    },
+                );
+                insert.push(concat!(" RETURNING ", round_columns!()));
+                rows = insert.build_query_as().fetch_all(&mut *tx).await?;
+            }
+            // RETURNING gives no promise of order: match rows by round id.
+            let mut by_id: std::collections::HashMap<String, RoundRow> =
+                rows.into_iter().map(|row| (row.id.clone(), row)).collect();
+            let mut results: Vec<BatchedRound> = (0..requests.len()).map(|_| Ok(None)).collect();
+            for (i, _, round) in &dealt {
+                let row = by_id
+                    .remove(&round.id)
+                    .ok_or_else(|| anyhow::anyhow!("round {} was not returned", round.id))?;
+                results[*i] = Ok(Some(row));
             }
             results
         }))
