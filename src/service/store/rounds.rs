@@ -55,6 +55,42 @@ pub struct RoundRequest {
 /// failed on its own (rolled back alone).
 pub type BatchedRound = anyhow::Result<Option<RoundRow>>;
 
+/// Takes `$request`'s pair's next nonce on the executor `$tx` and deals it
+/// with `$deal($i, …)`: the nonce and the new round, or `None` when the pair
+/// takes no round (missing, not active, exhausted).
+macro_rules! take_nonce_and_deal {
+    ($tx:ident, $deal:expr, $i:expr, $request:expr) => {
+        async {
+            let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> = sqlx::query_as(
+                "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
+                 WHERE id = $1 AND status = $2 AND next_nonce < 9007199254740991 \
+                 RETURNING next_nonce - 1, server_seed_sealed, client_seed",
+            )
+            .bind(&$request.pair_id)
+            .bind(PairStatus::Active.as_str())
+            .fetch_optional(&mut *$tx)
+            .await?;
+            match taken {
+                Some((nonce, Some(sealed), Some(client_seed))) => {
+                    let round = $deal(
+                        $i,
+                        &DealContext {
+                            nonce: nonce as u64,
+                            server_seed_sealed: &sealed,
+                            client_seed: &client_seed,
+                        },
+                    )?;
+                    anyhow::Ok(Some((nonce, round)))
+                }
+                Some(_) => {
+                    anyhow::bail!("an active seed pair without a sealed seed or client seed")
+                }
+                None => Ok(None),
+            }
+        }
+    };
+}
+
 impl Store {
     /// The round `request`'s idempotency key already dealt on its pair.
     pub async fn replayed(&self, request: &RoundRequest) -> Result<Option<RoundRow>, sqlx::Error> {
@@ -95,9 +131,6 @@ impl Store {
     where
         F: Fn(usize, &DealContext<'_>) -> anyhow::Result<NewRound>,
     {
-        const TAKE_NONCE: &str = "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
-             WHERE id = $1 AND status = $2 AND next_nonce < 9007199254740991 \
-             RETURNING next_nonce - 1, server_seed_sealed, client_seed";
         const INSERT: &str = concat!(
             "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, status, \
              created_at, idempotency_key, log_index) \
@@ -108,30 +141,11 @@ impl Store {
         macro_rules! deal_one {
             ($tx:ident, $i:expr, $request:expr) => {
                 async {
-                    let (i, request): (usize, &RoundRequest) = ($i, $request);
-                    let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> =
-                        sqlx::query_as(TAKE_NONCE)
-                            .bind(&request.pair_id)
-                            .bind(PairStatus::Active.as_str())
-                            .fetch_optional(&mut *$tx)
-                            .await?;
-                    let (nonce, sealed, client_seed) = match taken {
-                        Some((nonce, Some(sealed), Some(client_seed))) => {
-                            (nonce, sealed, client_seed)
-                        }
-                        Some(_) => anyhow::bail!(
-                            "an active seed pair without a sealed seed or client seed"
-                        ),
-                        None => return Ok(None),
+                    let request: &RoundRequest = $request;
+                    let Some((nonce, round)) = take_nonce_and_deal!($tx, deal, $i, request).await?
+                    else {
+                        return Ok(None);
                     };
-                    let round = deal(
-                        i,
-                        &DealContext {
-                            nonce: nonce as u64,
-                            server_seed_sealed: &sealed,
-                            client_seed: &client_seed,
-                        },
-                    )?;
                     let log_index = append_log_entry!($tx, &round.log_entry);
                     let row: RoundRow = sqlx::query_as(INSERT)
                         .bind(&round.id)
@@ -185,37 +199,14 @@ impl Store {
     where
         F: Fn(usize, &DealContext<'_>) -> anyhow::Result<NewRound>,
     {
-        const TAKE_NONCE: &str = "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
-             WHERE id = $1 AND status = $2 AND next_nonce < 9007199254740991 \
-             RETURNING next_nonce - 1, server_seed_sealed, client_seed";
         const TAKE_INDEXES: &str = "UPDATE log_state SET next_index = next_index + $1 \
              WHERE id = 1 RETURNING next_index - $1";
         Ok(write_tx!(self, |tx| {
             // (request index, nonce, the new round)
             let mut dealt: Vec<(usize, i64, NewRound)> = Vec::with_capacity(requests.len());
             for (i, request) in requests.iter().enumerate() {
-                let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> =
-                    sqlx::query_as(TAKE_NONCE)
-                        .bind(&request.pair_id)
-                        .bind(PairStatus::Active.as_str())
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                match taken {
-                    Some((nonce, Some(sealed), Some(client_seed))) => {
-                        let round = deal(
-                            i,
-                            &DealContext {
-                                nonce: nonce as u64,
-                                server_seed_sealed: &sealed,
-                                client_seed: &client_seed,
-                            },
-                        )?;
-                        dealt.push((i, nonce, round));
-                    }
-                    Some(_) => {
-                        anyhow::bail!("an active seed pair without a sealed seed or client seed")
-                    }
-                    None => {}
+                if let Some((nonce, round)) = take_nonce_and_deal!(tx, deal, i, request).await? {
+                    dealt.push((i, nonce, round));
                 }
             }
             let mut rows: Vec<RoundRow> = Vec::new();
