@@ -8,14 +8,13 @@
 //!   records it;
 //! - a seed is revealed only when none of its pair's rounds is in play.
 
-use anyhow::Context;
-use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
-
-use super::sealing::{MasterKey, Slot};
 use std::sync::{Arc, Mutex};
 
+use anyhow::Context;
+use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
 use tokio::sync::oneshot;
 
+use super::sealing::{MasterKey, Slot};
 use super::store::{
     BatchedRound, CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus,
     Rotate, Rotation, RoundRequest, RoundRow, SealedDeal, SetClientSeed, Store,
@@ -327,9 +326,9 @@ impl Dealer {
     ///
     /// Deals share commits: the request joins this process's deal queue, and
     /// the deals waiting at that moment (up to [`MAX_BATCH`]) are dealt in
-    /// one transaction with one durable commit, each in a savepoint of its
-    /// own (one that fails is rolled back alone). The answer comes only
-    /// after that commit.
+    /// one transaction with one durable commit (a deal that fails sends its
+    /// batch round again with a savepoint per deal, so it fails alone). The
+    /// answer comes only after that commit.
     pub async fn deal_round(
         &self,
         pair_id: &str,
