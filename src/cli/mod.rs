@@ -8,6 +8,7 @@ use fairdeal_core::{Field, GameParam};
 
 pub mod audit;
 pub mod db;
+pub mod draw;
 pub mod export;
 pub mod keys;
 pub mod monitor;
@@ -32,8 +33,11 @@ pub enum Command {
     Keys(keys::KeysOpts),
     /// List a tenant's seed pairs (as GET /v1/seed-pairs).
     Pairs(pairs::PairsOpts),
-    /// Recompute a deal offline from its seeds and nonce.
+    /// Recompute a deal offline from its seeds and nonce (or, with `--game
+    /// shuffle --items N`, a list shuffle).
     Replay(replay::ReplayOpts),
+    /// Recompute a draw (raffle) offline from its entrant list and seeds.
+    Draw(draw::DrawOpts),
     /// Write every revealed seed pair and its rounds as NDJSON (as GET /v1/export).
     Export(export::ExportOpts),
     /// Replay every round of an export: commitments, cards, nonce sequences, statistics.
@@ -56,6 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Keys(opts) => keys::run(opts),
         Command::Pairs(opts) => pairs::run(opts),
         Command::Replay(opts) => replay::run(opts),
+        Command::Draw(opts) => draw::run(opts),
         Command::Export(opts) => export::run(opts),
         Command::Audit(opts) => audit::run(opts, audit::Mode::Audit),
         Command::Stats(opts) => audit::run(opts, audit::Mode::Stats),

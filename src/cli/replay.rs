@@ -19,6 +19,7 @@ Examples:
   fairdeal replay --server-seed d4905855cea6d293c9b84ccf823ec7840e6c1562df0e5b4d796ecd45dce3801c \\
       --client-seed 'my seed' --nonce 41 --game holdem --players 6
   fairdeal replay --server-seed … --client-seed … --nonce 0 --game deck --decks 6 --json
+  fairdeal replay --server-seed … --client-seed … --nonce 0 --game shuffle --items 1000000 > order.txt
 
 Exit status: 0 replayed (and the commitment matched, if given); 1 the seed does
 not match --commitment; 2 invalid input.")]
@@ -32,9 +33,13 @@ pub struct ReplayOpts {
     /// The round's nonce: 0 to 18446744073709551615.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub nonce: String,
-    /// The game: deck, holdem, omaha or hands.
+    /// The game: deck, holdem, omaha or hands; or shuffle (fairdeal-draw-v1:
+    /// the permutation of --items list positions, written one index a line).
     #[arg(long, value_name = "GAME")]
     pub game: String,
+    /// List positions to shuffle (shuffle only): 1 to 4294967295.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub items: Option<String>,
     /// Players (holdem 2-22, omaha 2-11, hands at least 1).
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub players: Option<String>,
@@ -113,6 +118,12 @@ pub struct ReplayRecord<'a> {
 }
 
 pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
+    if opts.game == "shuffle" {
+        return shuffle(&opts);
+    }
+    if opts.items.is_some() {
+        return Err(InputError::new("--items", "is taken by --game shuffle only").into());
+    }
     let input = opts.parse()?;
     let computed = input.server_seed.commitment();
     if let Some(published) = input.commitment
@@ -148,5 +159,56 @@ pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
             render::replay_table(&input, &computed, &dealt, input.commitment.is_some())
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--game shuffle --items N`: the permutation of N list positions
+/// (docs/PROTOCOL.md §8), streamed to stdout one index a line.
+fn shuffle(opts: &ReplayOpts) -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+
+    let core = |err: fairdeal_core::Error| InputError::from_core(&err);
+    for (flag, given) in [
+        ("--players", opts.players.is_some()),
+        ("--cards", opts.cards.is_some()),
+        ("--decks", opts.decks.is_some()),
+        ("--json", opts.json),
+    ] {
+        if given {
+            return Err(InputError::new(flag, "is not taken by --game shuffle").into());
+        }
+    }
+    let server_seed = ServerSeed::from_hex(&opts.server_seed).map_err(core)?;
+    let client_seed = ClientSeed::new(opts.client_seed.as_str()).map_err(core)?;
+    let nonce = parse_nonce(&opts.nonce).map_err(core)?;
+    let Some(items) = opts.items.as_deref() else {
+        return Err(InputError::new("--items", "is required with --game shuffle").into());
+    };
+    let items: u64 = items.parse().map_err(|_| {
+        InputError::new("--items", format!("must be a whole number, got {items:?}"))
+    })?;
+    if let Some(published) = opts
+        .commitment
+        .as_deref()
+        .map(Commitment::from_hex)
+        .transpose()
+        .map_err(core)?
+        && published != server_seed.commitment()
+    {
+        eprintln!(
+            "error: commitment mismatch: SHA-256 of the given server seed is {},\n\
+             but the published commitment is {published}.",
+            server_seed.commitment()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let order = fairdeal_core::shuffled_items(&server_seed, &client_seed, nonce, items)
+        .map_err(|err| InputError::new("--items", err))?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    for item in order {
+        writeln!(out, "{item}")?;
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }

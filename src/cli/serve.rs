@@ -241,6 +241,12 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
                 Ok(n) => tracing::info!(rounds = n, "closed rounds left in play past the timeout"),
                 Err(err) => tracing::warn!(error = format!("{err:#}"), "auto-close failed"),
             }
+            // List uploads cut off by a crash or a lost client leave drafts.
+            match dealer.discard_stale_uploads(now_ms()).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(drafts = n, "deleted list uploads that never finished"),
+                Err(err) => tracing::warn!(error = format!("{err:#}"), "draft sweep failed"),
+            }
         }
     });
     let limits = http::Limits {

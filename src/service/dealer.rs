@@ -23,6 +23,8 @@ use super::store::{
 use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
 
+pub mod draws;
+
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }

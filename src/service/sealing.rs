@@ -173,10 +173,24 @@ impl MasterKey {
 
     /// Opens what [`MasterKey::seal`] made for the same pair and slot.
     pub fn open(&self, sealed: &[u8], pair_id: &str, slot: Slot) -> Result<ServerSeed, OpenError> {
+        self.open_seed(sealed, &associated_data(pair_id, slot))
+    }
+
+    /// Seals the server seed of draw `draw_id` (until the draw runs).
+    pub fn seal_draw_seed(&self, seed: &ServerSeed, draw_id: &str) -> anyhow::Result<Vec<u8>> {
+        self.seal_bytes(seed.as_bytes(), &draw_associated_data(draw_id))
+    }
+
+    /// Opens what [`MasterKey::seal_draw_seed`] made for the same draw.
+    pub fn open_draw_seed(&self, sealed: &[u8], draw_id: &str) -> Result<ServerSeed, OpenError> {
+        self.open_seed(sealed, &draw_associated_data(draw_id))
+    }
+
+    fn open_seed(&self, sealed: &[u8], aad: &str) -> Result<ServerSeed, OpenError> {
         if sealed.len() != NONCE_LEN + SERVER_SEED_LEN + 16 {
             return Err(OpenError);
         }
-        let mut plain = self.open_bytes(sealed, &associated_data(pair_id, slot))?;
+        let mut plain = self.open_bytes(sealed, aad)?;
         let bytes: Result<[u8; SERVER_SEED_LEN], _> = plain.as_slice().try_into();
         plain.zeroize();
         bytes.map(ServerSeed::from_bytes).map_err(|_| OpenError)
@@ -199,6 +213,10 @@ fn associated_data(pair_id: &str, slot: Slot) -> String {
     format!("fairdeal seed v1|pair={pair_id}|slot={}", slot.label())
 }
 
+fn draw_associated_data(draw_id: &str) -> String {
+    format!("fairdeal seed v1|draw={draw_id}")
+}
+
 fn deal_associated_data(round_id: &str) -> String {
     format!("fairdeal deal v1|round={round_id}")
 }
@@ -209,6 +227,23 @@ mod tests {
 
     fn key() -> MasterKey {
         MasterKey::from_hex(&"11".repeat(32)).expect("valid")
+    }
+
+    #[test]
+    fn a_draw_seed_opens_only_for_its_own_draw() {
+        let seed = ServerSeed::from_bytes([5; 32]);
+        let sealed = key().seal_draw_seed(&seed, "draw-a").expect("seal");
+        let opened = key().open_draw_seed(&sealed, "draw-a").expect("opens");
+        assert_eq!(opened.as_bytes(), seed.as_bytes());
+        assert_eq!(
+            key().open_draw_seed(&sealed, "draw-b").err(),
+            Some(OpenError)
+        );
+        // Not a pair's seed either, under the same id.
+        assert_eq!(
+            key().open(&sealed, "draw-a", Slot::Current).err(),
+            Some(OpenError)
+        );
     }
 
     #[test]

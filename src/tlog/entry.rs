@@ -39,6 +39,32 @@ pub enum Entry {
         game: serde_json::Value,
         time: String,
     },
+    /// A draw committed: its entrant list (hash and count), how many it
+    /// draws, its server seed's commitment, and the hash of the operator's
+    /// statement of where the client seed will come from.
+    DrawCommit {
+        draw: String,
+        entries_sha256: String,
+        entries: u64,
+        winners: u64,
+        server_seed_hash: String,
+        client_seed_source_sha256: String,
+        time: String,
+    },
+    /// A draw's client seed, set.
+    DrawClientSeed {
+        draw: String,
+        client_seed_sha256: String,
+        time: String,
+    },
+    /// A draw run: its winners' entrant indices, winner 1 first, and its
+    /// server seed, revealed at once.
+    DrawResult {
+        draw: String,
+        winners: Vec<u32>,
+        server_seed: String,
+        time: String,
+    },
     /// The pair's server seed, revealed by rotation.
     Reveal {
         seed_pair: String,

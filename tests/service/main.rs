@@ -23,6 +23,7 @@ mod snapshot;
 
 mod auth;
 mod bad_input;
+mod draws;
 mod export;
 mod limits;
 mod log;

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::harness::{Backend, Client, Deployment, TestApp, TestDatabase, on_both_backends};
 
 /// An operator key of `tenant` for `app`.
-async fn operator_of(app: &TestApp, name: &str, tenant: &str) -> Client {
+pub(crate) async fn operator_of(app: &TestApp, name: &str, tenant: &str) -> Client {
     let key = generate(name, tenant, 0).expect("key");
     assert_eq!(
         app.dealer

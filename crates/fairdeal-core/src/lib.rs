@@ -21,6 +21,8 @@
 //! - `card`: cards, names, the unshuffled deck order.
 //! - `game`: games, layouts, the shuffle, deals.
 //! - `verify`: dealing a round, checking a recorded one.
+//! - `draw`: fairdeal-draw-v1 — entrant lists, their commitment, draws
+//!   and list shuffles.
 //! - `error`: the one error type, for malformed input.
 //!
 //! ## Invariants
@@ -35,6 +37,7 @@
 #![warn(missing_docs)]
 
 mod card;
+mod draw;
 mod error;
 mod game;
 mod keystream;
@@ -44,6 +47,10 @@ mod serde_impls;
 mod verify;
 
 pub use card::{Card, Rank, Suit, fresh_deck};
+pub use draw::{
+    Draw, DrawError, DuplicateFinder, LineRule, ListCommitment, ListError, ListScanner,
+    MAX_ENTRIES, ScanError, draw, draw_winners, parse_list, shuffle_items, shuffled_items,
+};
 pub use error::{Error, Field, GameParam};
 pub use game::{Deal, GAME_TYPES, Game, Layout, Slot, limits, shuffle};
 pub use keystream::{Keystream, RoundKey, SeedKey, UNIFORM_MAX_BOUND, WordSource, uniform};
@@ -57,3 +64,7 @@ pub use verify::{
 
 /// The protocol this crate implements, as written in records and exports.
 pub const PROTOCOL: &str = "fairdeal-v1";
+
+/// The draw protocol (docs/PROTOCOL.md §7–§9): fairdeal-v1's keystream and
+/// shuffle over the indices of a committed entrant list.
+pub const DRAW_PROTOCOL: &str = "fairdeal-draw-v1";

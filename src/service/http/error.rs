@@ -43,6 +43,9 @@ pub struct Problem {
     /// Rounds still in play, when rotation is refused because of them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rounds_in_play: Option<Vec<String>>,
+    /// The line at fault (from 1, as an editor counts) of an uploaded list.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
 }
 
 /// An error answered to the client.
@@ -53,6 +56,7 @@ pub struct ApiError {
     detail: String,
     field: Option<String>,
     rounds_in_play: Option<Vec<String>>,
+    line: Option<u64>,
     www_authenticate: bool,
     /// Seconds, for a `Retry-After` header.
     retry_after: Option<u32>,
@@ -66,6 +70,7 @@ impl ApiError {
             detail: detail.into(),
             field: None,
             rounds_in_play: None,
+            line: None,
             www_authenticate: false,
             retry_after: None,
         }
@@ -109,6 +114,25 @@ impl ApiError {
             format!("no {what} with id {id:?}")
         };
         Self::new(StatusCode::NOT_FOUND, "Not found", detail)
+    }
+
+    /// Names the line (from 1) of an uploaded list at fault.
+    pub fn set_line(&mut self, line: u64) {
+        self.line = Some(line);
+    }
+
+    /// 404 with its own explanation.
+    pub fn not_found_detail(detail: String) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "Not found", detail)
+    }
+
+    /// 413: a body over a limit.
+    pub fn payload_too_large(detail: String) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Request body too large",
+            detail,
+        )
     }
 
     /// 408: the request was not read and answered in time.
@@ -233,6 +257,7 @@ impl IntoResponse for ApiError {
             detail: self.detail,
             field: self.field,
             rounds_in_play: self.rounds_in_play,
+            line: self.line,
         };
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let mut response = (self.status, bytes).into_response();

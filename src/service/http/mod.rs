@@ -25,6 +25,7 @@ use crate::tlog::key::LogKey;
 pub use server::{Limits, raise_open_file_limit, serve, serve_with};
 
 pub mod auth;
+pub mod draws;
 pub mod error;
 pub mod export;
 pub mod log;
@@ -151,6 +152,11 @@ documented_routes![
     receipts::pair,
     transparency::consistency,
     transparency::same_client_seed,
+    draws::create,
+    draws::get,
+    draws::set_client_seed,
+    draws::run,
+    draws::entries,
 ];
 
 /// The whole API, with [`Limits::default`].
@@ -229,7 +235,7 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         transparency::ConsistencyProof, transparency::SameClientSeed, transparency::ClientSeedPair, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
         wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
-        ops::VersionInfo)),
+        ops::VersionInfo, draws::DrawView, draws::Winner, draws::CreateDrawRequest)),
     modifiers(&OperatorKey, &ClosedGames),
 )]
 #[derive(Debug)]

@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 const TEMPLATE: &str = include_str!("../../../web/verify.html");
 const STYLE: &str = include_str!("../../../web/verify.css");
 const PROTOCOL_JS: &str = include_str!("../../../web/fairdeal-v1.mjs");
+const DRAW_JS: &str = include_str!("../../../web/fairdeal-draw.mjs");
 const TLOG_JS: &str = include_str!("../../../web/tlog.mjs");
 const PAGE_JS: &str = include_str!("../../../web/verify-page.js");
 
@@ -37,7 +38,7 @@ fn sha256_source(text: &str) -> String {
 }
 
 fn build() -> VerifyPage {
-    let script = format!("{PROTOCOL_JS}\n{TLOG_JS}\n{PAGE_JS}");
+    let script = format!("{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{PAGE_JS}");
     let policy = format!(
         "default-src 'none'; script-src {}; style-src {}; connect-src 'self'; img-src data:; \
          base-uri 'none'; form-action 'none'",

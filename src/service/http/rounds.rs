@@ -16,7 +16,7 @@ use crate::service::store::{CloseRound, InsertRound, PairRow, PairStatus, RoundR
 
 const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
-fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+pub(super) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let Some(value) = headers.get(IDEMPOTENCY_KEY) else {
         return Ok(None);
     };

@@ -44,6 +44,9 @@ impl Default for Limits {
     }
 }
 
+/// The longest a list upload (`POST /v1/draws`, text/plain) may take.
+pub const UPLOAD_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
 /// Answers 408 problem+json when a request is not read and answered within
 /// the limit. The handler's future is dropped: a database transaction in it
 /// rolls back unless it had committed, which is why a deal is retried with
@@ -53,6 +56,13 @@ pub(super) async fn bound_request(
     request: Request,
     next: Next,
 ) -> Response {
+    // A list upload may take minutes: it is bounded by the time between its
+    // chunks instead (`draws::UPLOAD_IDLE`), and by this much overall.
+    let limit = if super::draws::is_list_upload(&request) {
+        limit.max(UPLOAD_TIMEOUT)
+    } else {
+        limit
+    };
     match tokio::time::timeout(limit, next.run(request)).await {
         Ok(response) => response,
         Err(_) => ApiError::request_timeout(limit).into_response(),

@@ -35,6 +35,9 @@ use sqlx::sqlite::{
 #[macro_use]
 mod rows;
 
+pub use draws::{
+    BeginDraw, DrawCommitment, DrawRequest, DrawRow, DrawStatus, DrawUpdate, DuplicateLine,
+};
 pub use keys::InsertKey;
 pub use log::{ClientSeedHolder, LogCheckpoint};
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
@@ -104,6 +107,7 @@ macro_rules! append_log_entry {
 }
 
 // After the macros above, which they use.
+mod draws;
 mod keys;
 mod log;
 mod pairs;

@@ -1,0 +1,594 @@
+//! `/v1/draws`: draws over entrant lists (fairdeal-draw-v1) — commit a list
+//! (uploaded as text, or by its hash and count) and a server seed, set the
+//! client seed, run, read, download the list.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use fairdeal_core::{DRAW_PROTOCOL, Draw, ListCommitment};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::auth::{Operator, Viewer};
+use super::error::{
+    ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
+    OperatorAuthProblems, Problem, QueryProblems, ViewerAuthProblems,
+};
+use super::receipts::{Receipt, receipt};
+use super::rounds::idempotency_key;
+use super::wire::ClientSeedRequest;
+use crate::service::dealer::PairLabel;
+use crate::service::dealer::draws::{MAX_LIST_BYTES, NewDraw, UploadError};
+use crate::service::store::{BeginDraw, DrawRow, DrawStatus, DrawUpdate};
+use crate::time::timestamp;
+
+/// How long an uploading client may send nothing before it gets a 408.
+pub const UPLOAD_IDLE: Duration = Duration::from_secs(30);
+/// Lines read from the database per page of `GET …/entries`.
+const ENTRIES_PAGE: u64 = 10_000;
+
+/// A draw over a list committed by its hash and line count.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateDrawRequest {
+    /// Lowercase hex SHA-256 of the list's exact bytes (docs/PROTOCOL.md §7).
+    pub entries_sha256: String,
+    /// The list's number of lines, 2 to 4294967295.
+    pub entries: u64,
+    /// How many winners to draw, 1 to 1000 and at most `entries`.
+    pub winners: u64,
+    /// Where the client seed will come from, stated before it exists.
+    pub client_seed_source: String,
+    /// The operator's own reference (shown to its operators only).
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// The query of a list upload (`Content-Type: text/plain`).
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct UploadParams {
+    /// How many winners to draw, 1 to 1000 and at most the list's lines
+    /// (with an uploaded list).
+    pub winners: Option<u64>,
+    /// Where the client seed will come from (with an uploaded list).
+    pub client_seed_source: Option<String>,
+    /// The operator's own reference (with an uploaded list).
+    pub label: Option<String>,
+}
+
+/// One winner.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Winner {
+    /// 1 for the first drawn.
+    pub rank: u32,
+    /// The entrant's index in the list, from 0 (the protocol's numbering).
+    pub entry: u32,
+    /// The entrant's line as an editor numbers it (`entry + 1`).
+    pub line_number: u64,
+    /// The entrant's line, when the list was uploaded.
+    pub text: Option<String>,
+}
+
+/// A draw.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DrawView {
+    pub id: String,
+    /// Always `fairdeal-draw-v1`.
+    pub protocol: &'static str,
+    pub status: DrawStatus,
+    /// The operator's reference: shown to its operators only.
+    pub label: Option<String>,
+    /// SHA-256 of the entrant list, committed before the client seed.
+    pub entries_sha256: String,
+    /// Lines in the list.
+    pub entries: u64,
+    /// How many winners the draw has.
+    pub winners: u64,
+    /// Where the client seed comes from, as the operator stated it first.
+    pub client_seed_source: String,
+    /// SHA-256 of the draw's server seed, committed before the client seed.
+    pub server_seed_hash: String,
+    pub client_seed: Option<String>,
+    /// The server seed, revealed when the draw runs.
+    pub server_seed: Option<String>,
+    /// The nonce of a draw: always 0 (its seed serves this draw only).
+    pub nonce: u64,
+    /// Whether the list can be downloaded from `/v1/draws/{id}/entries`.
+    pub entries_uploaded: bool,
+    pub created_at: String,
+    pub client_seed_set_at: Option<String>,
+    pub drawn_at: Option<String>,
+    /// The winners, winner 1 first, once drawn.
+    pub result: Option<Vec<Winner>>,
+    /// The signed receipt of the event this response created.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Receipt>,
+}
+
+/// 404 for a draw that does not exist, is someone else's (for an
+/// operator's action) or is still a draft.
+fn draw_not_found(id: &str) -> ApiError {
+    ApiError::not_found("draw", id)
+}
+
+/// The published draw `id`.
+async fn load_draw(state: &AppState, id: &str) -> Result<DrawRow, ApiError> {
+    match state.dealer.store().draw(id).await? {
+        Some(row) if row.status != DrawStatus::Uploading => Ok(row),
+        _ => Err(draw_not_found(id)),
+    }
+}
+
+/// The published draw `id`, if it is `operator`'s tenant's.
+async fn operators_draw(
+    state: &AppState,
+    operator: &Operator,
+    id: &str,
+) -> Result<DrawRow, ApiError> {
+    let row = load_draw(state, id).await?;
+    if row.tenant == operator.tenant {
+        Ok(row)
+    } else {
+        Err(draw_not_found(id))
+    }
+}
+
+/// The draw as a reader sees it: the label only for its operators; the
+/// winners' lines looked up when the list was uploaded.
+async fn view(state: &AppState, row: &DrawRow, owner: bool) -> Result<DrawView, ApiError> {
+    let result = match row.winner_indices()? {
+        None => None,
+        Some(indices) => {
+            let mut lines = std::collections::HashMap::new();
+            if row.entries_uploaded {
+                lines.extend(
+                    state
+                        .dealer
+                        .store()
+                        .draw_lines_at(row.seq, &indices)
+                        .await?,
+                );
+            }
+            Some(
+                indices
+                    .iter()
+                    .enumerate()
+                    .map(|(rank, &entry)| Winner {
+                        rank: rank as u32 + 1,
+                        entry,
+                        line_number: u64::from(entry) + 1,
+                        text: lines.remove(&i64::from(entry)),
+                    })
+                    .collect(),
+            )
+        }
+    };
+    Ok(DrawView {
+        id: row.id.clone(),
+        protocol: DRAW_PROTOCOL,
+        status: row.status,
+        label: row.label.clone().filter(|_| owner),
+        entries_sha256: row.entries_sha256.clone().unwrap_or_default(),
+        entries: row.entries.unwrap_or_default() as u64,
+        winners: row.winners as u64,
+        client_seed_source: row.client_seed_source.clone(),
+        server_seed_hash: row.server_seed_hash.clone().unwrap_or_default(),
+        client_seed: row.client_seed.clone(),
+        server_seed: row.revealed_seed().map(str::to_owned),
+        nonce: 0,
+        entries_uploaded: row.entries_uploaded,
+        created_at: timestamp(row.created_at),
+        client_seed_set_at: row.client_seed_at.map(timestamp),
+        drawn_at: row
+            .drawn_at
+            .filter(|_| row.status == DrawStatus::Drawn)
+            .map(timestamp),
+        result,
+        receipt: None,
+    })
+}
+
+/// Whether the request's body is declared as `mime`.
+fn content_type_is(headers: &HeaderMap, mime: &str) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case(mime))
+}
+
+/// Whether `request` uploads a list (its time is bounded by
+/// [`UPLOAD_IDLE`] between chunks, not by the request timeout).
+pub(super) fn is_list_upload(request: &Request) -> bool {
+    request.method() == axum::http::Method::POST
+        && request.uri().path() == "/v1/draws"
+        && content_type_is(request.headers(), "text/plain")
+}
+
+fn label(text: Option<String>) -> Result<Option<PairLabel>, ApiError> {
+    text.map(|text| PairLabel::new(text).map_err(|rule| ApiError::invalid("label", rule)))
+        .transpose()
+}
+
+fn checked(new: NewDraw) -> Result<NewDraw, ApiError> {
+    new.check()
+        .map_err(|(field, rule)| ApiError::invalid(field, rule))?;
+    Ok(new)
+}
+
+/// Commit to a draw.
+///
+/// Either upload the entrant list (`Content-Type: text/plain`; one entrant a
+/// line, each ending with LF; `winners` and `client_seed_source` in the
+/// query), streamed and checked line by line, or commit to a list kept
+/// elsewhere by its SHA-256 and line count (`application/json`). The answer
+/// publishes the list's commitment and the draw's server seed commitment,
+/// before any client seed exists. A refused list stores nothing; the error
+/// names its line (1-based). With `Idempotency-Key`, a retry returns the
+/// draw the first request made.
+#[utoipa::path(post, path = "/v1/draws", tag = "draws",
+    security(("operator_key" = [])),
+    params(UploadParams,
+        ("Idempotency-Key" = Option<String>, Header, description = "1–255 visible ASCII characters; a retry with the same key returns the same draw")),
+    request_body(description = "The list (text/plain), or its commitment (JSON)", content(
+        (String = "text/plain"),
+        (CreateDrawRequest = "application/json"),
+    )),
+    responses(
+        (status = 201, description = "The draw, committed and awaiting its client seed", body = DrawView),
+        (status = 200, description = "A retry with the same Idempotency-Key: the draw it made", body = DrawView),
+        DatabaseUnavailable,
+        JsonBodyProblems,
+        OperatorAuthProblems,
+        QueryProblems,
+        (status = 408, description = "The list stopped arriving", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A bad list (naming its line), or a bad field", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn create(
+    State(state): State<AppState>,
+    operator: Operator,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let key = idempotency_key(request.headers())?;
+    let (mut parts, body) = request.into_parts();
+    let ApiQuery(params) = ApiQuery::<UploadParams>::from_request_parts(&mut parts, &()).await?;
+    if !content_type_is(&parts.headers, "text/plain") {
+        // JSON, or refused by ApiJson with the content types it takes.
+        let request = Request::from_parts(parts, body);
+        let ApiJson(body) = ApiJson::<CreateDrawRequest>::from_request(request, &()).await?;
+        return create_by_hash(&state, operator, key, params, body).await;
+    }
+    if let Some(field) = [
+        params.winners.is_none(),
+        params.client_seed_source.is_none(),
+    ]
+    .iter()
+    .position(|missing| *missing)
+    {
+        let name = ["winners", "client_seed_source"][field];
+        return Err(ApiError::invalid(
+            name,
+            "is required in the query string of a list upload",
+        ));
+    }
+    let new = checked(NewDraw {
+        tenant: operator.tenant.clone(),
+        label: label(params.label)?,
+        winners: params.winners.unwrap_or_default(),
+        client_seed_source: params.client_seed_source.unwrap_or_default(),
+        idempotency_key: key,
+    })?;
+    let draft = match state.dealer.start_upload(&new).await? {
+        BeginDraw::Existing(row) => return existing(&state, row, &new).await,
+        BeginDraw::Started(row) => row,
+    };
+    let row = state
+        .dealer
+        .upload_list(&draft, body.into_data_stream(), UPLOAD_IDLE)
+        .await
+        .map_err(upload_error)?;
+    tracing::info!(draw = %row.id, entries = row.entries, "draw committed (list uploaded)");
+    created(&state, &row).await
+}
+
+async fn create_by_hash(
+    state: &AppState,
+    operator: Operator,
+    key: Option<String>,
+    params: UploadParams,
+    body: CreateDrawRequest,
+) -> Result<Response, ApiError> {
+    if params.winners.is_some() || params.client_seed_source.is_some() || params.label.is_some() {
+        return Err(ApiError::invalid(
+            "winners",
+            "with a JSON body, every field goes in the body, not the query string",
+        ));
+    }
+    let sha256 = body.entries_sha256.as_str();
+    let digest: [u8; 32] = match hex::decode(sha256) {
+        Ok(bytes) if sha256.len() == 64 && sha256 == sha256.to_ascii_lowercase() => {
+            bytes.try_into().map_err(|_| {
+                ApiError::invalid("entries_sha256", "must be 64 lowercase hex characters")
+            })?
+        }
+        _ => {
+            return Err(ApiError::invalid(
+                "entries_sha256",
+                "must be 64 lowercase hex characters (SHA-256 of the list's bytes)",
+            ));
+        }
+    };
+    let new = checked(NewDraw {
+        tenant: operator.tenant.clone(),
+        label: label(body.label)?,
+        winners: body.winners,
+        client_seed_source: body.client_seed_source,
+        idempotency_key: key,
+    })?;
+    Draw::new(body.entries, body.winners).map_err(|err| ApiError::invalid(err.field(), err))?;
+    let list = ListCommitment {
+        sha256: digest,
+        entries: body.entries,
+    };
+    match state.dealer.create_draw_by_hash(&new, list).await? {
+        BeginDraw::Started(row) => {
+            tracing::info!(draw = %row.id, "draw committed (list by hash)");
+            created(state, &row).await
+        }
+        BeginDraw::Existing(row) => {
+            if row.entries_sha256.as_deref() != Some(sha256)
+                || row.entries != Some(body.entries as i64)
+            {
+                return Err(key_reused());
+            }
+            existing(state, row, &new).await
+        }
+    }
+}
+
+fn key_reused() -> ApiError {
+    ApiError::invalid(
+        "Idempotency-Key",
+        "was used for another draw (another list, winners or client_seed_source); use a new key",
+    )
+}
+
+/// 201 with the new draw and its commitment's receipt.
+async fn created(state: &AppState, row: &DrawRow) -> Result<Response, ApiError> {
+    let mut body = view(state, row, true).await?;
+    body.receipt = receipt(state, row.commit_log_index).await?;
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// 200 with the draw an earlier request with the same key made, if it
+/// asked for the same.
+async fn existing(state: &AppState, row: DrawRow, new: &NewDraw) -> Result<Response, ApiError> {
+    if row.winners != new.winners as i64 || row.client_seed_source != new.client_seed_source {
+        return Err(key_reused());
+    }
+    if row.status == DrawStatus::Uploading {
+        return Err(ApiError::conflict(
+            "Upload in progress",
+            format!(
+                "draw {} is still receiving its list under this Idempotency-Key; retry when that upload has finished",
+                row.id
+            ),
+        ));
+    }
+    Ok((StatusCode::OK, Json(view(state, &row, true).await?)).into_response())
+}
+
+fn upload_error(err: UploadError) -> ApiError {
+    match err {
+        UploadError::Line { index, rule } => {
+            let mut err = ApiError::invalid("entries", rule);
+            err.set_line(index + 1);
+            err
+        }
+        UploadError::TooLarge => ApiError::payload_too_large(format!(
+            "the list is larger than the {} MiB a draw accepts",
+            MAX_LIST_BYTES / (1024 * 1024)
+        )),
+        UploadError::Draw(err) => ApiError::invalid(err.field(), err),
+        UploadError::Stalled(idle) => ApiError::request_timeout(idle),
+        UploadError::Body(detail) => {
+            ApiError::malformed(format!("the list could not be read: {detail}"), None)
+        }
+        UploadError::Internal(err) => ApiError::internal(&err),
+    }
+}
+
+/// Read a draw.
+///
+/// Public: the commitments, the client seed and where it comes from, and,
+/// once drawn, the revealed server seed and the winners.
+#[utoipa::path(get, path = "/v1/draws/{id}", tag = "draws",
+    params(("id" = String, Path, description = "Draw id")),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "The draw", body = DrawView),
+        DatabaseUnavailable,
+        ViewerAuthProblems,
+        (status = 404, description = "No such draw", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn get(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<DrawView>, ApiError> {
+    let row = load_draw(&state, &id).await?;
+    let owner = viewer.0.as_ref().is_some_and(|o| o.tenant == row.tenant);
+    Ok(Json(view(&state, &row, owner).await?))
+}
+
+/// Set the draw's client seed (once).
+///
+/// Only after the commitments are published; the same seed again is
+/// answered as set (a retry), another one is refused.
+#[utoipa::path(put, path = "/v1/draws/{id}/client-seed", tag = "draws",
+    security(("operator_key" = [])),
+    params(("id" = String, Path, description = "Draw id")),
+    request_body = ClientSeedRequest,
+    responses(
+        (status = 200, description = "The draw, ready to run", body = DrawView),
+        DatabaseUnavailable,
+        JsonBodyProblems,
+        OperatorAuthProblems,
+        (status = 404, description = "No such draw", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Another client seed is set, or the draw is drawn", body = Problem, content_type = "application/problem+json"),
+        InvalidClientSeed,
+    ))]
+pub async fn set_client_seed(
+    State(state): State<AppState>,
+    operator: Operator,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(request): ApiJson<ClientSeedRequest>,
+) -> Result<Json<DrawView>, ApiError> {
+    let client_seed = request.client_seed()?;
+    operators_draw(&state, &operator, &id).await?;
+    match state.dealer.set_draw_client_seed(&id, &client_seed).await? {
+        DrawUpdate::Done(row) => {
+            let mut body = view(&state, &row, true).await?;
+            body.receipt = receipt(&state, row.client_seed_log_index).await?;
+            Ok(Json(body))
+        }
+        DrawUpdate::NotFound => Err(draw_not_found(&id)),
+        DrawUpdate::Refused(row)
+            if row.status == DrawStatus::Ready
+                && row.client_seed.as_deref() == Some(client_seed.as_str()) =>
+        {
+            Ok(Json(view(&state, &row, true).await?))
+        }
+        DrawUpdate::Refused(row) => Err(ApiError::conflict(
+            "Client seed already set",
+            format!(
+                "draw {id} is {}; its client seed can be set only once, while it awaits one",
+                row.status
+            ),
+        )),
+    }
+}
+
+/// Run the draw.
+///
+/// Draws the winners (nonce 0 of the draw's server seed) and reveals the
+/// seed in the same transaction: a draw is over when it is drawn. Running a
+/// drawn draw again answers the same winners.
+#[utoipa::path(post, path = "/v1/draws/{id}/run", tag = "draws",
+    security(("operator_key" = [])),
+    params(("id" = String, Path, description = "Draw id")),
+    responses(
+        (status = 200, description = "The draw, drawn: winners and revealed seed", body = DrawView),
+        DatabaseUnavailable,
+        OperatorAuthProblems,
+        (status = 404, description = "No such draw", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The client seed is not set yet", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn run(
+    State(state): State<AppState>,
+    operator: Operator,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<DrawView>, ApiError> {
+    let row = operators_draw(&state, &operator, &id).await?;
+    let outcome = if row.status == DrawStatus::Ready {
+        state.dealer.run_draw(&row).await?
+    } else {
+        DrawUpdate::Refused(row)
+    };
+    match outcome {
+        DrawUpdate::Done(row) => {
+            tracing::info!(draw = %row.id, "draw run, seed revealed");
+            let mut body = view(&state, &row, true).await?;
+            body.receipt = receipt(&state, row.result_log_index).await?;
+            Ok(Json(body))
+        }
+        DrawUpdate::Refused(row) if row.status == DrawStatus::Drawn => {
+            Ok(Json(view(&state, &row, true).await?))
+        }
+        DrawUpdate::Refused(row) => Err(ApiError::conflict(
+            "Draw not ready",
+            format!(
+                "draw {id} is {}; set its client seed (PUT /v1/draws/{id}/client-seed) before running it",
+                row.status
+            ),
+        )),
+        DrawUpdate::NotFound => Err(draw_not_found(&id)),
+    }
+}
+
+/// Download the draw's entrant list.
+///
+/// The exact bytes that were committed (`entries_sha256`), streamed: anyone
+/// can check their own line is in it, before and after the draw.
+#[utoipa::path(get, path = "/v1/draws/{id}/entries", tag = "draws",
+    params(("id" = String, Path, description = "Draw id")),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "The list, one entrant a line", body = String, content_type = "text/plain"),
+        DatabaseUnavailable,
+        ViewerAuthProblems,
+        (status = 404, description = "No such draw, or its list was committed by hash only", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn entries(
+    State(state): State<AppState>,
+    _viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let row = load_draw(&state, &id).await?;
+    if !row.entries_uploaded {
+        return Err(ApiError::not_found_detail(format!(
+            "draw {id}'s list was committed by its hash only; the operator keeps the list"
+        )));
+    }
+    let total = row.entries.unwrap_or_default() as u64;
+    // The first page is read before answering, so an unreachable database
+    // is a 503, not a cut-off 200.
+    let store = state.dealer.store().clone();
+    let first = store.draw_lines(row.seq, 0, ENTRIES_PAGE).await?;
+    let seq = row.seq;
+    // State: the page already read (the first), and where the next starts.
+    let pages = futures_util::stream::unfold((Some(first), 0u64), move |(read, from)| {
+        let store = store.clone();
+        async move {
+            let lines = match read {
+                Some(lines) => lines,
+                None if from >= total => return None,
+                None => match store.draw_lines(seq, from, ENTRIES_PAGE).await {
+                    Ok(lines) => lines,
+                    Err(err) => {
+                        // The client sees a cut-off body, and its hash fails.
+                        tracing::warn!(error = %err, "a list download was cut off");
+                        return Some((Err(std::io::Error::other("database")), (None, u64::MAX)));
+                    }
+                },
+            };
+            if lines.is_empty() {
+                return None;
+            }
+            let mut text = String::with_capacity(lines.iter().map(|(_, l)| l.len() + 1).sum());
+            for (_, line) in &lines {
+                text.push_str(line);
+                text.push('\n');
+            }
+            Some((Ok::<_, std::io::Error>(text), (None, from + ENTRIES_PAGE)))
+        }
+    });
+    let mut response = Response::new(Body::from_stream(pages));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response.headers_mut().insert(
+        header::HeaderName::from_static("x-entries-sha256"),
+        HeaderValue::from_str(row.entries_sha256.as_deref().unwrap_or_default())
+            .map_err(anyhow::Error::from)?,
+    );
+    Ok(response)
+}

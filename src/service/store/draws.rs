@@ -1,0 +1,455 @@
+//! Draws (fairdeal-draw-v1): an uploaded list is stored a batch at a time
+//! under a hidden draft row, which becomes the published draw — list
+//! commitment and server seed commitment, with their log entry — in one
+//! transaction at the end, or is deleted with its lines if the list is
+//! refused. Setting the client seed and running the draw are each one
+//! conditional update with its log entry.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use sqlx::{FromRow, QueryBuilder};
+use utoipa::ToSchema;
+
+use super::Store;
+
+/// Where a draw is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawStatus {
+    /// Its list is arriving: not published, deleted if the list is refused.
+    Uploading,
+    /// Committed (list and server seed); waits for its client seed.
+    AwaitingClientSeed,
+    /// Has its client seed; waits to be run.
+    Ready,
+    /// Drawn: winners stored, server seed revealed.
+    Drawn,
+}
+
+status_text!(DrawStatus {
+    Uploading => "uploading",
+    AwaitingClientSeed => "awaiting_client_seed",
+    Ready => "ready",
+    Drawn => "drawn",
+});
+
+/// A draw as stored.
+#[derive(Clone, Debug, FromRow)]
+pub struct DrawRow {
+    pub seq: i64,
+    pub id: String,
+    pub tenant: String,
+    pub label: Option<String>,
+    #[sqlx(try_from = "String")]
+    pub status: DrawStatus,
+    pub entries_uploaded: bool,
+    pub entries_sha256: Option<String>,
+    pub entries: Option<i64>,
+    pub winners: i64,
+    pub client_seed_source: String,
+    pub server_seed_hash: Option<String>,
+    pub server_seed_sealed: Option<Vec<u8>>,
+    pub server_seed: Option<String>,
+    pub client_seed: Option<String>,
+    /// The winners' entrant indices as a JSON array, once drawn.
+    pub result: Option<String>,
+    pub idempotency_key: Option<String>,
+    pub created_at: i64,
+    pub client_seed_at: Option<i64>,
+    pub drawn_at: Option<i64>,
+    pub commit_log_index: Option<i64>,
+    pub client_seed_log_index: Option<i64>,
+    pub result_log_index: Option<i64>,
+}
+
+impl DrawRow {
+    /// The revealed server seed, only once drawn: the one rule for who may
+    /// see a draw's seed.
+    pub fn revealed_seed(&self) -> Option<&str> {
+        match self.status {
+            DrawStatus::Drawn => self.server_seed.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The winners' indices, once drawn.
+    pub fn winner_indices(&self) -> anyhow::Result<Option<Vec<u32>>> {
+        self.result
+            .as_deref()
+            .map(serde_json::from_str)
+            .transpose()
+            .map_err(Into::into)
+    }
+}
+
+macro_rules! draw_columns {
+    () => {
+        "seq, id, tenant, label, status, entries_uploaded, entries_sha256, entries, winners, \
+         client_seed_source, server_seed_hash, server_seed_sealed, server_seed, client_seed, \
+         result, idempotency_key, created_at, client_seed_at, drawn_at, commit_log_index, \
+         client_seed_log_index, result_log_index"
+    };
+}
+
+/// What a new draw says of itself, before its commitment.
+#[derive(Debug, Clone)]
+pub struct DrawRequest {
+    pub id: String,
+    pub tenant: String,
+    pub label: Option<String>,
+    pub winners: i64,
+    pub client_seed_source: String,
+    pub idempotency_key: Option<String>,
+    pub created_at: i64,
+}
+
+/// A draw's commitments, made when its list is complete (or given).
+#[derive(Debug)]
+pub struct DrawCommitment {
+    pub entries_sha256: String,
+    pub entries: i64,
+    pub server_seed_hash: String,
+    pub server_seed_sealed: Vec<u8>,
+    pub log_entry: Vec<u8>,
+}
+
+/// The outcome of starting a draw.
+#[derive(Debug)]
+pub enum BeginDraw {
+    /// A new draft (upload) or a new published draw (commitment given).
+    Started(DrawRow),
+    /// The tenant already used this idempotency key: that draw.
+    Existing(DrawRow),
+}
+
+/// A line that repeats an earlier one: its index and the earlier one's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DuplicateLine {
+    pub index: u64,
+    pub first: u64,
+}
+
+/// The outcome of setting a draw's client seed or running it.
+#[derive(Debug)]
+pub enum DrawUpdate {
+    Done(DrawRow),
+    NotFound,
+    /// Not in the status the change needs: the draw as it is.
+    Refused(DrawRow),
+}
+
+impl Store {
+    /// Starts a draw: a hidden draft to upload a list into (`commitment`
+    /// `None`), or a published draw whose list was committed by hash.
+    pub async fn begin_draw(
+        &self,
+        draw: &DrawRequest,
+        commitment: Option<&DrawCommitment>,
+    ) -> Result<BeginDraw, sqlx::Error> {
+        const INSERT: &str = concat!(
+            "INSERT INTO draws (id, tenant, label, status, entries_uploaded, winners, \
+             client_seed_source, idempotency_key, created_at, entries_sha256, entries, \
+             server_seed_hash, server_seed_sealed, commit_log_index) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+             ON CONFLICT (tenant, idempotency_key) DO NOTHING RETURNING ",
+            draw_columns!()
+        );
+        const EXISTING: &str = concat!(
+            "SELECT ",
+            draw_columns!(),
+            " FROM draws WHERE tenant = $1 AND idempotency_key = $2"
+        );
+        Ok(write_tx!(self, |tx| {
+            let index = match commitment {
+                Some(c) => Some(append_log_entry!(tx, &c.log_entry)),
+                None => None,
+            };
+            let status = if commitment.is_some() {
+                DrawStatus::AwaitingClientSeed
+            } else {
+                DrawStatus::Uploading
+            };
+            let row: Option<DrawRow> = sqlx::query_as(INSERT)
+                .bind(&draw.id)
+                .bind(&draw.tenant)
+                .bind(&draw.label)
+                .bind(status.as_str())
+                .bind(commitment.is_none())
+                .bind(draw.winners)
+                .bind(&draw.client_seed_source)
+                .bind(&draw.idempotency_key)
+                .bind(draw.created_at)
+                .bind(commitment.map(|c| &c.entries_sha256))
+                .bind(commitment.map(|c| c.entries))
+                .bind(commitment.map(|c| &c.server_seed_hash))
+                .bind(commitment.map(|c| &c.server_seed_sealed))
+                .bind(index)
+                .fetch_optional(&mut *tx)
+                .await?;
+            match row {
+                Some(row) => BeginDraw::Started(row),
+                None => {
+                    let existing: DrawRow = sqlx::query_as(EXISTING)
+                        .bind(&draw.tenant)
+                        .bind(&draw.idempotency_key)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    // Nothing to keep: the log entry goes with the rollback.
+                    return Ok(BeginDraw::Existing(existing));
+                }
+            }
+        }))
+    }
+
+    /// Stores `lines` (consecutive, the first at `first_index`) of draft
+    /// `seq`, in one transaction; or, if one repeats a line already stored
+    /// or an earlier one of the batch, stores nothing and names it.
+    pub async fn insert_draw_lines(
+        &self,
+        seq: i64,
+        first_index: u64,
+        lines: &[String],
+    ) -> Result<Option<DuplicateLine>, sqlx::Error> {
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        const FIRST: &str = "SELECT idx FROM draw_entries WHERE draw_seq = $1 AND line = $2";
+        Ok(write_tx!(self, |tx| {
+            let mut insert = QueryBuilder::new("INSERT INTO draw_entries (draw_seq, idx, line) ");
+            insert.push_values(lines.iter().enumerate(), |mut row, (i, line)| {
+                row.push_bind(seq)
+                    .push_bind((first_index + i as u64) as i64)
+                    .push_bind(line.as_str());
+            });
+            insert.push(" ON CONFLICT (draw_seq, line) DO NOTHING RETURNING idx");
+            let stored: Vec<(i64,)> = insert.build_query_as().fetch_all(&mut *tx).await?;
+            if stored.len() == lines.len() {
+                None
+            } else {
+                // The first line not stored repeats an earlier one.
+                let mut stored: Vec<u64> = stored.into_iter().map(|(i,)| i as u64).collect();
+                stored.sort_unstable();
+                let offset = stored
+                    .iter()
+                    .enumerate()
+                    .find(|(i, idx)| **idx != first_index + *i as u64)
+                    .map_or(stored.len(), |(i, _)| i);
+                let index = first_index + offset as u64;
+                let (first,): (i64,) = sqlx::query_as(FIRST)
+                    .bind(seq)
+                    .bind(&lines[offset])
+                    .fetch_one(&mut *tx)
+                    .await?;
+                // Rolls back this batch; the caller drops the draft.
+                return Ok(Some(DuplicateLine {
+                    index,
+                    first: first as u64,
+                }));
+            }
+        }))
+    }
+
+    /// Publishes draft `seq`: its list's commitment, its server seed's, and
+    /// their log entry. `None` if it is no longer a draft.
+    pub async fn publish_draw(
+        &self,
+        seq: i64,
+        commitment: &DrawCommitment,
+    ) -> Result<Option<DrawRow>, sqlx::Error> {
+        const PUBLISH: &str = concat!(
+            "UPDATE draws SET status = $2, entries_sha256 = $3, entries = $4, \
+             server_seed_hash = $5, server_seed_sealed = $6, commit_log_index = $7 \
+             WHERE seq = $1 AND status = $8 RETURNING ",
+            draw_columns!()
+        );
+        Ok(write_tx!(self, |tx| {
+            let index = append_log_entry!(tx, &commitment.log_entry);
+            let row: Option<DrawRow> = sqlx::query_as(PUBLISH)
+                .bind(seq)
+                .bind(DrawStatus::AwaitingClientSeed.as_str())
+                .bind(&commitment.entries_sha256)
+                .bind(commitment.entries)
+                .bind(&commitment.server_seed_hash)
+                .bind(&commitment.server_seed_sealed)
+                .bind(index)
+                .bind(DrawStatus::Uploading.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+            if row.is_none() {
+                return Ok(None);
+            }
+            row
+        }))
+    }
+
+    /// Deletes draft `seq` and its lines (a refused or abandoned upload).
+    pub async fn discard_draft(&self, seq: i64) -> Result<(), sqlx::Error> {
+        write_tx!(self, |tx| {
+            sqlx::query("DELETE FROM draw_entries WHERE draw_seq = $1")
+                .bind(seq)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM draws WHERE seq = $1 AND status = $2")
+                .bind(seq)
+                .bind(DrawStatus::Uploading.as_str())
+                .execute(&mut *tx)
+                .await?;
+        });
+        Ok(())
+    }
+
+    /// Deletes drafts started before `before_ms` (uploads cut off by a crash
+    /// or a lost connection); how many.
+    pub async fn discard_stale_drafts(&self, before_ms: i64) -> Result<u64, sqlx::Error> {
+        let stale: Vec<(i64,)> = with_pool!(self, |pool| sqlx::query_as(
+            "SELECT seq FROM draws WHERE status = $1 AND created_at < $2"
+        )
+        .bind(DrawStatus::Uploading.as_str())
+        .bind(before_ms)
+        .fetch_all(pool)
+        .await)?;
+        for (seq,) in &stale {
+            self.discard_draft(*seq).await?;
+        }
+        Ok(stale.len() as u64)
+    }
+
+    /// The draw `id` (a draft too: callers decide what to show).
+    pub async fn draw(&self, id: &str) -> Result<Option<DrawRow>, sqlx::Error> {
+        const SQL: &str = concat!("SELECT ", draw_columns!(), " FROM draws WHERE id = $1");
+        with_pool!(self, |pool| sqlx::query_as(SQL)
+            .bind(id)
+            .fetch_optional(pool)
+            .await)
+    }
+
+    /// Sets the client seed of a draw awaiting one, with its log entry.
+    pub async fn set_draw_client_seed(
+        &self,
+        id: &str,
+        client_seed: &str,
+        at_ms: i64,
+        log_entry: &[u8],
+    ) -> Result<DrawUpdate, sqlx::Error> {
+        const SQL: &str = concat!(
+            "UPDATE draws SET client_seed = $2, status = $3, client_seed_at = $4, \
+             client_seed_log_index = $5 WHERE id = $1 AND status = $6 RETURNING ",
+            draw_columns!()
+        );
+        let updated: Option<DrawRow> = write_tx!(self, |tx| {
+            let index = append_log_entry!(tx, log_entry);
+            let row: Option<DrawRow> = sqlx::query_as(SQL)
+                .bind(id)
+                .bind(client_seed)
+                .bind(DrawStatus::Ready.as_str())
+                .bind(at_ms)
+                .bind(index)
+                .bind(DrawStatus::AwaitingClientSeed.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some(row) = row else {
+                // Roll back (the log entry goes too) before reading.
+                drop(tx);
+                return self.draw_refused(id).await;
+            };
+            Some(row)
+        });
+        Ok(updated.map_or(DrawUpdate::NotFound, DrawUpdate::Done))
+    }
+
+    /// Stores a ready draw's winners and reveals its seed, with the log
+    /// entry, in one transaction.
+    pub async fn record_draw(
+        &self,
+        id: &str,
+        server_seed: &str,
+        result: &str,
+        at_ms: i64,
+        log_entry: &[u8],
+    ) -> Result<DrawUpdate, sqlx::Error> {
+        const SQL: &str = concat!(
+            "UPDATE draws SET status = $2, server_seed = $3, server_seed_sealed = NULL, \
+             result = $4, drawn_at = $5, result_log_index = $6 WHERE id = $1 AND status = $7 \
+             RETURNING ",
+            draw_columns!()
+        );
+        let updated: Option<DrawRow> = write_tx!(self, |tx| {
+            let index = append_log_entry!(tx, log_entry);
+            let row: Option<DrawRow> = sqlx::query_as(SQL)
+                .bind(id)
+                .bind(DrawStatus::Drawn.as_str())
+                .bind(server_seed)
+                .bind(result)
+                .bind(at_ms)
+                .bind(index)
+                .bind(DrawStatus::Ready.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some(row) = row else {
+                // Roll back (the log entry goes too) before reading.
+                drop(tx);
+                return self.draw_refused(id).await;
+            };
+            Some(row)
+        });
+        Ok(updated.map_or(DrawUpdate::NotFound, DrawUpdate::Done))
+    }
+
+    /// After a refused conditional update (its transaction rolled back):
+    /// the draw as it is now.
+    async fn draw_refused(&self, id: &str) -> Result<DrawUpdate, sqlx::Error> {
+        Ok(match self.draw(id).await? {
+            Some(row) if row.status != DrawStatus::Uploading => DrawUpdate::Refused(row),
+            _ => DrawUpdate::NotFound,
+        })
+    }
+
+    /// Lines `from..from + limit` of draw `seq`'s list, in order.
+    pub async fn draw_lines(
+        &self,
+        seq: i64,
+        from: u64,
+        limit: u64,
+    ) -> Result<Vec<(i64, String)>, sqlx::Error> {
+        with_pool!(self, |pool| sqlx::query_as(
+            "SELECT idx, line FROM draw_entries WHERE draw_seq = $1 AND idx >= $2 AND idx < $3 \
+             ORDER BY idx"
+        )
+        .bind(seq)
+        .bind(from as i64)
+        .bind((from + limit) as i64)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// The lines at `indices` of draw `seq`'s list (any order).
+    pub async fn draw_lines_at(
+        &self,
+        seq: i64,
+        indices: &[u32],
+    ) -> Result<Vec<(i64, String)>, sqlx::Error> {
+        let mut found = Vec::with_capacity(indices.len());
+        for chunk in indices.chunks(1000) {
+            let rows: Vec<(i64, String)> = with_pool!(self, |pool| {
+                let mut query =
+                    QueryBuilder::new("SELECT idx, line FROM draw_entries WHERE draw_seq = ");
+                query.push_bind(seq).push(" AND idx IN (");
+                let mut list = query.separated(", ");
+                for &index in chunk {
+                    list.push_bind(i64::from(index));
+                }
+                query.push(")");
+                query.build_query_as().fetch_all(pool).await
+            })?;
+            found.extend(rows);
+        }
+        Ok(found)
+    }
+}
+
+impl fmt::Display for DuplicateLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {} repeats line {}", self.index + 1, self.first + 1)
+    }
+}

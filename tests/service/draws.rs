@@ -1,0 +1,492 @@
+//! Draws (fairdeal-draw-v1) over HTTP, on both backends: a million-line list
+//! uploaded, committed, drawn and checked with the protocol crate alone; bad
+//! lists refused at their line with nothing stored; lists committed by hash;
+//! retries, tenants and the order of events.
+
+use fairdeal::service::store::Store;
+use fairdeal_core::{ClientSeed, Commitment, Draw, ServerSeed, draw, parse_list};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::harness::{Reply, TestApp, on_both_backends};
+use crate::tenants::operator_of;
+
+/// Uploads `list` as a draw of `winners`, with `query` appended.
+async fn upload(app: &TestApp, list: impl Into<reqwest::Body>, query: &str) -> Reply {
+    app.operator
+        .send(
+            app.operator
+                .request(Method::POST, &format!("/v1/draws?{query}"))
+                .header("content-type", "text/plain")
+                .body(list),
+        )
+        .await
+}
+
+/// Rows in `table` (draws or draw_entries), read behind the service.
+async fn rows(app: &TestApp, table: &str) -> i64 {
+    let sql: &'static str = match table {
+        "draws" => "SELECT COUNT(*) FROM draws",
+        _ => "SELECT COUNT(*) FROM draw_entries",
+    };
+    match app.dealer.store() {
+        Store::Sqlite(pool, _) => sqlx::query_scalar(sql).fetch_one(pool).await,
+        Store::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await,
+    }
+    .expect("count")
+}
+
+/// The log entry of a receipt, as JSON.
+fn receipt_entry(reply: &Value) -> Value {
+    serde_json::from_str(reply["receipt"]["entry"].as_str().expect("a receipt")).expect("JSON")
+}
+
+async fn a_million_line_raffle_is_committed_drawn_and_checkable(app: &TestApp) {
+    let list: String = (0..1_000_000).map(|i| format!("p{i}\n")).collect();
+    let list_sha256 = hex::encode(Sha256::digest(list.as_bytes()));
+
+    let created = upload(
+        app,
+        list.clone(),
+        "winners=5&client_seed_source=the%20first%20drand%20round%20after%20noon&label=dec-raffle",
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let id = created.id();
+    let body = &created.json;
+    assert_eq!(body["protocol"], "fairdeal-draw-v1");
+    assert_eq!(body["status"], "awaiting_client_seed");
+    assert_eq!(body["entries"], 1_000_000);
+    assert_eq!(body["entries_sha256"], list_sha256.as_str());
+    assert_eq!(body["winners"], 5);
+    assert_eq!(body["client_seed"], Value::Null);
+    assert_eq!(body["server_seed"], Value::Null);
+    assert_eq!(body["label"], "dec-raffle");
+    let commit = receipt_entry(body);
+    assert_eq!(commit["type"], "draw_commit");
+    assert_eq!(commit["entries_sha256"], list_sha256.as_str());
+    assert_eq!(commit["server_seed_hash"], body["server_seed_hash"]);
+
+    // Public before the draw: commitments, the list itself, no seed, no label.
+    let public = app.public.get(&format!("/v1/draws/{id}")).await;
+    assert_eq!(public.status, StatusCode::OK);
+    assert_eq!(public.json["server_seed"], Value::Null);
+    assert_eq!(public.json["label"], Value::Null);
+    let entries = app.public.get(&format!("/v1/draws/{id}/entries")).await;
+    assert_eq!(entries.status, StatusCode::OK);
+    assert_eq!(hex::encode(Sha256::digest(&entries.bytes)), list_sha256);
+
+    // Not before its client seed.
+    let early = app.operator.post(&format!("/v1/draws/{id}/run")).await;
+    assert_eq!(early.status, StatusCode::CONFLICT, "{}", early.text);
+
+    let seed_path = format!("/v1/draws/{id}/client-seed");
+    let set = app
+        .operator
+        .put_json(&seed_path, &json!({"client_seed": "drand 5123456"}))
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    assert_eq!(set.json["status"], "ready");
+    assert_eq!(receipt_entry(&set.json)["type"], "draw_client_seed");
+    // The same seed again is a retry; another is refused.
+    let retry = app
+        .operator
+        .put_json(&seed_path, &json!({"client_seed": "drand 5123456"}))
+        .await;
+    assert_eq!(retry.status, StatusCode::OK, "{}", retry.text);
+    let other = app
+        .operator
+        .put_json(&seed_path, &json!({"client_seed": "another"}))
+        .await;
+    assert_eq!(other.status, StatusCode::CONFLICT, "{}", other.text);
+
+    let run = app.operator.post(&format!("/v1/draws/{id}/run")).await;
+    assert_eq!(run.status, StatusCode::OK, "{}", run.text);
+    assert_eq!(run.json["status"], "drawn");
+    let result_entry = receipt_entry(&run.json);
+    assert_eq!(result_entry["type"], "draw_result");
+
+    // Anyone can check it with the protocol crate alone.
+    let seed =
+        ServerSeed::from_hex(run.json["server_seed"].as_str().expect("revealed")).expect("hex");
+    let commitment =
+        Commitment::from_hex(body["server_seed_hash"].as_str().expect("hash")).expect("hex");
+    assert_eq!(seed.commitment(), commitment);
+    let (list_commitment, lines) = parse_list(&entries.bytes).expect("a valid list");
+    assert_eq!(list_commitment.entries, 1_000_000);
+    let expected = draw(
+        &seed,
+        &ClientSeed::new("drand 5123456").expect("valid"),
+        0,
+        Draw::new(1_000_000, 5).expect("valid"),
+    );
+    let winners = run.json["result"].as_array().expect("winners");
+    assert_eq!(winners.len(), 5);
+    for (rank, (winner, &index)) in winners.iter().zip(&expected).enumerate() {
+        assert_eq!(winner["rank"], rank + 1);
+        assert_eq!(winner["entry"], index);
+        assert_eq!(winner["line_number"], u64::from(index) + 1);
+        assert_eq!(winner["text"], lines[index as usize]);
+    }
+    assert_eq!(result_entry["winners"], json!(expected));
+    assert_eq!(result_entry["server_seed"], run.json["server_seed"]);
+
+    // Running again answers the same draw; the public sees it whole.
+    let again = app.operator.post(&format!("/v1/draws/{id}/run")).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.json["result"], run.json["result"]);
+    assert_eq!(again.json["server_seed"], run.json["server_seed"]);
+    let after = app.public.get(&format!("/v1/draws/{id}")).await;
+    assert_eq!(after.json["result"], run.json["result"]);
+    assert_eq!(after.json["server_seed"], run.json["server_seed"]);
+    let late = app
+        .operator
+        .put_json(&seed_path, &json!({"client_seed": "drand 5123456"}))
+        .await;
+    assert_eq!(late.status, StatusCode::CONFLICT, "{}", late.text);
+}
+on_both_backends!(a_million_line_raffle_is_committed_drawn_and_checkable);
+
+async fn bad_lists_are_refused_at_their_line_and_leave_nothing(app: &TestApp) {
+    // A duplicate far from its first line, past a stored batch (8192 lines).
+    let mut late_duplicate: String = (0..9000).map(|i| format!("e{i}\n")).collect();
+    late_duplicate.push_str("e3\n");
+    let long = format!("a\n{}\n", "x".repeat(1025));
+    // (list, winners, the field named, the line named, words of the rule)
+    type Case = (
+        Vec<u8>,
+        &'static str,
+        &'static str,
+        Option<u64>,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            b"alice\r\nbob\r\n".to_vec(),
+            "winners=1",
+            "entries",
+            Some(1),
+            "CR",
+        ),
+        (
+            b"alice\n\nbob\n".to_vec(),
+            "winners=1",
+            "entries",
+            Some(2),
+            "empty",
+        ),
+        (
+            b"a\nb\na\n".to_vec(),
+            "winners=1",
+            "entries",
+            Some(3),
+            "repeats line 1",
+        ),
+        (
+            late_duplicate.into_bytes(),
+            "winners=1",
+            "entries",
+            Some(5001),
+            "repeats line 4",
+        ),
+        (
+            b"a\nb\xff\n".to_vec(),
+            "winners=1",
+            "entries",
+            Some(2),
+            "UTF-8",
+        ),
+        (
+            b"a\nb".to_vec(),
+            "winners=1",
+            "entries",
+            Some(2),
+            "does not end with LF",
+        ),
+        (
+            b"a\nb\x00c\n".to_vec(),
+            "winners=1",
+            "entries",
+            Some(2),
+            "control character",
+        ),
+        (
+            long.into_bytes(),
+            "winners=1",
+            "entries",
+            Some(2),
+            "longer than 1024",
+        ),
+        (b"only\n".to_vec(), "winners=1", "entries", None, "2 to"),
+        (b"".to_vec(), "winners=1", "entries", None, "2 to"),
+        (
+            b"a\nb\nc\n".to_vec(),
+            "winners=4",
+            "winners",
+            None,
+            "number of entries (3)",
+        ),
+        (
+            b"a\nb\nc\n".to_vec(),
+            "winners=0",
+            "winners",
+            None,
+            "1 to 1000",
+        ),
+        (
+            b"a\nb\nc\n".to_vec(),
+            "winners=1001",
+            "winners",
+            None,
+            "1 to 1000",
+        ),
+    ];
+    for (list, winners, field, line, rule) in cases {
+        let reply = upload(app, list, &format!("{winners}&client_seed_source=chat")).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{rule}: {}",
+            reply.text
+        );
+        assert_eq!(reply.content_type(), "application/problem+json");
+        assert_eq!(reply.json["field"], field, "{rule}: {}", reply.text);
+        assert_eq!(reply.json["line"].as_u64(), line, "{rule}: {}", reply.text);
+        let detail = reply.json["detail"].as_str().expect("detail");
+        assert!(detail.contains(rule), "{rule}: {detail}");
+        if let Some(line) = line {
+            assert!(detail.contains(&format!("line {line}")), "{detail}");
+        }
+        assert_eq!(rows(app, "draws").await, 0, "{rule}: nothing stored");
+        assert_eq!(rows(app, "draw_entries").await, 0, "{rule}: no line stored");
+    }
+    // Fields of the query.
+    let missing = upload(app, "a\nb\n", "winners=1").await;
+    assert_eq!(missing.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(missing.json["field"], "client_seed_source");
+    let blank = upload(app, "a\nb\n", "winners=1&client_seed_source=%20").await;
+    assert_eq!(blank.json["field"], "client_seed_source", "{}", blank.text);
+    let unknown = upload(app, "a\nb\n", "winners=1&client_seed_source=x&k=2").await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST, "{}", unknown.text);
+    let xml = app
+        .operator
+        .send(
+            app.operator
+                .request(Method::POST, "/v1/draws")
+                .header("content-type", "application/xml")
+                .body("<a/>"),
+        )
+        .await;
+    assert_eq!(
+        xml.status,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "{}",
+        xml.text
+    );
+    let anonymous = app
+        .public
+        .send(
+            app.public
+                .request(Method::POST, "/v1/draws?winners=1&client_seed_source=x")
+                .header("content-type", "text/plain")
+                .body("a\nb\n"),
+        )
+        .await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(rows(app, "draws").await, 0);
+}
+on_both_backends!(bad_lists_are_refused_at_their_line_and_leave_nothing);
+
+async fn a_list_kept_by_the_operator_is_committed_by_hash(app: &TestApp) {
+    let list = "alice\nbob\ncarol\ndave\neve\n";
+    let sha = hex::encode(Sha256::digest(list));
+    let created = app
+        .operator
+        .post_json(
+            "/v1/draws",
+            &json!({"entries_sha256": sha, "entries": 5, "winners": 2,
+                    "client_seed_source": "typed by the stream's audience"}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    assert_eq!(created.json["entries_uploaded"], false);
+    let id = created.id();
+    let download = app.public.get(&format!("/v1/draws/{id}/entries")).await;
+    assert_eq!(download.status, StatusCode::NOT_FOUND, "{}", download.text);
+    app.operator
+        .put_json(
+            &format!("/v1/draws/{id}/client-seed"),
+            &json!({"client_seed": "audience-42"}),
+        )
+        .await
+        .success();
+    let run = app
+        .operator
+        .post(&format!("/v1/draws/{id}/run"))
+        .await
+        .success();
+    let seed = ServerSeed::from_hex(run["server_seed"].as_str().expect("seed")).expect("hex");
+    let expected = draw(
+        &seed,
+        &ClientSeed::new("audience-42").expect("valid"),
+        0,
+        Draw::new(5, 2).expect("valid"),
+    );
+    let winners = run["result"].as_array().expect("winners");
+    let indices: Vec<u64> = winners
+        .iter()
+        .map(|w| w["entry"].as_u64().expect("entry"))
+        .collect();
+    assert_eq!(
+        indices,
+        expected.iter().map(|&i| u64::from(i)).collect::<Vec<_>>()
+    );
+    assert!(
+        winners.iter().all(|w| w["text"].is_null()),
+        "no list, no text"
+    );
+
+    for (body, field) in [
+        (
+            json!({"entries_sha256": sha.to_uppercase(), "entries": 5, "winners": 1, "client_seed_source": "x"}),
+            "entries_sha256",
+        ),
+        (
+            json!({"entries_sha256": "abc", "entries": 5, "winners": 1, "client_seed_source": "x"}),
+            "entries_sha256",
+        ),
+        (
+            json!({"entries_sha256": sha, "entries": 1, "winners": 1, "client_seed_source": "x"}),
+            "entries",
+        ),
+        (
+            json!({"entries_sha256": sha, "entries": 4_294_967_296u64, "winners": 1, "client_seed_source": "x"}),
+            "entries",
+        ),
+        (
+            json!({"entries_sha256": sha, "entries": 5, "winners": 6, "client_seed_source": "x"}),
+            "winners",
+        ),
+        (
+            json!({"entries_sha256": sha, "entries": 5, "winners": 1, "client_seed_source": ""}),
+            "client_seed_source",
+        ),
+        (
+            json!({"entries_sha256": sha, "entries": 5, "winners": 1, "client_seed_source": "x", "label": ""}),
+            "label",
+        ),
+    ] {
+        let reply = app.operator.post_json("/v1/draws", &body).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{body}: {}",
+            reply.text
+        );
+        assert_eq!(reply.json["field"], field, "{body}: {}", reply.text);
+    }
+    let extra = app
+        .operator
+        .post_json(
+            "/v1/draws",
+            &json!({"entries_sha256": sha, "entries": 5, "winners": 1, "client_seed_source": "x", "k": 1}),
+        )
+        .await;
+    assert_eq!(extra.status, StatusCode::BAD_REQUEST, "{}", extra.text);
+    assert_eq!(extra.json["field"], "k");
+    assert_eq!(
+        rows(app, "draws").await,
+        1,
+        "only the first draw was stored"
+    );
+}
+on_both_backends!(a_list_kept_by_the_operator_is_committed_by_hash);
+
+async fn retries_tenants_and_strangers(app: &TestApp) {
+    let send = |key: &'static str, winners: u32| {
+        app.operator
+            .request(
+                Method::POST,
+                &format!("/v1/draws?winners={winners}&client_seed_source=x"),
+            )
+            .header("content-type", "text/plain")
+            .header("idempotency-key", key)
+            .body("a\nb\nc\n")
+    };
+    let first = app.operator.send(send("raffle-1", 1)).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let retry = app.operator.send(send("raffle-1", 1)).await;
+    assert_eq!(retry.status, StatusCode::OK, "{}", retry.text);
+    assert_eq!(retry.id(), first.id(), "a retry gets the same draw");
+    let reused = app.operator.send(send("raffle-1", 2)).await;
+    assert_eq!(
+        reused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reused.text
+    );
+    assert_eq!(reused.json["field"], "Idempotency-Key");
+    assert_eq!(rows(app, "draws").await, 1);
+
+    // Another tenant cannot act on the draw, and sees no label.
+    let id = first.id();
+    let stranger = operator_of(app, "other-backend", "other-brand").await;
+    let seed = stranger
+        .put_json(
+            &format!("/v1/draws/{id}/client-seed"),
+            &json!({"client_seed": "s"}),
+        )
+        .await;
+    assert_eq!(seed.status, StatusCode::NOT_FOUND, "{}", seed.text);
+    let run = stranger.post(&format!("/v1/draws/{id}/run")).await;
+    assert_eq!(run.status, StatusCode::NOT_FOUND, "{}", run.text);
+    assert_eq!(
+        app.public.get("/v1/draws/no-such-draw").await.status,
+        StatusCode::NOT_FOUND
+    );
+
+    // An upload cut off (a crash, a lost client) is a hidden draft until
+    // the sweep deletes it.
+    let new = fairdeal::service::dealer::draws::NewDraw {
+        tenant: "default".to_owned(),
+        label: None,
+        winners: 1,
+        client_seed_source: "x".to_owned(),
+        idempotency_key: None,
+    };
+    let draft = match app.dealer.start_upload(&new).await.expect("draft") {
+        fairdeal::service::store::BeginDraw::Started(row) => row,
+        other => panic!("{other:?}"),
+    };
+    app.dealer
+        .store()
+        .insert_draw_lines(draft.seq, 0, &["a".to_owned(), "b".to_owned()])
+        .await
+        .expect("lines");
+    let hidden = app.public.get(&format!("/v1/draws/{}", draft.id)).await;
+    assert_eq!(
+        hidden.status,
+        StatusCode::NOT_FOUND,
+        "a draft is not published"
+    );
+    let now = fairdeal::time::now_ms();
+    assert_eq!(
+        app.dealer.discard_stale_uploads(now).await.expect("sweep"),
+        0
+    );
+    assert_eq!(
+        app.dealer
+            .discard_stale_uploads(now + 2 * 60 * 60 * 1000)
+            .await
+            .expect("sweep"),
+        1
+    );
+    assert_eq!(rows(app, "draws").await, 1);
+    assert_eq!(
+        rows(app, "draw_entries").await,
+        3,
+        "the draft's lines went with it"
+    );
+}
+on_both_backends!(retries_tenants_and_strangers);
