@@ -30,6 +30,84 @@ fn the_python_reference_reproduces_every_published_vector() {
 }
 
 #[test]
+fn the_python_reference_reproduces_every_draw_vector() {
+    let out = Command::new("python3")
+        .arg(format!("{ROOT}/tools/fairdeal_v1_reference.py"))
+        .arg("--check-draws")
+        .arg(format!("{ROOT}/test-vectors/fairdeal-draw-v1.json"))
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("14 passed, 0 failed"), "{text}");
+}
+
+/// 200 random draws (n up to 2^32 − 1, up to 40 winners, k = n included,
+/// client seeds in any script) and random lists, computed by the Rust
+/// crate and handed to the Python reference as vectors to check.
+#[test]
+fn the_python_reference_agrees_on_200_random_draws() {
+    use fairdeal_core::{ClientSeed, Draw, Keystream, RoundKey, ServerSeed, WordSource, draw};
+    let mut source = Keystream::new(&RoundKey::derive(
+        &ServerSeed::from_bytes([3; 32]),
+        &ClientSeed::new("random draws").expect("valid"),
+        0,
+    ));
+    let clients = ["a", "raffle 🂡", "Zoë's giveaway", "抽選", "x:y:0"];
+    let mut draws = Vec::new();
+    for i in 0..200u32 {
+        let seed: [u8; 32] = std::array::from_fn(|_| source.next_word() as u8);
+        let n = match i % 4 {
+            0 => 2 + u64::from(source.next_word() % 30),
+            1 => 2 + u64::from(source.next_word() % 5000),
+            _ => 2 + u64::from(source.next_word() % (u32::MAX - 1)),
+        };
+        let k = if i % 10 == 0 && n <= 40 {
+            n
+        } else {
+            1 + u64::from(source.next_word() % 40).min(n - 1)
+        };
+        let client = clients[i as usize % clients.len()];
+        let nonce = u64::from(source.next_word() % 3);
+        let server_seed = ServerSeed::from_bytes(seed);
+        let winners = draw(
+            &server_seed,
+            &ClientSeed::new(client).expect("valid"),
+            nonce,
+            Draw::new(n, k).expect("valid"),
+        );
+        draws.push(serde_json::json!({
+            "name": format!("R{i}"),
+            "server_seed": hex::encode(seed),
+            "client_seed": client,
+            "nonce": nonce.to_string(),
+            "entries": n,
+            "winners": winners,
+        }));
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("random-draws.json");
+    std::fs::write(&path, serde_json::json!({ "draws": draws }).to_string()).expect("write");
+    let out = Command::new("python3")
+        .arg(format!("{ROOT}/tools/fairdeal_v1_reference.py"))
+        .arg("--check-draws")
+        .arg(&path)
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("200 passed, 0 failed"), "{text}");
+}
+
+#[test]
 fn the_python_reference_agrees_on_300_random_rounds() {
     let (requests, expected) = cases::random_rounds(300);
     cases::assert_command_agrees(

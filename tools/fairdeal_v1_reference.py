@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""fairdeal-v1, written from docs/PROTOCOL.md alone, in plain Python.
+"""fairdeal-v1 and fairdeal-draw-v1, written from docs/PROTOCOL.md alone, in
+plain Python.
 
 An independent second implementation: it shares no code with the Rust crate
-(its own ChaCha20 block function, its own sampling and layouts), so agreement
-between the two is evidence that the specification is complete.
+(its own ChaCha20 block function, its own sampling and layouts, its own list
+parsing and draws), so agreement between the two is evidence that the
+specification is complete.
 
   python3 tools/fairdeal_v1_reference.py --check test-vectors/fairdeal-v1.json
       checks every published vector; exit 0 when all match.
+  python3 tools/fairdeal_v1_reference.py --check-draws test-vectors/fairdeal-draw-v1.json
+      checks every published fairdeal-draw-v1 vector (lists, bad lists, draws,
+      shuffles); exit 0 when all match.
   python3 tools/fairdeal_v1_reference.py < requests.ndjson
       one JSON request per line: {"server_seed", "client_seed", "nonce", "game"};
       answers one line each: {"server_seed_hash", "deal"}.
@@ -17,6 +22,7 @@ import hmac
 import json
 import struct
 import sys
+import time
 
 MASK = 0xFFFFFFFF
 
@@ -141,9 +147,179 @@ def check(path):
     return 1 if failures else 0
 
 
+# ---- fairdeal-draw-v1 (docs/PROTOCOL.md sections 7-9) -----------------------
+
+MAX_ENTRIES = 2**32 - 1
+
+
+class ListError(ValueError):
+    """A bad entrant list: the 1-based `line` and the `rule` it breaks
+    (empty, carriage_return, invalid_utf8, duplicate, unterminated,
+    too_many_lines); for a duplicate, `first` is the earlier line (1-based)."""
+
+    def __init__(self, line, rule, first=None):
+        words = {
+            "empty": f"line {line} is empty; every line needs an entrant",
+            "carriage_return": f"line {line} contains CR; lines end with LF only (convert CRLF files)",
+            "invalid_utf8": f"line {line} is not valid UTF-8",
+            "duplicate": f"line {line} repeats line {first}",
+            "unterminated": f"line {line} does not end with LF; the list must end with a line feed",
+            "too_many_lines": f"line {line} is beyond the {MAX_ENTRIES} lines a list may have",
+        }
+        super().__init__(f"{words[rule]} ({rule})")
+        self.line = line
+        self.rule = rule
+        self.first = first
+
+
+def parse_list(data):
+    """An entrant list (section 7): returns (sha256 hex, number of lines, the
+    lines' texts), or raises ListError naming the first bad line, 1-based.
+    Lines are checked in order; a complete line's faults come before an
+    unterminated last line."""
+    data = bytes(data)
+    parts = data.split(b"\n")
+    complete, tail = parts[:-1], parts[-1]
+    lines = []
+    seen = {}
+    for index, raw in enumerate(complete):
+        line = index + 1
+        if index >= MAX_ENTRIES:
+            raise ListError(line, "too_many_lines")
+        if not raw:
+            raise ListError(line, "empty")
+        if b"\r" in raw:
+            raise ListError(line, "carriage_return")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ListError(line, "invalid_utf8") from None
+        first = seen.setdefault(raw, line)
+        if first != line:
+            raise ListError(line, "duplicate", first)
+        lines.append(text)
+    if tail:
+        raise ListError(len(complete) + 1, "unterminated")
+    return hashlib.sha256(data).hexdigest(), len(lines), lines
+
+
+def _keystream(server_seed_hex, client_seed, nonce):
+    """The keystream of (server seed, client seed, nonce), inputs checked as in
+    section 1; a bad one raises ValueError naming its field."""
+    try:
+        seed = bytes.fromhex(server_seed_hex)
+    except ValueError:
+        seed = b""
+    if len(seed) != 32:
+        raise ValueError("server_seed: must be 64 hexadecimal characters (32 bytes)")
+    if not 1 <= len(client_seed.encode("utf-8")) <= 64:
+        raise ValueError("client_seed: must be 1 to 64 bytes of UTF-8")
+    if any(0 <= ord(ch) <= 0x1F or 0x7F <= ord(ch) <= 0x9F for ch in client_seed):
+        raise ValueError("client_seed: must not contain control characters")
+    nonce = int(nonce)
+    if not 0 <= nonce < 2**64:
+        raise ValueError("nonce: must be 0 to 18446744073709551615")
+    return Keystream(seed, client_seed, nonce)
+
+
+def draw(server_seed_hex, client_seed, nonce, entries, winners):
+    """`winners` (k) of `entries` (n), as entrant indices, winner 1 first: the
+    first min(k, n - 1) steps of Fisher-Yates from the end over [0, n). Only
+    the swapped positions are kept (a dict), so memory and time are O(k)."""
+    if not 2 <= entries <= MAX_ENTRIES:
+        raise ValueError(f"entries: must be 2 to {MAX_ENTRIES}; got {entries}")
+    if not 1 <= winners <= entries:
+        raise ValueError(f"winners: must be 1 to the number of entries ({entries}); got {winners}")
+    keystream = _keystream(server_seed_hex, client_seed, nonce)
+    moved = {}  # position -> item, for positions no longer holding their own index
+    result = []
+    for step in range(winners):
+        i = entries - 1 - step
+        if i == 0:
+            # k = n: the last winner is a[0], which needs no step.
+            result.append(moved.pop(0, 0))
+            break
+        j = keystream.uniform(i + 1)
+        # Swap a[i] and a[j]: the winner is a[j] after the swap, what was at
+        # i before it when j == i; position i is never read again.
+        at_i = moved.pop(i, i)
+        if j == i:
+            result.append(at_i)
+        else:
+            result.append(moved.get(j, j))
+            moved[j] = at_i
+    return result
+
+
+def shuffle_items(server_seed_hex, client_seed, nonce, items):
+    """[0, n) shuffled exactly as a deck is (section 8 `shuffle`): position p
+    gets item a[p]."""
+    if not 1 <= items <= MAX_ENTRIES:
+        raise ValueError(f"items: must be 1 to {MAX_ENTRIES}; got {items}")
+    keystream = _keystream(server_seed_hex, client_seed, nonce)
+    a = list(range(items))
+    for i in range(items - 1, 0, -1):
+        j = keystream.uniform(i + 1)
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
+def permutation_sha256(a):
+    """SHA-256 of a permutation written out: decimal numbers, one per line,
+    each ending with LF."""
+    return hashlib.sha256("".join(f"{x}\n" for x in a).encode("ascii")).hexdigest()
+
+
+def check_draws(path):
+    with open(path, encoding="utf-8") as f:
+        vectors = json.load(f)
+    results = []
+
+    def report(name, ok, detail=""):
+        print(f"{name}: {'ok' if ok else 'MISMATCH'}{detail}", flush=True)
+        results.append(ok)
+
+    lists = {}
+    for v in vectors.get("lists", []):
+        digest, count, lines = parse_list(v["text"].encode("utf-8"))
+        lists[v["name"]] = lines
+        report(f"list {v['name']}", digest == v["entries_sha256"] and count == v["entries"],
+               f" ({count} lines, sha256 {digest})")
+    for n, v in enumerate(vectors.get("bad_lists", []), 1):
+        try:
+            parse_list(v["text"].encode("utf-8"))
+        except ListError as err:
+            ok = err.line == v["line"] and f"line {v['line']} " in str(err)
+            if "rule" in v:
+                ok &= err.rule == v["rule"]
+            report(f"bad_list {n}", ok, f" ({err})")
+        else:
+            report(f"bad_list {n}", False, " (accepted)")
+    for v in vectors.get("draws", []):
+        got = draw(v["server_seed"], v["client_seed"], int(v["nonce"]), v["entries"], len(v["winners"]))
+        ok = got == v["winners"]
+        if "list" in v:
+            lines = lists[v["list"]]
+            ok &= len(lines) == v["entries"]
+            ok &= [lines[i] for i in got] == v["winner_lines"]
+        report(f"draw {v['name']}", ok, f" ({len(got)} of {v['entries']})")
+    for v in vectors.get("shuffles", []):
+        started = time.monotonic()
+        got = shuffle_items(v["server_seed"], v["client_seed"], int(v["nonce"]), v["items"])
+        seconds = time.monotonic() - started
+        ok = got[: len(v["first"])] == v["first"] and len(got) == v["items"]
+        ok &= permutation_sha256(got) == v["sha256"]
+        report(f"shuffle {v['name']}", ok, f" ({v['items']} items, {seconds:.1f} s)")
+    failures = results.count(False)
+    print(f"{len(results) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--check":
         sys.exit(check(sys.argv[2]))
+    if len(sys.argv) == 3 and sys.argv[1] == "--check-draws":
+        sys.exit(check_draws(sys.argv[2]))
     for line in sys.stdin:
         if line.strip():
             req = json.loads(line)

@@ -5,7 +5,10 @@
 //! last one accepted, and checks what the entries promise: every reveal
 //! opens its commitment, every successor was promised, events come in their
 //! order, and no client seed was given to two pairs live at the same time
-//! (deal-shopping across pairs).
+//! (deal-shopping across pairs). For draws: every result opens its
+//! commitment and names as many distinct entrants as promised, and a draw
+//! given its client seed but never run is named (an operator who saw the
+//! winners coming and did not like them).
 
 use std::collections::HashMap;
 
@@ -41,7 +44,8 @@ pub struct LogView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// `signature`, `tree`, `tile`, `fork`, `key`, `entry`, `order`,
-    /// `reveal`, `succession`, `client_seed_reuse`, `stale_commitment`.
+    /// `reveal`, `succession`, `client_seed_reuse`, `stale_commitment`,
+    /// `draw`, `draw_not_run`.
     pub kind: &'static str,
     /// The log index it concerns, if one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -64,6 +68,9 @@ pub struct MonitorReport {
     /// Pairs committed but never given a client seed or a round: the trace a
     /// cherry-picking operator leaves.
     pub unused_commitments: Vec<String>,
+    /// Draws committed, and of those drawn.
+    pub draws: u64,
+    pub draws_drawn: u64,
     pub findings: Vec<Finding>,
     /// The state to keep for the next run (this checkpoint), when it passed.
     #[serde(skip)]
@@ -86,6 +93,114 @@ struct PairTrack {
     next_nonce: u64,
     revealed_at: Option<u64>,
     successor: Option<String>,
+}
+
+/// What the log has said about one draw so far.
+#[derive(Default)]
+struct DrawTrack {
+    server_seed_hash: String,
+    entries: u64,
+    winners: u64,
+    client_seed_at_ms: Option<i64>,
+    client_seed: bool,
+    drawn: bool,
+}
+
+/// Checks a draw entry against what the log said of its draw before;
+/// findings go to `find`.
+fn check_draw_entry(
+    draws: &mut HashMap<String, DrawTrack>,
+    index: u64,
+    entry: &Value,
+    find: &mut impl FnMut(&'static str, Option<u64>, String),
+) {
+    let id = entry["draw"].as_str().unwrap_or_default().to_owned();
+    let kind = entry["type"].as_str().unwrap_or_default();
+    if kind == "draw_commit" {
+        if draws.contains_key(&id) {
+            find(
+                "order",
+                Some(index),
+                format!("draw {id} is committed twice"),
+            );
+            return;
+        }
+        draws.insert(
+            id,
+            DrawTrack {
+                server_seed_hash: entry["server_seed_hash"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                entries: entry["entries"].as_u64().unwrap_or_default(),
+                winners: entry["winners"].as_u64().unwrap_or_default(),
+                ..DrawTrack::default()
+            },
+        );
+        return;
+    }
+    let Some(track) = draws.get_mut(&id) else {
+        find(
+            "order",
+            Some(index),
+            format!("a {kind} entry of draw {id}, never committed"),
+        );
+        return;
+    };
+    match kind {
+        "draw_client_seed" => {
+            if track.client_seed || track.drawn {
+                find(
+                    "order",
+                    Some(index),
+                    format!("draw {id} gets a second client seed"),
+                );
+            }
+            track.client_seed = true;
+            track.client_seed_at_ms = time_ms(entry);
+        }
+        _ => {
+            if !track.client_seed || track.drawn {
+                find(
+                    "order",
+                    Some(index),
+                    format!("draw {id} is drawn before its client seed, or twice"),
+                );
+            }
+            track.drawn = true;
+            let seed = entry["server_seed"].as_str().unwrap_or_default();
+            let opens = hex::decode(seed)
+                .map(|bytes| hex::encode(Sha256::digest(bytes)) == track.server_seed_hash)
+                .unwrap_or(false);
+            if !opens {
+                find(
+                    "reveal",
+                    Some(index),
+                    format!("draw {id}'s revealed seed does not hash to its commitment"),
+                );
+            }
+            let winners: Vec<u64> = entry["winners"]
+                .as_array()
+                .map(|w| w.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default();
+            let mut distinct = winners.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            if winners.len() as u64 != track.winners
+                || distinct.len() != winners.len()
+                || winners.iter().any(|&w| w >= track.entries)
+            {
+                find(
+                    "draw",
+                    Some(index),
+                    format!(
+                        "draw {id} promised {} distinct winners of {} entries; its result names {:?}",
+                        track.winners, track.entries, winners
+                    ),
+                );
+            }
+        }
+    }
 }
 
 fn time_ms(entry: &Value) -> Option<i64> {
@@ -242,6 +357,7 @@ pub fn check(
     // What the entries promise.
     let mut pairs: HashMap<String, PairTrack> = HashMap::new();
     let mut seed_holders: HashMap<String, Vec<String>> = HashMap::new();
+    let mut draws: HashMap<String, DrawTrack> = HashMap::new();
     let mut rounds = 0u64;
     for (index, bytes) in view.entries.iter().enumerate() {
         let index = index as u64;
@@ -391,6 +507,9 @@ pub fn check(
                 track.revealed_at = Some(index);
                 track.successor = entry["successor"].as_str().map(str::to_owned);
             }
+            Some("draw_commit" | "draw_client_seed" | "draw_result") => {
+                check_draw_entry(&mut draws, index, &entry, &mut find);
+            }
             other => find(
                 "entry",
                 Some(index),
@@ -429,6 +548,23 @@ pub fn check(
         );
     }
     unused.sort();
+    let mut unrun: Vec<(&String, i64)> = draws
+        .iter()
+        .filter(|(_, d)| d.client_seed && !d.drawn)
+        .filter_map(|(id, d)| Some((id, now_ms.saturating_sub(d.client_seed_at_ms?))))
+        .filter(|(_, age)| *age > reveal_within_ms)
+        .collect();
+    unrun.sort();
+    for (id, age) in unrun {
+        find(
+            "draw_not_run",
+            None,
+            format!(
+                "draw {id} got its client seed {} s ago and was never run: its winners were knowable to the operator",
+                age / 1000
+            ),
+        );
+    }
     let state = MonitorState {
         origin: origin.clone(),
         vkey: view.vkey.clone(),
@@ -444,7 +580,73 @@ pub fn check(
         unrevealed,
         oldest_unrevealed_seconds: oldest.map(|ms| ms / 1000),
         unused_commitments: unused,
+        draws: draws.len() as u64,
+        draws_drawn: draws.values().filter(|d| d.drawn).count() as u64,
         findings,
         state,
     })
+}
+
+#[cfg(test)]
+mod draw_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn findings(entries: &[Value]) -> Vec<(&'static str, String)> {
+        let mut draws = HashMap::new();
+        let mut found = Vec::new();
+        for (index, entry) in entries.iter().enumerate() {
+            check_draw_entry(&mut draws, index as u64, entry, &mut |kind, _, detail| {
+                found.push((kind, detail))
+            });
+        }
+        found
+    }
+
+    #[test]
+    fn a_draw_result_must_open_its_commitment_and_name_distinct_winners() {
+        let seed = "00".repeat(32);
+        let hash = hex::encode(Sha256::digest([0u8; 32]));
+        let commit = json!({"type": "draw_commit", "draw": "d", "server_seed_hash": hash,
+                            "entries": 5, "winners": 2, "time": "2026-11-23T00:00:00Z"});
+        let seeded =
+            json!({"type": "draw_client_seed", "draw": "d", "time": "2026-11-23T00:00:01Z"});
+        let result = |winners: Value, seed: &str| json!({"type": "draw_result", "draw": "d", "server_seed": seed, "winners": winners});
+        assert!(
+            findings(&[commit.clone(), seeded.clone(), result(json!([3, 0]), &seed)]).is_empty()
+        );
+        let kinds = |entries: &[Value]| -> Vec<&'static str> {
+            findings(entries)
+                .into_iter()
+                .map(|(kind, _)| kind)
+                .collect()
+        };
+        assert_eq!(
+            kinds(&[commit.clone(), seeded.clone(), result(json!([3, 3]), &seed)]),
+            ["draw"]
+        );
+        assert_eq!(
+            kinds(&[commit.clone(), seeded.clone(), result(json!([3]), &seed)]),
+            ["draw"]
+        );
+        assert_eq!(
+            kinds(&[commit.clone(), seeded.clone(), result(json!([3, 5]), &seed)]),
+            ["draw"]
+        );
+        assert_eq!(
+            kinds(&[
+                commit.clone(),
+                seeded.clone(),
+                result(json!([3, 0]), &"11".repeat(32))
+            ]),
+            ["reveal"]
+        );
+        assert_eq!(
+            kinds(&[commit.clone(), result(json!([3, 0]), &seed)]),
+            ["order"]
+        );
+        assert_eq!(kinds(&[seeded.clone()]), ["order"]);
+        assert_eq!(kinds(&[commit.clone(), commit.clone()]), ["order"]);
+        assert_eq!(kinds(&[commit, seeded.clone(), seeded]), ["order"]);
+    }
 }

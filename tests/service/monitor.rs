@@ -294,3 +294,51 @@ async fn a_tampered_hash_tile_is_named(app: &TestApp) {
     );
 }
 on_both_backends!(a_tampered_hash_tile_is_named);
+
+/// Draws in the log: a drawn draw passes (its result opens its commitment);
+/// a draw given its client seed and never run is named once it is older
+/// than the policy, because its operator could see the winners coming.
+async fn a_draw_left_unrun_after_its_client_seed_is_named(app: &TestApp) {
+    let create = |winners: u32| {
+        app.operator
+            .request(
+                reqwest::Method::POST,
+                &format!("/v1/draws?winners={winners}&client_seed_source=chat"),
+            )
+            .header("content-type", "text/plain")
+            .body("ann\nbo\ncy\n")
+    };
+    let drawn = app.operator.send(create(2)).await.id();
+    let unrun = app.operator.send(create(1)).await.id();
+    for id in [&drawn, &unrun] {
+        app.operator
+            .put_json(
+                &format!("/v1/draws/{id}/client-seed"),
+                &json!({"client_seed": "typed in chat"}),
+            )
+            .await
+            .success();
+    }
+    app.operator
+        .post(&format!("/v1/draws/{drawn}/run"))
+        .await
+        .success();
+    integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(
+        (report["draws"].as_u64(), report["draws_drawn"].as_u64()),
+        (Some(2), Some(1))
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    let args = ["--reveal-within".to_owned(), "0.00001".to_owned()];
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["draw_not_run"]);
+    let detail = report["findings"][0]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains(&unrun) && !detail.contains(&drawn),
+        "{detail}"
+    );
+}
+on_both_backends!(a_draw_left_unrun_after_its_client_seed_is_named);

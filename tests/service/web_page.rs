@@ -136,6 +136,40 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     }
     assert!(proven, "the log integrates the rounds");
 
+    // A drawn raffle, and the player's copies of its list: the real one and
+    // one with a byte changed.
+    let entries: String = (0..300).map(|i| format!("entrant-{i:03} 🂡\n")).collect();
+    let entries_file = db.dir.path().join("entrants.txt");
+    std::fs::write(&entries_file, &entries).expect("write the list");
+    let tampered_file = db.dir.path().join("entrants-tampered.txt");
+    std::fs::write(
+        &tampered_file,
+        entries.replacen("entrant-007", "entrant-00X", 1),
+    )
+    .expect("write the tampered list");
+    let created = api
+        .send(
+            api.request(
+                reqwest::Method::POST,
+                "/v1/draws?winners=3&client_seed_source=the%20chat",
+            )
+            .header("content-type", "text/plain")
+            .body(entries.clone()),
+        )
+        .await
+        .success();
+    let draw_id = created["id"].as_str().expect("id").to_owned();
+    api.put_json(
+        &format!("/v1/draws/{draw_id}/client-seed"),
+        &json!({"client_seed": "chat says 42"}),
+    )
+    .await
+    .success();
+    let drawn = api
+        .post(&format!("/v1/draws/{draw_id}/run"))
+        .await
+        .success();
+
     let screenshot = std::env::var("FAIRDEAL_SCREENSHOT")
         .unwrap_or_else(|_| db.dir.path().join("verify.png").display().to_string());
     let config = json!({
@@ -157,6 +191,13 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
             "root": early_root,
         },
         "offline_file": db.dir.path().join("saved-verify.html"),
+        "draw": {
+            "id": draw_id,
+            "entries_file": entries_file,
+            "tampered_file": tampered_file,
+            "own_entry": "entrant-150 🂡",
+            "winner_line": drawn["result"][0]["text"],
+        },
         "screenshot": screenshot,
     });
     let out = Command::new("node")

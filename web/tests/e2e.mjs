@@ -3,7 +3,8 @@
 // tests/service/web_page.rs, which runs the server, deals, rotates and tampers with
 // records, then passes what to expect as JSON in FAIRDEAL_E2E.
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { chromium } from "playwright-core";
 
 const config = JSON.parse(process.env.FAIRDEAL_E2E);
@@ -296,6 +297,66 @@ step("offline from file:// recomputes vector B");
   const error = await page.textContent("#paste-result .error");
   assert.ok(error.includes("server_seed"), error);
   await page.close();
+}
+
+// 8. A draw (when the test made one): the player's own copy of the list is
+// hashed in the browser, the winners are recomputed, their entry is looked
+// up; a list with one byte changed is not the committed list.
+if (config.draw) {
+  step("a draw verified with the player's list file");
+  const d = config.draw;
+  const sha256 = (path) => createHash("sha256").update(readFileSync(path)).digest("hex");
+  const drawVerdict = (page) => page.$eval("#draw-result", (n) => n.firstElementChild && n.firstElementChild.getAttribute("data-verdict"));
+  const page = await open(`${base}/verify?draw=${encodeURIComponent(d.id)}`);
+  await page.waitForSelector("#draw-result > [data-verdict]");
+  // Drawn, but the names are not checked before the list is chosen.
+  assert.equal(await drawVerdict(page), "pending");
+  assert.deepEqual(await results(page, "#draw-result [data-check=commitment]"), ["pass"]);
+  assert.deepEqual(await results(page, "#draw-result [data-check=winners]"), ["pass"]);
+  assert.deepEqual(await results(page, "#draw-result [data-check=list]"), ["pending"]);
+
+  await page.setInputFiles("#draw-file", d.entries_file);
+  await page.waitForSelector("#draw-result > [data-verdict=pass]");
+  assert.equal(await drawVerdict(page), "pass", "the overall verdict comes first");
+  assert.deepEqual(await results(page, "#draw-result [data-check=list]"), ["pass"]);
+  assert.ok((await page.textContent("#draw-result [data-explain=list]")).includes(sha256(d.entries_file)));
+  assert.equal(await page.textContent("#draw-result tr[data-rank='1'] .entrant"), d.winner_line);
+  const ranks = await page.$$eval("#draw-result tr[data-rank]", (rows) => rows.map((r) => Number(r.getAttribute("data-rank"))));
+  assert.deepEqual(ranks, ranks.map((_, i) => i + 1), "winners are listed by rank from 1");
+  const status = await page.textContent("#draw-result .facts");
+  assert.ok(status.includes("drawn (the server seed is public)") && !status.includes("awaiting_client_seed"), "statuses are words");
+
+  await page.fill("#draw-entry", d.own_entry);
+  await page.waitForSelector("#draw-entry-result[data-entry-found]");
+  assert.equal(await page.getAttribute("#draw-entry-result", "data-entry-found"), "true");
+  const line = readFileSync(d.entries_file, "utf8").split("\n").indexOf(d.own_entry) + 1;
+  assert.equal(await page.getAttribute("#draw-entry-result", "data-entry-line"), String(line));
+  const won = await page.getAttribute("#draw-entry-result", "data-entry-won");
+  const winnerLines = await page.$$eval("#draw-result tr[data-rank]", (rows) => rows.map((r) => r.getAttribute("data-line")));
+  assert.equal(won, winnerLines.includes(String(line)) ? "true" : "false", "won exactly when its line is among the winners");
+  await page.fill("#draw-entry", `${d.own_entry} not on the list`);
+  await page.waitForSelector("#draw-entry-result[data-entry-found=false]");
+
+  // One byte changed: another hash, named next to the committed one.
+  await page.setInputFiles("#draw-file", d.tampered_file);
+  await page.waitForSelector("#draw-result > [data-verdict=fail]");
+  assert.deepEqual(await results(page, "#draw-result [data-check=list]"), ["fail"]);
+  const explained = await page.textContent("#draw-result [data-explain=list]");
+  assert.ok(explained.includes(sha256(d.tampered_file)), explained);
+  assert.ok(explained.includes(sha256(d.entries_file)), explained);
+  await page.close();
+
+  // Phone width: nothing scrolls sideways.
+  const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true });
+  const small = await phone.newPage();
+  small.on("pageerror", (err) => problems.push(`phone draw page: page error: ${err.message}`));
+  await small.goto(`${base}/verify?draw=${encodeURIComponent(d.id)}`);
+  await small.waitForSelector("html[data-ready=true]");
+  await small.setInputFiles("#draw-file", d.entries_file);
+  await small.waitForSelector("#draw-result > [data-verdict=pass]");
+  const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the draw page is ${overflow}px wider than the screen`);
+  await phone.close();
 }
 
 await browser.close();
