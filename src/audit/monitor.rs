@@ -645,7 +645,7 @@ mod draw_tests {
             kinds(&[commit.clone(), result(json!([3, 0]), &seed)]),
             ["order"]
         );
-        assert_eq!(kinds(&[seeded.clone()]), ["order"]);
+        assert_eq!(kinds(std::slice::from_ref(&seeded)), ["order"]);
         assert_eq!(kinds(&[commit.clone(), commit.clone()]), ["order"]);
         assert_eq!(kinds(&[commit, seeded.clone(), seeded]), ["order"]);
     }
