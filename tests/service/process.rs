@@ -146,6 +146,27 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
         .deal(&pair_b, json!({"type": "omaha", "players": 5}))
         .await;
     client.get(&format!("/v1/seed-pairs/{pair_b}")).await;
+    // A draw with its client seed, never run: its seed stays secret too.
+    let draw = client
+        .send(
+            client
+                .request(
+                    reqwest::Method::POST,
+                    "/v1/draws?winners=2&client_seed_source=secrecy",
+                )
+                .header("content-type", "text/plain")
+                .body("ann\nbo\ncy\n"),
+        )
+        .await
+        .id();
+    client
+        .put_json(
+            &format!("/v1/draws/{draw}/client-seed"),
+            &json!({"client_seed": "chat"}),
+        )
+        .await;
+    client.get(&format!("/v1/draws/{draw}")).await;
+    client.get(&format!("/v1/draws/{draw}/entries")).await;
     client.get("/metrics").await;
 
     // SIGTERM: a graceful stop with exit status 0.
@@ -158,6 +179,14 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
         seeds_of_a[1].reveal_hex(),
         "B deals with A's promised next seed"
     );
+    let draw_row = store.draw(&draw).await.expect("read").expect("the draw");
+    let draw_seed = MasterKey::from_hex(&deployment.master_key_hex)
+        .expect("key")
+        .open_draw_seed(
+            draw_row.server_seed_sealed.as_deref().expect("sealed"),
+            &draw,
+        )
+        .expect("opens");
     store.close().await;
     let log = std::fs::read(&log_path).expect("log");
     assert!(log.len() > 1000, "debug logging produced output");
@@ -167,6 +196,7 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
     // Secret until the end: B's current and next seeds, and the master key.
     let mut always_secret: Vec<String> = seeds_of_b.iter().map(ServerSeed::reveal_hex).collect();
     always_secret.push(deployment.master_key_hex.clone());
+    always_secret.push(draw_seed.reveal_hex());
     for secret in &always_secret {
         let upper = secret.to_uppercase();
         for (i, response) in transcript.iter().enumerate() {
@@ -181,7 +211,7 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
             "the database holds a secret in hex"
         );
     }
-    for seed in &seeds_of_b {
+    for seed in seeds_of_b.iter().chain([&draw_seed]) {
         assert!(
             !contains(&database_after, seed.as_bytes()),
             "the database holds a raw secret seed"

@@ -37,15 +37,27 @@ const ENTRIES_PAGE: u64 = 10_000;
 #[serde(deny_unknown_fields)]
 pub struct CreateDrawRequest {
     /// Lowercase hex SHA-256 of the list's exact bytes (docs/PROTOCOL.md §7).
+    #[schema(pattern = "^[0-9a-f]{64}$", min_length = 64, max_length = 64)]
     pub entries_sha256: String,
     /// The list's number of lines, 2 to 4294967295.
+    #[schema(minimum = 2, maximum = 4294967295u64)]
+    #[serde(deserialize_with = "super::wire::whole")]
     pub entries: u64,
     /// How many winners to draw, 1 to 1000 and at most `entries`.
+    #[schema(minimum = 1, maximum = 1000)]
+    #[serde(deserialize_with = "super::wire::whole")]
     pub winners: u64,
-    /// Where the client seed will come from, stated before it exists.
+    /// Where the client seed will come from, stated before it exists: 1 to
+    /// 512 bytes, not blank, no control characters but line feeds and tabs.
+    #[schema(min_length = 1, max_length = 512, pattern = "[^\\s]")]
     pub client_seed_source: String,
     /// The operator's own reference (shown to its operators only).
     #[serde(default)]
+    #[schema(
+        min_length = 1,
+        max_length = 128,
+        pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+    )]
     pub label: Option<String>,
 }
 
@@ -55,11 +67,18 @@ pub struct CreateDrawRequest {
 #[into_params(parameter_in = Query)]
 pub struct UploadParams {
     /// How many winners to draw, 1 to 1000 and at most the list's lines
-    /// (with an uploaded list).
+    /// (with an uploaded list; with JSON, in the body).
+    #[param(minimum = 1, maximum = 1000)]
     pub winners: Option<u64>,
     /// Where the client seed will come from (with an uploaded list).
+    #[param(min_length = 1, max_length = 512, pattern = "[^\\s]")]
     pub client_seed_source: Option<String>,
     /// The operator's own reference (with an uploaded list).
+    #[param(
+        min_length = 1,
+        max_length = 128,
+        pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+    )]
     pub label: Option<String>,
 }
 

@@ -65,6 +65,33 @@ fn integral<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u32>, D
     deserializer.deserialize_any(Count)
 }
 
+/// A required count that JSON may write as `6` or `6.0`, range checked by
+/// the caller (so that it can name the rule): 0 to 2^64 − 1, and a float
+/// only when whole and below 2^53.
+pub(crate) fn whole<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    struct Count;
+    impl Visitor<'_> for Count {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number")
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            if v.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&v) {
+                Ok(v as u64)
+            } else {
+                Err(E::invalid_value(de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+    deserializer.deserialize_any(Count)
+}
+
 /// A game to deal: one of four types, each with its own parameters (a
 /// parameter the type does not take is refused). `hands` also needs
 /// players × cards ≤ 52 × decks, which the schema cannot say.
