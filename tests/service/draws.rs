@@ -187,7 +187,7 @@ async fn bad_lists_are_refused_at_their_line_and_leave_nothing(app: &TestApp) {
             late_duplicate.into_bytes(),
             "winners=1",
             "entries",
-            Some(5001),
+            Some(9001),
             "repeats line 4",
         ),
         (
