@@ -9,8 +9,8 @@ use std::hint::black_box;
 use chacha20::ChaCha20Rng;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use fairdeal_core::{
-    ClientSeed, Game, Keystream, RoundKey, SeedKey, ServerSeed, WordSource, deal, deal_with,
-    fresh_deck, shuffle, shuffled_deck,
+    ClientSeed, Draw, Game, Keystream, RoundKey, SeedKey, ServerSeed, WordSource, deal, deal_with,
+    draw_winners, fresh_deck, shuffle, shuffled_deck,
 };
 use rand::seq::SliceRandom;
 use rand_core::SeedableRng;
@@ -112,5 +112,48 @@ fn shuffle_only(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, full_deals, shuffle_only);
+/// fairdeal-draw-v1 at list scale: shuffling 10^6 and 10^7 list positions
+/// (u32 indices in place) against rand's `SliceRandom::shuffle` over the same
+/// ChaCha20 generator and the same array; and drawing 10 winners of 4·10^9,
+/// which touches ten positions, not the list.
+fn lists(c: &mut Criterion) {
+    let (seed, client) = inputs();
+    let key = RoundKey::derive(&seed, &client, 0);
+    let mut group = c.benchmark_group("list");
+    group.sample_size(10);
+    for n in [1_000_000u32, 10_000_000] {
+        let mut items: Vec<u32> = (0..n).collect();
+        group.throughput(Throughput::Elements(u64::from(n)));
+        group.bench_with_input(
+            BenchmarkId::new("fairdeal-draw-v1-shuffle", n),
+            &n,
+            |b, _| {
+                b.iter(|| {
+                    let mut keystream = Keystream::new(&key);
+                    shuffle(black_box(items.as_mut_slice()), &mut keystream);
+                })
+            },
+        );
+        group.bench_with_input(BenchmarkId::new("rand-slice-shuffle", n), &n, |b, _| {
+            b.iter(|| {
+                let mut rng = ChaCha20Rng::from_seed(*key.as_bytes());
+                black_box(items.as_mut_slice()).shuffle(&mut rng);
+            })
+        });
+    }
+    group.throughput(Throughput::Elements(10));
+    let draw = Draw::new(4_000_000_000, 10).expect("valid");
+    let prepared = SeedKey::new(&seed);
+    let mut nonce = 0u64;
+    group.bench_function("draw-10-of-4e9", |b| {
+        b.iter(|| {
+            nonce = nonce.wrapping_add(1);
+            let key = prepared.round_key(&client, black_box(nonce));
+            draw_winners(&mut Keystream::new(&key), draw)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, full_deals, shuffle_only, lists);
 criterion_main!(benches);
