@@ -1,6 +1,7 @@
 //! `GET /` and `GET /verify`: the player's verification page.
 //!
-//! One self-contained HTML file: the protocol (`web/fairdeal-v1.mjs`) and the
+//! One self-contained HTML file: the protocols (`web/fairdeal-v1.mjs`,
+//! `web/fairdeal-draw.mjs`), the log's checks (`web/tlog.mjs`) and the
 //! display code (`web/verify-page.js`) are inlined into one module script, the
 //! style sheet into one style element, both pinned by SHA-256 in a strict
 //! Content-Security-Policy (no other origin, no eval, no inline code but these
@@ -59,11 +60,13 @@ fn build() -> VerifyPage {
 /// Built once, on first request.
 pub static PAGE: LazyLock<VerifyPage> = LazyLock::new(build);
 
-/// The verification page. `?round=ID` or `?pair=ID` opens a record directly.
+/// The verification page. `?round=ID`, `?pair=ID` or `?draw=ID` opens a
+/// record directly.
 #[utoipa::path(get, path = "/verify", tag = "verification",
     params(
         ("round" = Option<String>, Query, description = "Open this round directly"),
         ("pair" = Option<String>, Query, description = "Open this seed pair directly"),
+        ("draw" = Option<String>, Query, description = "Open this draw directly (the player then picks their copy of the list)"),
     ),
     responses((status = 200, description = "A self-contained HTML page that verifies rounds in the browser", body = String, content_type = "text/html")))]
 pub async fn verify_page() -> Response {
@@ -100,6 +103,7 @@ mod tests {
         assert!(!page.html.contains("{{"), "every placeholder is filled");
         assert!(page.html.contains("export async function deal"));
         assert!(page.html.contains("function dealEl"));
+        assert!(page.html.contains("export async function drawWinners"));
         let start = page.html.find("<script type=\"module\">").expect("script") + 22;
         let end = page.html[start..].find("</script>").expect("end") + start;
         assert!(page.csp.contains(&sha256_source(&page.html[start..end])));
