@@ -183,6 +183,43 @@ fn bad_lists_and_flags_exit_2_naming_the_line_or_the_flag() {
         "{}",
         text(&out.stderr)
     );
+    // A list hash with no list to check it against; a list that is not there.
+    let out = fairdeal(&[
+        "draw",
+        "--count",
+        "5",
+        "--server-seed",
+        SEED_B,
+        "--client-seed",
+        "x",
+        "--winners",
+        "1",
+        "--entries-sha256",
+        L1_SHA256,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--entries"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = fairdeal(&[
+        "draw",
+        "--entries",
+        "no-such-file.txt",
+        "--server-seed",
+        SEED_B,
+        "--client-seed",
+        "x",
+        "--winners",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no-such-file.txt"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -1,19 +1,26 @@
 -- Draws over entrant lists (fairdeal-draw-v1, docs/PROTOCOL.md §7-§9).
 --
 -- A draw's row exists from the first byte of an uploaded list, as
--- 'uploading': not visible, deleted if the list is refused. Its server seed
+-- 'uploading': not visible; a refused or abandoned list turns it
+-- 'discarded', and its lines are then deleted a chunk at a time (so that no
+-- one transaction holds the writer for long) before the row. Its server seed
 -- is committed when the list is complete; it is sealed until the draw runs,
 -- and revealed in the same transaction that stores the winners.
--- `seq` keys the entries (a small integer, not the 36-byte id, on every line).
+-- `seq` keys the entries (a small integer, not the 36-byte id, on every
+-- line), and is never reused.
 CREATE TABLE draws (
-    seq                    INTEGER PRIMARY KEY,
+    seq                    INTEGER PRIMARY KEY AUTOINCREMENT,
     id                     TEXT    NOT NULL UNIQUE,
     tenant                 TEXT    NOT NULL,
     label                  TEXT,
-    status                 TEXT    NOT NULL CHECK (status IN ('uploading', 'awaiting_client_seed', 'ready', 'drawn')),
+    status                 TEXT    NOT NULL CHECK (status IN ('uploading', 'discarded', 'awaiting_client_seed', 'ready', 'drawn')),
     entries_uploaded       BOOLEAN NOT NULL,
     entries_sha256         TEXT,
     entries                BIGINT  CHECK (entries BETWEEN 2 AND 4294967295),
+    -- The uploaded list's size in bytes (the download's Content-Length).
+    entries_bytes          BIGINT  CHECK (entries_bytes >= 0),
+    -- The last time an upload stored a batch (drafts are swept by it).
+    touched_at             BIGINT  NOT NULL,
     winners                BIGINT  NOT NULL CHECK (winners >= 1),
     client_seed_source     TEXT    NOT NULL,
     server_seed_hash       TEXT,
@@ -29,18 +36,20 @@ CREATE TABLE draws (
     client_seed_log_index  BIGINT,
     result_log_index       BIGINT,
     CONSTRAINT draws_tenant_idempotency_unique UNIQUE (tenant, idempotency_key),
-    CHECK (status = 'uploading' OR (entries_sha256 IS NOT NULL AND entries IS NOT NULL AND server_seed_hash IS NOT NULL)),
+    CHECK (status IN ('uploading', 'discarded') OR (entries_sha256 IS NOT NULL AND entries IS NOT NULL AND server_seed_hash IS NOT NULL)),
     CHECK ((status = 'drawn') = (server_seed IS NOT NULL AND result IS NOT NULL)),
-    CHECK (status IN ('uploading', 'drawn') OR server_seed_sealed IS NOT NULL),
+    CHECK (status IN ('uploading', 'discarded', 'drawn') OR server_seed_sealed IS NOT NULL),
     CHECK ((status IN ('ready', 'drawn')) = (client_seed IS NOT NULL))
 );
 
--- Drafts are swept by age.
-CREATE INDEX draws_status_created ON draws (status, created_at);
+-- Drafts are swept by the age of their last batch.
+CREATE INDEX draws_status_touched ON draws (status, touched_at);
+-- A tenant's draws, newest first.
+CREATE INDEX draws_tenant_seq ON draws (tenant, seq);
 
 -- One row per line of an uploaded list; a line's text is unique in its list.
 CREATE TABLE draw_entries (
-    draw_seq  INTEGER NOT NULL REFERENCES draws (seq) ON DELETE CASCADE,
+    draw_seq  INTEGER NOT NULL REFERENCES draws (seq),
     idx       BIGINT  NOT NULL CHECK (idx >= 0),
     line      TEXT    NOT NULL,
     PRIMARY KEY (draw_seq, idx),

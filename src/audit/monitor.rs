@@ -45,7 +45,7 @@ pub struct LogView {
 pub struct Finding {
     /// `signature`, `tree`, `tile`, `fork`, `key`, `entry`, `order`,
     /// `reveal`, `succession`, `client_seed_reuse`, `stale_commitment`,
-    /// `draw`, `draw_not_run`.
+    /// `draw`, `draw_not_run`, `draw_reuse`, `api`.
     pub kind: &'static str,
     /// The log index it concerns, if one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -71,6 +71,8 @@ pub struct MonitorReport {
     /// Draws committed, and of those drawn.
     pub draws: u64,
     pub draws_drawn: u64,
+    /// Draws committed but never given a client seed.
+    pub unseeded_draws: Vec<String>,
     pub findings: Vec<Finding>,
     /// The state to keep for the next run (this checkpoint), when it passed.
     #[serde(skip)]
@@ -99,6 +101,8 @@ struct PairTrack {
 #[derive(Default)]
 struct DrawTrack {
     server_seed_hash: String,
+    entries_sha256: String,
+    client_seed_sha256: String,
     entries: u64,
     winners: u64,
     client_seed_at_ms: Option<i64>,
@@ -132,6 +136,10 @@ fn check_draw_entry(
                     .as_str()
                     .unwrap_or_default()
                     .to_owned(),
+                entries_sha256: entry["entries_sha256"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
                 entries: entry["entries"].as_u64().unwrap_or_default(),
                 winners: entry["winners"].as_u64().unwrap_or_default(),
                 ..DrawTrack::default()
@@ -158,6 +166,10 @@ fn check_draw_entry(
             }
             track.client_seed = true;
             track.client_seed_at_ms = time_ms(entry);
+            track.client_seed_sha256 = entry["client_seed_sha256"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
         }
         _ => {
             if !track.client_seed || track.drawn {
@@ -555,6 +567,40 @@ pub fn check(
         .filter(|(_, age)| *age > reveal_within_ms)
         .collect();
     unrun.sort();
+    // The same list with the same client seed in two draws: the operator
+    // could publish whichever result it liked (draw-shopping).
+    let mut same: HashMap<(&str, &str), Vec<&String>> = HashMap::new();
+    for (id, d) in &draws {
+        if d.client_seed {
+            same.entry((d.entries_sha256.as_str(), d.client_seed_sha256.as_str()))
+                .or_default()
+                .push(id);
+        }
+    }
+    let mut shopped: Vec<Vec<&String>> = same.into_values().filter(|ids| ids.len() > 1).collect();
+    for ids in &mut shopped {
+        ids.sort();
+    }
+    shopped.sort();
+    for ids in shopped {
+        find(
+            "draw_reuse",
+            None,
+            format!(
+                "draws {} draw from the same list with the same client seed: the operator could publish the result it liked",
+                ids.iter()
+                    .map(|id| id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    let mut unseeded: Vec<String> = draws
+        .iter()
+        .filter(|(_, d)| !d.client_seed)
+        .map(|(id, _)| id.clone())
+        .collect();
+    unseeded.sort();
     for (id, age) in unrun {
         find(
             "draw_not_run",
@@ -582,6 +628,7 @@ pub fn check(
         unused_commitments: unused,
         draws: draws.len() as u64,
         draws_drawn: draws.values().filter(|d| d.drawn).count() as u64,
+        unseeded_draws: unseeded,
         findings,
         state,
     })

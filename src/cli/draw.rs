@@ -11,7 +11,6 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args;
 use fairdeal_core::{
     ClientSeed, Commitment, DRAW_PROTOCOL, Draw, DuplicateFinder, ListCommitment, ListError,
@@ -97,13 +96,13 @@ fn read_chunks(
     path: &Path,
     mut feed: impl FnMut(&[u8]) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let unreadable =
+        |err: std::io::Error| InputError::new("--entries", format!("{}: {err}", path.display()));
+    let file = File::open(path).map_err(unreadable)?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut buffer = vec![0u8; 1 << 16];
     loop {
-        let n = reader
-            .read(&mut buffer)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let n = reader.read(&mut buffer).map_err(unreadable)?;
         if n == 0 {
             return Ok(());
         }
@@ -159,6 +158,13 @@ pub fn run(opts: DrawOpts) -> anyhow::Result<ExitCode> {
         .map(Commitment::from_hex)
         .transpose()
         .map_err(core)?;
+    if opts.entries_sha256.is_some() && opts.entries.is_none() {
+        return Err(InputError::new(
+            "--entries-sha256",
+            "needs --entries: the list file to check against it",
+        )
+        .into());
+    }
     if let Some(text) = opts.entries_sha256.as_deref()
         && (text.len() != 64 || !text.bytes().all(|b| b.is_ascii_hexdigit()))
     {

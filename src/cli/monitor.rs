@@ -48,6 +48,21 @@ pub struct MonitorOpts {
     pub json: bool,
 }
 
+/// The winners a draw's revealed seeds draw (nonce 0), if the record holds
+/// what it takes.
+fn recompute_draw(record: &serde_json::Value) -> Option<Vec<u64>> {
+    let seed = fairdeal_core::ServerSeed::from_hex(record["server_seed"].as_str()?).ok()?;
+    let client = fairdeal_core::ClientSeed::new(record["client_seed"].as_str()?).ok()?;
+    let params =
+        fairdeal_core::Draw::new(record["entries"].as_u64()?, record["winners"].as_u64()?).ok()?;
+    Some(
+        fairdeal_core::draw(&seed, &client, 0, params)
+            .into_iter()
+            .map(u64::from)
+            .collect(),
+    )
+}
+
 /// Reads back from `base`'s public API every pair and round the entries
 /// name; a finding for each that is gone or says something else.
 fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
@@ -125,6 +140,56 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
                         ))
                     }
                     Some(_) => {}
+                }
+            }
+            Some("draw_commit") => {
+                let draw = entry["draw"].as_str().unwrap_or_default();
+                match read(format!("/v1/draws/{draw}"))? {
+                    None => differs(format!(
+                        "draw {draw} is logged but the API does not know it"
+                    )),
+                    Some(d)
+                        if d["entries_sha256"] != entry["entries_sha256"]
+                            || d["entries"] != entry["entries"]
+                            || d["winners"] != entry["winners"]
+                            || d["server_seed_hash"] != entry["server_seed_hash"] =>
+                    {
+                        differs(format!("draw {draw}'s commitments differ from the log"))
+                    }
+                    Some(_) => {}
+                }
+            }
+            Some("draw_client_seed") => {
+                let draw = entry["draw"].as_str().unwrap_or_default();
+                if let Some(d) = read(format!("/v1/draws/{draw}"))? {
+                    let shown = d["client_seed"]
+                        .as_str()
+                        .map(crate::tlog::entry::client_seed_sha256);
+                    if shown.as_deref() != entry["client_seed_sha256"].as_str() {
+                        differs(format!("draw {draw}'s client seed differs from the log"));
+                    }
+                }
+            }
+            Some("draw_result") => {
+                // The API shows the client seed the log holds only as a
+                // hash: with it the winners are recomputed, not just read.
+                let draw = entry["draw"].as_str().unwrap_or_default();
+                if let Some(d) = read(format!("/v1/draws/{draw}"))? {
+                    let shown: Vec<u64> = d["result"]
+                        .as_array()
+                        .map(|w| w.iter().filter_map(|w| w["entry"].as_u64()).collect())
+                        .unwrap_or_default();
+                    let logged: Vec<u64> = entry["winners"]
+                        .as_array()
+                        .map(|w| w.iter().filter_map(serde_json::Value::as_u64).collect())
+                        .unwrap_or_default();
+                    if d["server_seed"] != entry["server_seed"] || shown != logged {
+                        differs(format!("draw {draw}'s result differs from the log"));
+                    } else if recompute_draw(&d).as_deref() != Some(logged.as_slice()) {
+                        differs(format!(
+                            "draw {draw}'s logged winners are not what its seeds draw"
+                        ));
+                    }
                 }
             }
             Some("reveal") => {

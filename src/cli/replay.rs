@@ -202,6 +202,20 @@ fn shuffle(opts: &ReplayOpts) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
+    // The permutation is held whole (4 bytes an item) while it is made;
+    // say so rather than abort when memory is short.
+    if let Ok(n) = usize::try_from(items)
+        && Vec::<u32>::new().try_reserve_exact(n).is_err()
+    {
+        return Err(InputError::new(
+            "--items",
+            format!(
+                "{items} items need {} bytes of memory, which this machine cannot give",
+                items * 4
+            ),
+        )
+        .into());
+    }
     let order = fairdeal_core::shuffled_items(&server_seed, &client_seed, nonce, items)
         .map_err(|err| InputError::new("--items", err))?;
     let stdout = std::io::stdout();

@@ -9,6 +9,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use fairdeal::service::store::{BeginDraw, StoreLines};
+
 use crate::harness::{Reply, TestApp, on_both_backends};
 use crate::tenants::operator_of;
 
@@ -140,11 +142,18 @@ async fn a_million_line_raffle_is_committed_drawn_and_checkable(app: &TestApp) {
     let after = app.public.get(&format!("/v1/draws/{id}")).await;
     assert_eq!(after.json["result"], run.json["result"]);
     assert_eq!(after.json["server_seed"], run.json["server_seed"]);
+    // After the run: the same seed is a retry, another is refused.
     let late = app
         .operator
         .put_json(&seed_path, &json!({"client_seed": "drand 5123456"}))
         .await;
-    assert_eq!(late.status, StatusCode::CONFLICT, "{}", late.text);
+    assert_eq!(late.status, StatusCode::OK, "{}", late.text);
+    assert_eq!(late.json["status"], "drawn");
+    let changed = app
+        .operator
+        .put_json(&seed_path, &json!({"client_seed": "drand 5123457"}))
+        .await;
+    assert_eq!(changed.status, StatusCode::CONFLICT, "{}", changed.text);
 }
 on_both_backends!(a_million_line_raffle_is_committed_drawn_and_checkable);
 
@@ -456,25 +465,29 @@ async fn retries_tenants_and_strangers(app: &TestApp) {
         idempotency_key: None,
     };
     let draft = match app.dealer.start_upload(&new).await.expect("draft") {
-        fairdeal::service::store::BeginDraw::Started(row) => row,
+        BeginDraw::Started(row) => row,
         other => panic!("{other:?}"),
     };
-    app.dealer
-        .store()
-        .insert_draw_lines(draft.seq, 0, &["a".to_owned(), "b".to_owned()])
-        .await
-        .expect("lines");
+    // Enough lines that discarding them takes several transactions.
+    let lines: Vec<String> = (0..45_000).map(|i| format!("line {i}")).collect();
+    for (n, batch) in lines.chunks(8192).enumerate() {
+        let stored = app
+            .dealer
+            .store()
+            .insert_draw_lines(draft.seq, &draft.id, (n * 8192) as u64, batch, 0)
+            .await
+            .expect("lines");
+        assert_eq!(stored, StoreLines::Stored);
+    }
     let hidden = app.public.get(&format!("/v1/draws/{}", draft.id)).await;
     assert_eq!(
         hidden.status,
         StatusCode::NOT_FOUND,
         "a draft is not published"
     );
+    // Swept by the time of its last batch (0 here), not its creation.
+    assert_eq!(app.dealer.discard_stale_uploads(0).await.expect("sweep"), 0);
     let now = fairdeal::time::now_ms();
-    assert_eq!(
-        app.dealer.discard_stale_uploads(now).await.expect("sweep"),
-        0
-    );
     assert_eq!(
         app.dealer
             .discard_stale_uploads(now + 2 * 60 * 60 * 1000)
@@ -488,5 +501,190 @@ async fn retries_tenants_and_strangers(app: &TestApp) {
         3,
         "the draft's lines went with it"
     );
+    // The upload it belonged to, were it still running, can store nothing
+    // more and publish nothing: its draft is gone, not reused.
+    let late = app
+        .dealer
+        .store()
+        .insert_draw_lines(draft.seq, &draft.id, 45_000, &["late".to_owned()], 0)
+        .await
+        .expect("runs");
+    assert_eq!(late, StoreLines::Gone);
+    let next = match app.dealer.start_upload(&new).await.expect("draft") {
+        BeginDraw::Started(row) => row,
+        other => panic!("{other:?}"),
+    };
+    assert!(next.seq > draft.seq, "a draft's seq is never reused");
+    assert!(
+        app.dealer
+            .store()
+            .discard_draft(next.seq, &next.id)
+            .await
+            .expect("discard")
+    );
+    assert!(
+        !app.dealer
+            .store()
+            .discard_draft(next.seq, &next.id)
+            .await
+            .expect("discard"),
+        "discarded once"
+    );
 }
 on_both_backends!(retries_tenants_and_strangers);
+
+/// What an operator gets wrong, answered in words: a compressed or
+/// non-UTF-8 body, another content type, a byte-order mark, a query with a
+/// JSON body, a retried key with another list, a seed set again after the
+/// run; and what it can count on: its draws listed, the download's length.
+async fn operators_get_clear_answers(app: &TestApp) {
+    let post = |content_type: &'static str,
+                extra: Option<(&'static str, &'static str)>,
+                body: &'static [u8]| {
+        let mut request = app
+            .operator
+            .request(Method::POST, "/v1/draws?winners=1&client_seed_source=chat")
+            .header("content-type", content_type)
+            .body(body);
+        if let Some((name, value)) = extra {
+            request = request.header(name, value);
+        }
+        app.operator.send(request)
+    };
+    let gzip = post("text/plain", Some(("content-encoding", "gzip")), b"a\nb\n").await;
+    assert_eq!(
+        gzip.status,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "{}",
+        gzip.text
+    );
+    assert!(gzip.text.contains("uncompressed"), "{}", gzip.text);
+    let latin1 = post("text/plain; charset=iso-8859-1", None, b"a\nb\n").await;
+    assert_eq!(
+        latin1.status,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "{}",
+        latin1.text
+    );
+    assert!(latin1.text.contains("UTF-8"), "{}", latin1.text);
+    let utf8 = post("text/plain; charset=UTF-8", None, b"a\nb\n").await;
+    assert_eq!(utf8.status, StatusCode::CREATED, "{}", utf8.text);
+    let form = post("application/x-www-form-urlencoded", None, b"a\nb\n").await;
+    assert_eq!(form.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert!(
+        form.text.contains("text/plain") && form.text.contains("application/json"),
+        "{}",
+        form.text
+    );
+    let bom = post("text/plain", None, "\u{FEFF}a\nb\n".as_bytes()).await;
+    assert_eq!(bom.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", bom.text);
+    assert_eq!(bom.json["line"], 1);
+    assert!(bom.text.contains("byte-order mark"), "{}", bom.text);
+    let not_utf8 = app
+        .operator
+        .send(
+            app.operator
+                .request(Method::POST, "/v1/draws?winners=1&client_seed_source=%FF")
+                .header("content-type", "text/plain")
+                .body("a\nb\n"),
+        )
+        .await;
+    assert_eq!(
+        not_utf8.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        not_utf8.text
+    );
+    assert_eq!(not_utf8.json["field"], "client_seed_source");
+    let sha = hex::encode(Sha256::digest("a\nb\n"));
+    let mixed = app
+        .operator
+        .send(
+            app.operator
+                .request(Method::POST, "/v1/draws?label=x")
+                .json(&json!({"entries_sha256": sha, "entries": 2, "winners": 1, "client_seed_source": "x"})),
+        )
+        .await;
+    assert_eq!(
+        mixed.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        mixed.text
+    );
+    assert_eq!(mixed.json["field"], "label");
+
+    // A retry with the same key must send the same list.
+    let keyed = |body: &'static str| {
+        app.operator
+            .request(Method::POST, "/v1/draws?winners=1&client_seed_source=chat")
+            .header("content-type", "text/plain")
+            .header("idempotency-key", "list-1")
+            .body(body)
+    };
+    let first = app.operator.send(keyed("a\nb\nc\n")).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let same = app.operator.send(keyed("a\nb\nc\n")).await;
+    assert_eq!(same.status, StatusCode::OK, "{}", same.text);
+    assert_eq!(same.id(), first.id());
+    let other = app.operator.send(keyed("x\ny\nz\n")).await;
+    assert_eq!(
+        other.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        other.text
+    );
+    assert_eq!(other.json["field"], "Idempotency-Key");
+
+    // The same client seed again after the run is still a retry.
+    let id = first.id();
+    let seed = json!({"client_seed": "s"});
+    app.operator
+        .put_json(&format!("/v1/draws/{id}/client-seed"), &seed)
+        .await
+        .success();
+    app.operator
+        .post(&format!("/v1/draws/{id}/run"))
+        .await
+        .success();
+    let again = app
+        .operator
+        .put_json(&format!("/v1/draws/{id}/client-seed"), &seed)
+        .await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.text);
+
+    // The download says its length; the listing finds every draw, paged.
+    let download = app.public.get(&format!("/v1/draws/{id}/entries")).await;
+    assert_eq!(download.header("content-length"), Some("6"));
+    assert_eq!(download.text, "a\nb\nc\n");
+    let page = app.operator.get("/v1/draws?limit=1").await.success();
+    assert_eq!(page["draws"].as_array().map(Vec::len), Some(1));
+    let after = page["next_after"].as_str().expect("a next page").to_owned();
+    let rest = app
+        .operator
+        .get(&format!("/v1/draws?after={after}"))
+        .await
+        .success();
+    let ids: Vec<&str> = page["draws"]
+        .as_array()
+        .into_iter()
+        .chain(rest["draws"].as_array())
+        .flatten()
+        .map(|d| d["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(
+        ids,
+        [utf8.id().as_str(), id.as_str()],
+        "oldest first, drafts never"
+    );
+    assert_eq!(rest["next_after"], Value::Null);
+    let stranger = operator_of(app, "lister", "other-brand").await;
+    let theirs = stranger.get("/v1/draws").await.success();
+    assert_eq!(
+        theirs["draws"],
+        json!([]),
+        "another tenant's draws are not listed"
+    );
+    let bad = app.operator.get("/v1/draws?limit=101").await;
+    assert_eq!(bad.json["field"], "limit");
+}
+on_both_backends!(operators_get_clear_answers);

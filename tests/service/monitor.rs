@@ -295,9 +295,11 @@ async fn a_tampered_hash_tile_is_named(app: &TestApp) {
 }
 on_both_backends!(a_tampered_hash_tile_is_named);
 
-/// Draws in the log: a drawn draw passes (its result opens its commitment);
-/// a draw given its client seed and never run is named once it is older
-/// than the policy, because its operator could see the winners coming.
+/// Draws in the log: a drawn draw passes (its result opens its commitment,
+/// and with `--check-api` its winners are recomputed from the seeds the API
+/// shows); a draw given its client seed and never run is named once it is
+/// older than the policy, because its operator could see the winners
+/// coming; two draws of one list with one client seed are named together.
 async fn a_draw_left_unrun_after_its_client_seed_is_named(app: &TestApp) {
     let create = |winners: u32| {
         app.operator
@@ -308,28 +310,31 @@ async fn a_draw_left_unrun_after_its_client_seed_is_named(app: &TestApp) {
             .header("content-type", "text/plain")
             .body("ann\nbo\ncy\n")
     };
-    let drawn = app.operator.send(create(2)).await.id();
-    let unrun = app.operator.send(create(1)).await.id();
-    for id in [&drawn, &unrun] {
+    let seed = |id: String, client_seed: &'static str| async move {
         app.operator
             .put_json(
                 &format!("/v1/draws/{id}/client-seed"),
-                &json!({"client_seed": "typed in chat"}),
+                &json!({ "client_seed": client_seed }),
             )
             .await
             .success();
-    }
+        id
+    };
+    let drawn = seed(app.operator.send(create(2)).await.id(), "typed in chat").await;
+    let unrun = seed(app.operator.send(create(1)).await.id(), "typed later").await;
+    let unseeded = app.operator.send(create(1)).await.id();
     app.operator
         .post(&format!("/v1/draws/{drawn}/run"))
         .await
         .success();
     integrated(app).await;
-    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    let (out, report) = run_monitor(app.public.base(), &["--check-api".to_owned()]).await;
     assert_eq!(out.status.code(), Some(0), "{report:#}");
     assert_eq!(
         (report["draws"].as_u64(), report["draws_drawn"].as_u64()),
-        (Some(2), Some(1))
+        (Some(3), Some(1))
     );
+    assert_eq!(report["unseeded_draws"], json!([unseeded]));
     tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
     let args = ["--reveal-within".to_owned(), "0.00001".to_owned()];
     let (out, report) = run_monitor(app.public.base(), &args).await;
@@ -340,5 +345,35 @@ async fn a_draw_left_unrun_after_its_client_seed_is_named(app: &TestApp) {
         detail.contains(&unrun) && !detail.contains(&drawn),
         "{detail}"
     );
+
+    // The same list and client seed again: the operator could publish the
+    // draw whose winners it liked.
+    let twin = seed(app.operator.send(create(2)).await.id(), "typed in chat").await;
+    app.operator
+        .post(&format!("/v1/draws/{twin}/run"))
+        .await
+        .success();
+    integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["draw_reuse"]);
+    let detail = report["findings"][0]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains(&drawn) && detail.contains(&twin),
+        "{detail}"
+    );
+
+    // Winners rewritten in the database after the fact: the API no longer
+    // says what the log does.
+    let changed = app
+        .tamper(
+            "UPDATE draws SET result = '[0, 0]' WHERE id = $1",
+            twin.clone(),
+        )
+        .await;
+    assert_eq!(changed, 1);
+    let (out, report) = run_monitor(app.public.base(), &["--check-api".to_owned()]).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert!(kinds(&report).contains(&"api".to_owned()), "{report:#}");
 }
 on_both_backends!(a_draw_left_unrun_after_its_client_seed_is_named);

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use fairdeal_core::{
-    ClientSeed, Draw, DrawError, ListCommitment, ListError, ListScanner, MAX_ENTRIES, ScanError,
+    ClientSeed, Draw, DrawError, ListCommitment, ListError, ListScanner, ScanError,
 };
 use futures_util::{Stream, StreamExt};
 use sha2::{Digest, Sha256};
@@ -21,6 +21,7 @@ use sha2::{Digest, Sha256};
 use super::{Dealer, PairLabel, fresh_seed, new_id};
 use crate::service::store::{
     BeginDraw, DrawCommitment, DrawRequest, DrawRow, DrawStatus, DrawUpdate, DuplicateLine,
+    StoreLines,
 };
 use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
@@ -30,15 +31,21 @@ pub const MAX_WINNERS: u64 = 1000;
 /// Longest line the service stores, in bytes.
 pub const MAX_LINE_BYTES: usize = 1024;
 /// Largest list the service accepts, in bytes.
-pub const MAX_LIST_BYTES: u64 = 512 * 1024 * 1024;
+pub const MAX_LIST_BYTES: u64 = 256 * 1024 * 1024;
+/// The longest an upload may take, end to end; past it the draft is
+/// discarded and the client answered 408.
+pub const UPLOAD_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// Longest `client_seed_source`, in bytes.
 pub const MAX_SOURCE_BYTES: usize = 512;
 /// Lines stored per transaction while a list arrives.
 const LINES_PER_BATCH: usize = 8192;
 /// Bytes of lines held before a batch is stored, whatever their number.
 const BYTES_PER_BATCH: usize = 2 * 1024 * 1024;
-/// Drafts older than this are uploads that will never finish.
+/// Drafts that stored nothing for this long are uploads that will never
+/// finish (a crashed process's): longer than [`UPLOAD_TIMEOUT`], so a live
+/// upload, which discards its own draft when it fails, is never swept.
 pub const DRAFT_MAX_AGE_MS: i64 = 60 * 60 * 1000;
+const _: () = assert!(DRAFT_MAX_AGE_MS > UPLOAD_TIMEOUT.as_millis() as i64);
 
 /// What a new draw says of itself.
 #[derive(Debug, Clone)]
@@ -59,11 +66,14 @@ impl NewDraw {
         if source.trim().is_empty() || source.len() > MAX_SOURCE_BYTES {
             return Err((
                 "client_seed_source",
-                format!(
-                    "must say where the client seed will come from, in 1 to {MAX_SOURCE_BYTES} bytes; it is {} bytes{}",
-                    source.len(),
-                    if source.is_empty() { "" } else { " (or blank)" }
-                ),
+                if source.len() > MAX_SOURCE_BYTES {
+                    format!(
+                        "must be at most {MAX_SOURCE_BYTES} bytes; it is {} bytes",
+                        source.len()
+                    )
+                } else {
+                    "must say where the client seed will come from; it is empty or blank".to_owned()
+                },
             ));
         }
         if let Some(c) = source
@@ -111,6 +121,9 @@ pub enum UploadError {
     Draw(DrawError),
     /// The client sent nothing for this long.
     Stalled(Duration),
+    /// The upload took longer than [`UPLOAD_TIMEOUT`], or its draft was
+    /// discarded meanwhile.
+    TooSlow,
     /// The body could not be read (the client went away).
     Body(String),
     /// The database or the code failed.
@@ -162,8 +175,18 @@ fn commit_entry(draw: &DrawRow, commitment: &DrawCommitment) -> anyhow::Result<V
 }
 
 /// A line the service stores: no control characters but tabs (the protocol
-/// allows them; a database text column and a raffle do not need them).
+/// allows them; a database text column and a raffle do not need them), and
+/// no byte-order mark at the start of the list (it would become part of
+/// entrant 1's name, unseen).
 fn service_line_rule(index: u64, text: &str) -> Result<(), UploadError> {
+    if index == 0 && text.starts_with('\u{FEFF}') {
+        return Err(UploadError::Line {
+            index,
+            rule: "line 1 starts with a byte-order mark (U+FEFF), which would become part of \
+                   its entrant; save the list as UTF-8 without BOM"
+                .to_owned(),
+        });
+    }
     match text.chars().find(|c| c.is_control() && *c != '\t') {
         Some(c) => Err(UploadError::Line {
             index,
@@ -208,6 +231,8 @@ impl Dealer {
         // The log entry names the draw; a stand-in row gives it the fields.
         let stand_in = DrawRow {
             seq: 0,
+            entries_bytes: None,
+            touched_at: request.created_at,
             id: request.id.clone(),
             tenant: request.tenant.clone(),
             label: None,
@@ -255,9 +280,13 @@ impl Dealer {
         B: AsRef<[u8]>,
         E: std::fmt::Display,
     {
-        let outcome = self.read_list(draft, chunks, idle).await;
+        let outcome =
+            match tokio::time::timeout(UPLOAD_TIMEOUT, self.read_list(draft, chunks, idle)).await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(UploadError::TooSlow),
+            };
         if outcome.is_err()
-            && let Err(err) = self.store.discard_draft(draft.seq).await
+            && let Err(err) = self.store.discard_draft(draft.seq, &draft.id).await
         {
             // The sweep of stale drafts deletes it later.
             tracing::warn!(draw = %draft.id, error = %err, "could not delete a refused upload");
@@ -332,22 +361,47 @@ impl Dealer {
         }
         let list = scanner.finish()?;
         self.store_batch(draft, batch_first, &mut batch).await?;
-        if list.entries > MAX_ENTRIES {
-            return Err(UploadError::Draw(DrawError::Entries {
-                value: list.entries,
-            }));
-        }
         Draw::new(list.entries, draft.winners as u64).map_err(UploadError::Draw)?;
         let commitment = self.draw_commitment(draft, list)?;
         self.store
-            .publish_draw(draft.seq, &commitment)
+            .publish_draw(draft.seq, &draft.id, &commitment, total)
             .await?
-            .ok_or_else(|| {
-                UploadError::Internal(anyhow::anyhow!(
-                    "draw {} stopped being a draft while its list arrived",
-                    draft.id
-                ))
-            })
+            .ok_or(UploadError::TooSlow)
+    }
+
+    /// The commitment of a list read from `chunks` without storing it (a
+    /// retried upload, to compare with the draw the first request made).
+    /// Duplicates are not looked for: a list that hashes the same is the same.
+    pub async fn list_commitment<S, B, E>(
+        &self,
+        mut chunks: S,
+        idle: Duration,
+    ) -> Result<ListCommitment, UploadError>
+    where
+        S: Stream<Item = Result<B, E>> + Unpin,
+        B: AsRef<[u8]>,
+        E: std::fmt::Display,
+    {
+        let mut scanner = ListScanner::new();
+        let mut total = 0u64;
+        loop {
+            let chunk = match tokio::time::timeout(idle, chunks.next()).await {
+                Err(_) => return Err(UploadError::Stalled(idle)),
+                Ok(None) => break,
+                Ok(Some(Err(err))) => return Err(UploadError::Body(err.to_string())),
+                Ok(Some(Ok(chunk))) => chunk,
+            };
+            total += chunk.as_ref().len() as u64;
+            if total > MAX_LIST_BYTES {
+                return Err(UploadError::TooLarge);
+            }
+            scanner
+                .feed(chunk.as_ref(), |_, _| Ok::<(), ListError>(()))
+                .map_err(|err| match err {
+                    ScanError::List(err) | ScanError::Caller(err) => UploadError::from(err),
+                })?;
+        }
+        Ok(scanner.finish()?)
     }
 
     async fn store_batch(
@@ -356,15 +410,18 @@ impl Dealer {
         first: u64,
         batch: &mut Vec<String>,
     ) -> Result<(), UploadError> {
-        if let Some(dup) = self
+        match self
             .store
-            .insert_draw_lines(draft.seq, first, batch)
+            .insert_draw_lines(draft.seq, &draft.id, first, batch, now_ms())
             .await?
         {
-            return Err(dup.into());
+            StoreLines::Stored => {
+                batch.clear();
+                Ok(())
+            }
+            StoreLines::Duplicate(dup) => Err(dup.into()),
+            StoreLines::Gone => Err(UploadError::TooSlow),
         }
-        batch.clear();
-        Ok(())
     }
 
     /// Sets a draw's client seed (once, after its commitment).

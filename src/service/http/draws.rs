@@ -23,7 +23,7 @@ use super::receipts::{Receipt, receipt};
 use super::rounds::idempotency_key;
 use super::wire::ClientSeedRequest;
 use crate::service::dealer::PairLabel;
-use crate::service::dealer::draws::{MAX_LIST_BYTES, NewDraw, UploadError};
+use crate::service::dealer::draws::{MAX_LIST_BYTES, NewDraw, UPLOAD_TIMEOUT, UploadError};
 use crate::service::store::{BeginDraw, DrawRow, DrawStatus, DrawUpdate};
 use crate::time::timestamp;
 
@@ -140,7 +140,7 @@ fn draw_not_found(id: &str) -> ApiError {
 /// The published draw `id`.
 async fn load_draw(state: &AppState, id: &str) -> Result<DrawRow, ApiError> {
     match state.dealer.store().draw(id).await? {
-        Some(row) if row.status != DrawStatus::Uploading => Ok(row),
+        Some(row) if row.is_published() => Ok(row),
         _ => Err(draw_not_found(id)),
     }
 }
@@ -223,6 +223,57 @@ fn content_type_is(headers: &HeaderMap, mime: &str) -> bool {
         .is_some_and(|m| m.trim().eq_ignore_ascii_case(mime))
 }
 
+/// What a `POST /v1/draws` body is.
+enum BodyKind {
+    /// `text/plain` (UTF-8): the list itself.
+    List,
+    /// JSON: the list's commitment.
+    Json,
+}
+
+/// The body's kind from its headers, or 415 saying what is taken.
+fn body_kind(headers: &HeaderMap) -> Result<BodyKind, ApiError> {
+    let unsupported = |detail: String| ApiError::unsupported(detail);
+    if let Some(encoding) = headers.get(header::CONTENT_ENCODING) {
+        let encoding = encoding.to_str().unwrap_or("(not text)").trim();
+        if !encoding.eq_ignore_ascii_case("identity") {
+            return Err(unsupported(format!(
+                "Content-Encoding {encoding:?} is not accepted: send the list uncompressed"
+            )));
+        }
+    }
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let mut parts = content_type.split(';');
+    let mime = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    if mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json")) {
+        return Ok(BodyKind::Json);
+    }
+    if mime == "text/plain" {
+        let charset = parts
+            .filter_map(|p| p.split_once('='))
+            .find(|(name, _)| name.trim().eq_ignore_ascii_case("charset"))
+            .map(|(_, value)| value.trim().trim_matches('"').to_ascii_lowercase());
+        return match charset.as_deref() {
+            None | Some("utf-8" | "utf8" | "us-ascii") => Ok(BodyKind::List),
+            Some(other) => Err(unsupported(format!(
+                "the list must be UTF-8; Content-Type says charset={other}"
+            ))),
+        };
+    }
+    Err(unsupported(format!(
+        "send the list as text/plain (UTF-8, one entrant a line) or its commitment as \
+         application/json; got Content-Type {:?}",
+        if content_type.is_empty() {
+            "(none)"
+        } else {
+            content_type
+        }
+    )))
+}
+
 /// Whether `request` uploads a list (its time is bounded by
 /// [`UPLOAD_IDLE`] between chunks, not by the request timeout).
 pub(super) fn is_list_upload(request: &Request) -> bool {
@@ -278,11 +329,13 @@ pub async fn create(
     let key = idempotency_key(request.headers())?;
     let (mut parts, body) = request.into_parts();
     let ApiQuery(params) = ApiQuery::<UploadParams>::from_request_parts(&mut parts, &()).await?;
-    if !content_type_is(&parts.headers, "text/plain") {
-        // JSON, or refused by ApiJson with the content types it takes.
-        let request = Request::from_parts(parts, body);
-        let ApiJson(body) = ApiJson::<CreateDrawRequest>::from_request(request, &()).await?;
-        return create_by_hash(&state, operator, key, params, body).await;
+    match body_kind(&parts.headers)? {
+        BodyKind::Json => {
+            let request = Request::from_parts(parts, body);
+            let ApiJson(body) = ApiJson::<CreateDrawRequest>::from_request(request, &()).await?;
+            return create_by_hash(&state, operator, key, params, body).await;
+        }
+        BodyKind::List => {}
     }
     if let Some(field) = [
         params.winners.is_none(),
@@ -305,7 +358,22 @@ pub async fn create(
         idempotency_key: key,
     })?;
     let draft = match state.dealer.start_upload(&new).await? {
-        BeginDraw::Existing(row) => return existing(&state, row, &new).await,
+        BeginDraw::Existing(row) => {
+            if row.is_published() && row.entries_uploaded {
+                // The same key again: the same list? Read it (nothing kept).
+                let list = state
+                    .dealer
+                    .list_commitment(body.into_data_stream(), UPLOAD_IDLE)
+                    .await
+                    .map_err(upload_error)?;
+                if row.entries_sha256.as_deref() != Some(list.sha256_hex().as_str())
+                    || row.entries != Some(list.entries as i64)
+                {
+                    return Err(key_reused());
+                }
+            }
+            return existing(&state, row, &new).await;
+        }
         BeginDraw::Started(row) => row,
     };
     let row = state
@@ -324,11 +392,17 @@ async fn create_by_hash(
     params: UploadParams,
     body: CreateDrawRequest,
 ) -> Result<Response, ApiError> {
-    if params.winners.is_some() || params.client_seed_source.is_some() || params.label.is_some() {
-        return Err(ApiError::invalid(
-            "winners",
-            "with a JSON body, every field goes in the body, not the query string",
-        ));
+    for (name, given) in [
+        ("winners", params.winners.is_some()),
+        ("client_seed_source", params.client_seed_source.is_some()),
+        ("label", params.label.is_some()),
+    ] {
+        if given {
+            return Err(ApiError::invalid(
+                name,
+                "with a JSON body, every field goes in the body, not the query string",
+            ));
+        }
     }
     let sha256 = body.entries_sha256.as_str();
     let digest: [u8; 32] = match hex::decode(sha256) {
@@ -375,7 +449,7 @@ async fn create_by_hash(
 fn key_reused() -> ApiError {
     ApiError::invalid(
         "Idempotency-Key",
-        "was used for another draw (another list, winners or client_seed_source); use a new key",
+        "was used for another draw (another list, winners, client_seed_source or label); use a new key",
     )
 }
 
@@ -389,10 +463,13 @@ async fn created(state: &AppState, row: &DrawRow) -> Result<Response, ApiError> 
 /// 200 with the draw an earlier request with the same key made, if it
 /// asked for the same.
 async fn existing(state: &AppState, row: DrawRow, new: &NewDraw) -> Result<Response, ApiError> {
-    if row.winners != new.winners as i64 || row.client_seed_source != new.client_seed_source {
+    if row.winners != new.winners as i64
+        || row.client_seed_source != new.client_seed_source
+        || row.label.as_deref() != new.label.as_ref().map(PairLabel::as_str)
+    {
         return Err(key_reused());
     }
-    if row.status == DrawStatus::Uploading {
+    if !row.is_published() {
         return Err(ApiError::conflict(
             "Upload in progress",
             format!(
@@ -416,12 +493,93 @@ fn upload_error(err: UploadError) -> ApiError {
             MAX_LIST_BYTES / (1024 * 1024)
         )),
         UploadError::Draw(err) => ApiError::invalid(err.field(), err),
-        UploadError::Stalled(idle) => ApiError::request_timeout(idle),
+        UploadError::Stalled(idle) => ApiError::timeout(format!(
+            "the list stopped arriving: nothing for {} s. Nothing was kept; upload it again",
+            idle.as_secs()
+        )),
+        UploadError::TooSlow => ApiError::timeout(format!(
+            "the list did not arrive within {} minutes. Nothing was kept; upload it again, \
+             faster, or commit to it by hash (application/json)",
+            UPLOAD_TIMEOUT.as_secs() / 60
+        )),
         UploadError::Body(detail) => {
             ApiError::malformed(format!("the list could not be read: {detail}"), None)
         }
         UploadError::Internal(err) => ApiError::internal(&err),
     }
+}
+
+/// A page of an operator's draws.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DrawPage {
+    pub draws: Vec<DrawView>,
+    /// Pass as `after` for the next page; absent on the last.
+    pub next_after: Option<String>,
+}
+
+/// Which of the operator's draws to list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DrawListParams {
+    /// Page size, 1 to 100 (default 100).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+    /// The `next_after` of the previous page.
+    #[param(pattern = "^[0-9]{1,19}$")]
+    pub after: Option<String>,
+}
+
+/// List the operator's draws.
+///
+/// The draws of the key's tenant, oldest first (a lost answer to `POST
+/// /v1/draws` is found here); `next_after` pages on.
+#[utoipa::path(get, path = "/v1/draws", tag = "draws",
+    security(("operator_key" = [])),
+    params(DrawListParams),
+    responses(
+        (status = 200, description = "A page of the tenant's draws", body = DrawPage),
+        DatabaseUnavailable,
+        OperatorAuthProblems,
+        QueryProblems,
+        (status = 422, description = "limit out of range, or an unusable cursor", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn list(
+    State(state): State<AppState>,
+    operator: Operator,
+    ApiQuery(params): ApiQuery<DrawListParams>,
+) -> Result<Json<DrawPage>, ApiError> {
+    let limit = params.limit.unwrap_or(100);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::invalid(
+            "limit",
+            format!("must be 1 to 100; got {limit}"),
+        ));
+    }
+    let after = params
+        .after
+        .as_deref()
+        .map(|text| {
+            text.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+                ApiError::invalid("after", "must be the next_after of an earlier page")
+            })
+        })
+        .transpose()?;
+    let rows = state
+        .dealer
+        .store()
+        .tenant_draws(&operator.tenant, after, i64::from(limit) + 1)
+        .await?;
+    let more = rows.len() > limit as usize;
+    let rows = &rows[..rows.len().min(limit as usize)];
+    let mut draws = Vec::with_capacity(rows.len());
+    for row in rows {
+        draws.push(view(&state, row, true).await?);
+    }
+    Ok(Json(DrawPage {
+        draws,
+        next_after: rows.last().filter(|_| more).map(|row| row.seq.to_string()),
+    }))
 }
 
 /// Read a draw.
@@ -479,10 +637,8 @@ pub async fn set_client_seed(
             Ok(Json(body))
         }
         DrawUpdate::NotFound => Err(draw_not_found(&id)),
-        DrawUpdate::Refused(row)
-            if row.status == DrawStatus::Ready
-                && row.client_seed.as_deref() == Some(client_seed.as_str()) =>
-        {
+        // The same seed again (a retry), before or after the run.
+        DrawUpdate::Refused(row) if row.client_seed.as_deref() == Some(client_seed.as_str()) => {
             Ok(Json(view(&state, &row, true).await?))
         }
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
@@ -589,7 +745,15 @@ pub async fn entries(
                 },
             };
             if lines.is_empty() {
-                return None;
+                // Fewer lines than the list has: cut the body short rather
+                // than end it as if complete (Content-Length says so too).
+                return (from < total).then(|| {
+                    tracing::error!(draw = seq, from, "a list's lines are missing");
+                    (
+                        Err(std::io::Error::other("missing lines")),
+                        (None, u64::MAX),
+                    )
+                });
             }
             let mut text = String::with_capacity(lines.iter().map(|(_, l)| l.len() + 1).sum());
             for (_, line) in &lines {
@@ -600,6 +764,11 @@ pub async fn entries(
         }
     });
     let mut response = Response::new(Body::from_stream(pages));
+    if let Some(bytes) = row.entries_bytes {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(bytes as u64));
+    }
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),

@@ -126,6 +126,20 @@ impl ApiError {
         Self::new(StatusCode::NOT_FOUND, "Not found", detail)
     }
 
+    /// 415 with its own explanation of what is taken.
+    pub fn unsupported(detail: String) -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported media type",
+            detail,
+        )
+    }
+
+    /// 408 with its own explanation.
+    pub fn timeout(detail: String) -> Self {
+        Self::new(StatusCode::REQUEST_TIMEOUT, "Request timeout", detail)
+    }
+
     /// 413: a body over a limit.
     pub fn payload_too_large(detail: String) -> Self {
         Self::new(
@@ -386,6 +400,14 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
         let query = parts.uri.query().unwrap_or_default();
+        // form_urlencoded decodes lossily (bad UTF-8 becomes U+FFFD); a
+        // value is refused instead of stored altered.
+        if let Some(name) = first_non_utf8_parameter(query) {
+            return Err(ApiError::malformed(
+                format!("{name}: is not valid UTF-8 once percent-decoded (query string)"),
+                Some(name),
+            ));
+        }
         let deserializer =
             serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
         let value = serde_path_to_error::deserialize(deserializer).map_err(|err| {
@@ -425,6 +447,46 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath
                 })?;
         Ok(ApiPath(value))
     }
+}
+
+/// The name of the first query parameter whose name or value does not
+/// percent-decode to UTF-8.
+fn first_non_utf8_parameter(query: &str) -> Option<String> {
+    fn decodes(text: &str) -> bool {
+        let bytes = text.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let hex = |b: u8| (b as char).to_digit(16);
+            match bytes[i] {
+                b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                    (Some(h), Some(l)) => {
+                        out.push((h * 16 + l) as u8);
+                        i += 3;
+                        continue;
+                    }
+                    _ => out.push(b'%'),
+                },
+                b'+' => out.push(b' '),
+                b => out.push(b),
+            }
+            i += 1;
+        }
+        std::str::from_utf8(&out).is_ok()
+    }
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .find(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            !decodes(name) || !decodes(value)
+        })
+        .map(|pair| {
+            let name = pair.split_once('=').map_or(pair, |(name, _)| name);
+            form_urlencoded::parse(name.as_bytes())
+                .next()
+                .map_or_else(String::new, |(name, _)| name.into_owned())
+        })
 }
 
 /// The dotted path of the first array in `value`, if there is one.
@@ -521,6 +583,19 @@ shared_problems! {
 #[cfg(test)]
 mod tests {
     use super::field_at;
+
+    #[test]
+    fn query_values_that_are_not_utf8_are_named() {
+        use super::first_non_utf8_parameter as bad;
+        assert_eq!(
+            bad("winners=1&client_seed_source=%FF"),
+            Some("client_seed_source".to_owned())
+        );
+        assert_eq!(bad("label=%C3%A9&x=%e2%82%ac"), None);
+        assert_eq!(bad("a=100%25&b=%&c=%4&d=+"), None);
+        assert_eq!(bad("%FF=1"), Some("\u{FFFD}".to_owned()));
+        assert_eq!(bad(""), None);
+    }
 
     #[test]
     fn the_field_comes_from_the_path_or_the_quoted_name() {

@@ -153,6 +153,7 @@ documented_routes![
     transparency::consistency,
     transparency::same_client_seed,
     draws::create,
+    draws::list,
     draws::get,
     draws::set_client_seed,
     draws::run,
@@ -235,7 +236,7 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         transparency::ConsistencyProof, transparency::SameClientSeed, transparency::ClientSeedPair, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
         wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
-        ops::VersionInfo, draws::DrawView, draws::Winner, draws::CreateDrawRequest)),
+        ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest)),
     modifiers(&OperatorKey, &ClosedGames),
 )]
 #[derive(Debug)]

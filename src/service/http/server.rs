@@ -20,6 +20,7 @@ use tokio::sync::Semaphore;
 
 use super::AppState;
 use super::error::ApiError;
+use crate::service::dealer::draws::UPLOAD_TIMEOUT;
 
 /// What one client may hold, and for how long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,9 +45,6 @@ impl Default for Limits {
     }
 }
 
-/// The longest a list upload (`POST /v1/draws`, text/plain) may take.
-pub const UPLOAD_TIMEOUT: Duration = Duration::from_secs(15 * 60);
-
 /// Answers 408 problem+json when a request is not read and answered within
 /// the limit. The handler's future is dropped: a database transaction in it
 /// rolls back unless it had committed, which is why a deal is retried with
@@ -56,10 +54,11 @@ pub(super) async fn bound_request(
     request: Request,
     next: Next,
 ) -> Response {
-    // A list upload may take minutes: it is bounded by the time between its
-    // chunks instead (`draws::UPLOAD_IDLE`), and by this much overall.
+    // A list upload may take minutes: it bounds itself (the time between
+    // its chunks, `draws::UPLOAD_IDLE`, and `UPLOAD_TIMEOUT` overall, after
+    // which it discards its draft and answers 408); this is a backstop.
     let limit = if super::draws::is_list_upload(&request) {
-        limit.max(UPLOAD_TIMEOUT)
+        UPLOAD_TIMEOUT + Duration::from_secs(60)
     } else {
         limit
     };

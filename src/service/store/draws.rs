@@ -17,8 +17,10 @@ use super::Store;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DrawStatus {
-    /// Its list is arriving: not published, deleted if the list is refused.
+    /// Its list is arriving: not published.
     Uploading,
+    /// Its list was refused or abandoned: its lines are being deleted.
+    Discarded,
     /// Committed (list and server seed); waits for its client seed.
     AwaitingClientSeed,
     /// Has its client seed; waits to be run.
@@ -29,6 +31,7 @@ pub enum DrawStatus {
 
 status_text!(DrawStatus {
     Uploading => "uploading",
+    Discarded => "discarded",
     AwaitingClientSeed => "awaiting_client_seed",
     Ready => "ready",
     Drawn => "drawn",
@@ -46,6 +49,8 @@ pub struct DrawRow {
     pub entries_uploaded: bool,
     pub entries_sha256: Option<String>,
     pub entries: Option<i64>,
+    pub entries_bytes: Option<i64>,
+    pub touched_at: i64,
     pub winners: i64,
     pub client_seed_source: String,
     pub server_seed_hash: Option<String>,
@@ -63,7 +68,15 @@ pub struct DrawRow {
     pub result_log_index: Option<i64>,
 }
 
+/// Lines deleted per transaction when a draft is discarded.
+pub const DELETE_CHUNK: i64 = 20_000;
+
 impl DrawRow {
+    /// Whether the draw is public (committed): not a draft.
+    pub fn is_published(&self) -> bool {
+        !matches!(self.status, DrawStatus::Uploading | DrawStatus::Discarded)
+    }
+
     /// The revealed server seed, only once drawn: the one rule for who may
     /// see a draw's seed.
     pub fn revealed_seed(&self) -> Option<&str> {
@@ -85,7 +98,8 @@ impl DrawRow {
 
 macro_rules! draw_columns {
     () => {
-        "seq, id, tenant, label, status, entries_uploaded, entries_sha256, entries, winners, \
+        "seq, id, tenant, label, status, entries_uploaded, entries_sha256, entries, \
+         entries_bytes, touched_at, winners, \
          client_seed_source, server_seed_hash, server_seed_sealed, server_seed, client_seed, \
          result, idempotency_key, created_at, client_seed_at, drawn_at, commit_log_index, \
          client_seed_log_index, result_log_index"
@@ -130,6 +144,16 @@ pub struct DuplicateLine {
     pub first: u64,
 }
 
+/// The outcome of storing a batch of a draft's lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreLines {
+    Stored,
+    /// A line repeats an earlier one: nothing of the batch was stored.
+    Duplicate(DuplicateLine),
+    /// The draft is no longer uploading (discarded, or swept as abandoned).
+    Gone,
+}
+
 /// The outcome of setting a draw's client seed or running it.
 #[derive(Debug)]
 pub enum DrawUpdate {
@@ -150,8 +174,8 @@ impl Store {
         const INSERT: &str = concat!(
             "INSERT INTO draws (id, tenant, label, status, entries_uploaded, winners, \
              client_seed_source, idempotency_key, created_at, entries_sha256, entries, \
-             server_seed_hash, server_seed_sealed, commit_log_index) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+             server_seed_hash, server_seed_sealed, commit_log_index, touched_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $9) \
              ON CONFLICT (tenant, idempotency_key) DO NOTHING RETURNING ",
             draw_columns!()
         );
@@ -203,64 +227,84 @@ impl Store {
     }
 
     /// Stores `lines` (consecutive, the first at `first_index`) of draft
-    /// `seq`, in one transaction; or, if one repeats a line already stored
-    /// or an earlier one of the batch, stores nothing and names it.
+    /// `seq` (`id`), in one transaction, and marks the draft as alive now;
+    /// or, if one repeats a line already stored or an earlier one of the
+    /// batch, stores nothing and names it; or, if the draft is no longer
+    /// uploading, stores nothing.
     pub async fn insert_draw_lines(
         &self,
         seq: i64,
+        id: &str,
         first_index: u64,
         lines: &[String],
-    ) -> Result<Option<DuplicateLine>, sqlx::Error> {
-        if lines.is_empty() {
-            return Ok(None);
-        }
+        now_ms: i64,
+    ) -> Result<StoreLines, sqlx::Error> {
+        const TOUCH: &str = "UPDATE draws SET touched_at = $3 \
+                             WHERE seq = $1 AND id = $2 AND status = $4 RETURNING seq";
         const FIRST: &str = "SELECT idx FROM draw_entries WHERE draw_seq = $1 AND line = $2";
         Ok(write_tx!(self, |tx| {
-            let mut insert = QueryBuilder::new("INSERT INTO draw_entries (draw_seq, idx, line) ");
-            insert.push_values(lines.iter().enumerate(), |mut row, (i, line)| {
-                row.push_bind(seq)
-                    .push_bind((first_index + i as u64) as i64)
-                    .push_bind(line.as_str());
-            });
-            insert.push(" ON CONFLICT (draw_seq, line) DO NOTHING RETURNING idx");
-            let stored: Vec<(i64,)> = insert.build_query_as().fetch_all(&mut *tx).await?;
-            if stored.len() == lines.len() {
-                None
+            let alive: Option<(i64,)> = sqlx::query_as(TOUCH)
+                .bind(seq)
+                .bind(id)
+                .bind(now_ms)
+                .bind(DrawStatus::Uploading.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+            if alive.is_none() {
+                return Ok(StoreLines::Gone);
+            }
+            if lines.is_empty() {
+                StoreLines::Stored
             } else {
-                // The first line not stored repeats an earlier one.
-                let mut stored: Vec<u64> = stored.into_iter().map(|(i,)| i as u64).collect();
-                stored.sort_unstable();
-                let offset = stored
-                    .iter()
-                    .enumerate()
-                    .find(|(i, idx)| **idx != first_index + *i as u64)
-                    .map_or(stored.len(), |(i, _)| i);
-                let index = first_index + offset as u64;
-                let (first,): (i64,) = sqlx::query_as(FIRST)
-                    .bind(seq)
-                    .bind(&lines[offset])
-                    .fetch_one(&mut *tx)
-                    .await?;
-                // Rolls back this batch; the caller drops the draft.
-                return Ok(Some(DuplicateLine {
-                    index,
-                    first: first as u64,
-                }));
+                let mut insert =
+                    QueryBuilder::new("INSERT INTO draw_entries (draw_seq, idx, line) ");
+                insert.push_values(lines.iter().enumerate(), |mut row, (i, line)| {
+                    row.push_bind(seq)
+                        .push_bind((first_index + i as u64) as i64)
+                        .push_bind(line.as_str());
+                });
+                insert.push(" ON CONFLICT (draw_seq, line) DO NOTHING RETURNING idx");
+                let stored: Vec<(i64,)> = insert.build_query_as().fetch_all(&mut *tx).await?;
+                if stored.len() == lines.len() {
+                    StoreLines::Stored
+                } else {
+                    // The first line not stored repeats an earlier one.
+                    let mut stored: Vec<u64> = stored.into_iter().map(|(i,)| i as u64).collect();
+                    stored.sort_unstable();
+                    let offset = stored
+                        .iter()
+                        .enumerate()
+                        .find(|(i, idx)| **idx != first_index + *i as u64)
+                        .map_or(stored.len(), |(i, _)| i);
+                    let (first,): (i64,) = sqlx::query_as(FIRST)
+                        .bind(seq)
+                        .bind(&lines[offset])
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    // Rolls back this batch; the caller discards the draft.
+                    return Ok(StoreLines::Duplicate(DuplicateLine {
+                        index: first_index + offset as u64,
+                        first: first as u64,
+                    }));
+                }
             }
         }))
     }
 
-    /// Publishes draft `seq`: its list's commitment, its server seed's, and
-    /// their log entry. `None` if it is no longer a draft.
+    /// Publishes draft `seq` (`id`): its list's commitment (and size), its
+    /// server seed's, and their log entry. `None` if it is no longer a
+    /// draft.
     pub async fn publish_draw(
         &self,
         seq: i64,
+        id: &str,
         commitment: &DrawCommitment,
+        entries_bytes: u64,
     ) -> Result<Option<DrawRow>, sqlx::Error> {
         const PUBLISH: &str = concat!(
             "UPDATE draws SET status = $2, entries_sha256 = $3, entries = $4, \
-             server_seed_hash = $5, server_seed_sealed = $6, commit_log_index = $7 \
-             WHERE seq = $1 AND status = $8 RETURNING ",
+             server_seed_hash = $5, server_seed_sealed = $6, commit_log_index = $7, \
+             entries_bytes = $9 WHERE seq = $1 AND status = $8 AND id = $10 RETURNING ",
             draw_columns!()
         );
         Ok(write_tx!(self, |tx| {
@@ -274,6 +318,8 @@ impl Store {
                 .bind(&commitment.server_seed_sealed)
                 .bind(index)
                 .bind(DrawStatus::Uploading.as_str())
+                .bind(entries_bytes as i64)
+                .bind(id)
                 .fetch_optional(&mut *tx)
                 .await?;
             if row.is_none() {
@@ -283,36 +329,94 @@ impl Store {
         }))
     }
 
-    /// Deletes draft `seq` and its lines (a refused or abandoned upload).
-    pub async fn discard_draft(&self, seq: i64) -> Result<(), sqlx::Error> {
-        write_tx!(self, |tx| {
-            sqlx::query("DELETE FROM draw_entries WHERE draw_seq = $1")
+    /// Discards draft `seq` (`id`): marks it discarded (so that its upload,
+    /// if it is still running, stores nothing more and cannot publish), then
+    /// deletes its lines [`DELETE_CHUNK`] at a time, each in a transaction
+    /// of its own so that other writers get their turn, then the row.
+    /// False if it was not a draft (published meanwhile, or gone).
+    pub async fn discard_draft(&self, seq: i64, id: &str) -> Result<bool, sqlx::Error> {
+        let marked: Option<(i64,)> = write_tx!(self, |tx| {
+            sqlx::query_as(
+                "UPDATE draws SET status = $3 WHERE seq = $1 AND id = $2 \
+                 AND status IN ($3, $4) RETURNING seq",
+            )
+            .bind(seq)
+            .bind(id)
+            .bind(DrawStatus::Discarded.as_str())
+            .bind(DrawStatus::Uploading.as_str())
+            .fetch_optional(&mut *tx)
+            .await?
+        });
+        if marked.is_none() {
+            return Ok(false);
+        }
+        loop {
+            let deleted = write_tx!(self, |tx| {
+                sqlx::query(
+                    "DELETE FROM draw_entries WHERE draw_seq = $1 AND idx IN \
+                     (SELECT idx FROM draw_entries WHERE draw_seq = $1 ORDER BY idx LIMIT $2)",
+                )
                 .bind(seq)
+                .bind(DELETE_CHUNK)
                 .execute(&mut *tx)
-                .await?;
+                .await?
+                .rows_affected()
+            });
+            if deleted == 0 {
+                break;
+            }
+        }
+        write_tx!(self, |tx| {
             sqlx::query("DELETE FROM draws WHERE seq = $1 AND status = $2")
                 .bind(seq)
-                .bind(DrawStatus::Uploading.as_str())
+                .bind(DrawStatus::Discarded.as_str())
                 .execute(&mut *tx)
                 .await?;
         });
-        Ok(())
+        Ok(true)
     }
 
-    /// Deletes drafts started before `before_ms` (uploads cut off by a crash
-    /// or a lost connection); how many.
+    /// Discards drafts whose last batch came before `before_ms` (uploads cut
+    /// off by a crash or a lost connection), and finishes discards a crash
+    /// interrupted; how many.
     pub async fn discard_stale_drafts(&self, before_ms: i64) -> Result<u64, sqlx::Error> {
-        let stale: Vec<(i64,)> = with_pool!(self, |pool| sqlx::query_as(
-            "SELECT seq FROM draws WHERE status = $1 AND created_at < $2"
+        let stale: Vec<(i64, String)> = with_pool!(self, |pool| sqlx::query_as(
+            "SELECT seq, id FROM draws WHERE (status = $1 AND touched_at < $2) OR status = $3"
         )
         .bind(DrawStatus::Uploading.as_str())
         .bind(before_ms)
+        .bind(DrawStatus::Discarded.as_str())
         .fetch_all(pool)
         .await)?;
-        for (seq,) in &stale {
-            self.discard_draft(*seq).await?;
+        let mut discarded = 0;
+        for (seq, id) in &stale {
+            discarded += u64::from(self.discard_draft(*seq, id).await?);
         }
-        Ok(stale.len() as u64)
+        Ok(discarded)
+    }
+
+    /// A page of `tenant`'s published draws, oldest first, after `after`
+    /// (a `seq`).
+    pub async fn tenant_draws(
+        &self,
+        tenant: &str,
+        after: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<DrawRow>, sqlx::Error> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            draw_columns!(),
+            " FROM draws WHERE tenant = $1 AND seq > $2 AND status NOT IN ($3, $4) \
+             ORDER BY seq LIMIT $5"
+        );
+        with_pool!(self, |pool| sqlx::query_as(SQL)
+            .bind(tenant)
+            .bind(after.unwrap_or(0))
+            .bind(DrawStatus::Uploading.as_str())
+            .bind(DrawStatus::Discarded.as_str())
+            .bind(limit)
+            .fetch_all(pool)
+            .await)
     }
 
     /// The draw `id` (a draft too: callers decide what to show).
@@ -400,7 +504,7 @@ impl Store {
     /// the draw as it is now.
     async fn draw_refused(&self, id: &str) -> Result<DrawUpdate, sqlx::Error> {
         Ok(match self.draw(id).await? {
-            Some(row) if row.status != DrawStatus::Uploading => DrawUpdate::Refused(row),
+            Some(row) if row.is_published() => DrawUpdate::Refused(row),
             _ => DrawUpdate::NotFound,
         })
     }

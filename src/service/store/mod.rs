@@ -37,6 +37,7 @@ mod rows;
 
 pub use draws::{
     BeginDraw, DrawCommitment, DrawRequest, DrawRow, DrawStatus, DrawUpdate, DuplicateLine,
+    StoreLines,
 };
 pub use keys::InsertKey;
 pub use log::{ClientSeedHolder, LogCheckpoint};
