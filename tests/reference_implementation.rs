@@ -12,12 +12,13 @@ use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-#[test]
-fn the_python_reference_reproduces_every_published_vector() {
+/// Runs the Python reference's `mode` (`--check` or `--check-draws`) on
+/// `vectors` and checks that it says `summary` and succeeds.
+fn python_checks(mode: &str, vectors: &std::path::Path, summary: &str) {
     let out = Command::new("python3")
         .arg(format!("{ROOT}/tools/fairdeal_v1_reference.py"))
-        .arg("--check")
-        .arg(format!("{ROOT}/test-vectors/fairdeal-v1.json"))
+        .arg(mode)
+        .arg(vectors)
         .output()
         .expect("python3 runs (it is on every project machine)");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -26,24 +27,19 @@ fn the_python_reference_reproduces_every_published_vector() {
         "{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("5 passed, 0 failed"), "{text}");
+    assert!(text.contains(summary), "{text}");
+}
+
+#[test]
+fn the_python_reference_reproduces_every_published_vector() {
+    let vectors = format!("{ROOT}/test-vectors/fairdeal-v1.json");
+    python_checks("--check", vectors.as_ref(), "5 passed, 0 failed");
 }
 
 #[test]
 fn the_python_reference_reproduces_every_draw_vector() {
-    let out = Command::new("python3")
-        .arg(format!("{ROOT}/tools/fairdeal_v1_reference.py"))
-        .arg("--check-draws")
-        .arg(format!("{ROOT}/test-vectors/fairdeal-draw-v1.json"))
-        .output()
-        .expect("python3 runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("14 passed, 0 failed"), "{text}");
+    let vectors = format!("{ROOT}/test-vectors/fairdeal-draw-v1.json");
+    python_checks("--check-draws", vectors.as_ref(), "14 passed, 0 failed");
 }
 
 /// 200 random draws (n up to 2^32 − 1, up to 40 winners, k = n included,
@@ -92,19 +88,7 @@ fn the_python_reference_agrees_on_200_random_draws() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("random-draws.json");
     std::fs::write(&path, serde_json::json!({ "draws": draws }).to_string()).expect("write");
-    let out = Command::new("python3")
-        .arg(format!("{ROOT}/tools/fairdeal_v1_reference.py"))
-        .arg("--check-draws")
-        .arg(&path)
-        .output()
-        .expect("python3 runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("200 passed, 0 failed"), "{text}");
+    python_checks("--check-draws", &path, "200 passed, 0 failed");
 }
 
 #[test]

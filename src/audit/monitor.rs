@@ -180,11 +180,7 @@ fn check_draw_entry(
                 );
             }
             track.drawn = true;
-            let seed = entry["server_seed"].as_str().unwrap_or_default();
-            let opens = hex::decode(seed)
-                .map(|bytes| hex::encode(Sha256::digest(bytes)) == track.server_seed_hash)
-                .unwrap_or(false);
-            if !opens {
+            if !opens(entry, &track.server_seed_hash) {
                 find(
                     "reveal",
                     Some(index),
@@ -213,6 +209,14 @@ fn check_draw_entry(
             }
         }
     }
+}
+
+/// Whether the entry's revealed `server_seed` hashes to `commitment`.
+fn opens(entry: &Value, commitment: &str) -> bool {
+    let seed = entry["server_seed"].as_str().unwrap_or_default();
+    hex::decode(seed)
+        .map(|bytes| hex::encode(Sha256::digest(bytes)) == commitment)
+        .unwrap_or(false)
 }
 
 fn time_ms(entry: &Value) -> Option<i64> {
@@ -498,11 +502,7 @@ pub fn check(
                     );
                     continue;
                 };
-                let seed = entry["server_seed"].as_str().unwrap_or_default();
-                let opens = hex::decode(seed)
-                    .map(|bytes| hex::encode(Sha256::digest(bytes)) == track.server_seed_hash)
-                    .unwrap_or(false);
-                if !opens {
+                if !opens(&entry, &track.server_seed_hash) {
                     find(
                         "reveal",
                         Some(index),

@@ -310,18 +310,8 @@ impl Dealer {
         let mut batch_bytes = 0usize;
         let mut batch_first = 0u64;
         let mut total = 0u64;
-        loop {
-            let chunk = match tokio::time::timeout(idle, chunks.next()).await {
-                Err(_) => return Err(UploadError::Stalled(idle)),
-                Ok(None) => break,
-                Ok(Some(Err(err))) => return Err(UploadError::Body(err.to_string())),
-                Ok(Some(Ok(chunk))) => chunk,
-            };
+        while let Some(chunk) = next_chunk(&mut chunks, idle, &mut total).await? {
             let chunk = chunk.as_ref();
-            total += chunk.len() as u64;
-            if total > MAX_LIST_BYTES {
-                return Err(UploadError::TooLarge);
-            }
             // Lines are handed over a chunk at a time; a chunk is split so
             // that a batch is stored as soon as it is full.
             let mut rest = chunk;
@@ -384,17 +374,7 @@ impl Dealer {
     {
         let mut scanner = ListScanner::new();
         let mut total = 0u64;
-        loop {
-            let chunk = match tokio::time::timeout(idle, chunks.next()).await {
-                Err(_) => return Err(UploadError::Stalled(idle)),
-                Ok(None) => break,
-                Ok(Some(Err(err))) => return Err(UploadError::Body(err.to_string())),
-                Ok(Some(Ok(chunk))) => chunk,
-            };
-            total += chunk.as_ref().len() as u64;
-            if total > MAX_LIST_BYTES {
-                return Err(UploadError::TooLarge);
-            }
+        while let Some(chunk) = next_chunk(&mut chunks, idle, &mut total).await? {
             scanner
                 .feed(chunk.as_ref(), |_, _| Ok::<(), ListError>(()))
                 .map_err(|err| match err {
@@ -485,5 +465,31 @@ impl Dealer {
             .store
             .discard_stale_drafts(now - DRAFT_MAX_AGE_MS)
             .await?)
+    }
+}
+
+/// The next chunk of an upload, `None` at its end: `idle` bounds the wait,
+/// and `total` (the bytes so far) [`MAX_LIST_BYTES`].
+async fn next_chunk<S, B, E>(
+    chunks: &mut S,
+    idle: Duration,
+    total: &mut u64,
+) -> Result<Option<B>, UploadError>
+where
+    S: Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+    E: std::fmt::Display,
+{
+    match tokio::time::timeout(idle, chunks.next()).await {
+        Err(_) => Err(UploadError::Stalled(idle)),
+        Ok(None) => Ok(None),
+        Ok(Some(Err(err))) => Err(UploadError::Body(err.to_string())),
+        Ok(Some(Ok(chunk))) => {
+            *total += chunk.as_ref().len() as u64;
+            if *total > MAX_LIST_BYTES {
+                return Err(UploadError::TooLarge);
+            }
+            Ok(Some(chunk))
+        }
     }
 }
