@@ -42,6 +42,12 @@ fn the_python_reference_reproduces_every_draw_vector() {
     python_checks("--check-draws", vectors.as_ref(), "14 passed, 0 failed");
 }
 
+#[test]
+fn the_python_reference_reproduces_every_table_vector() {
+    let vectors = format!("{ROOT}/test-vectors/fairdeal-table-v1.json");
+    python_checks("--check-tables", vectors.as_ref(), "3 passed, 0 failed");
+}
+
 /// 200 random draws (n up to 2^32 − 1, up to 40 winners, k = n included,
 /// client seeds in any script) and random lists, computed by the Rust
 /// crate and handed to the Python reference as vectors to check.

@@ -315,7 +315,43 @@ def check_draws(path):
     return 1 if failures else 0
 
 
+# fairdeal-table-v1 (docs/PROTOCOL.md §11): a table's client seed from every
+# seat's contribution, framed with two-byte big-endian lengths.
+def table_client_seed(seats, contributions):
+    if not 2 <= len(seats) <= 22 or len(set(seats)) != len(seats):
+        raise ValueError("a table has 2 to 22 distinct seats")
+    if len(contributions) != len(seats):
+        raise ValueError("one contribution per seat")
+    digest = hashlib.sha256(b"fairdeal-table-v1\x00")
+    for label, contribution in zip(seats, contributions):
+        for part in (label.encode("utf-8"), contribution.encode("utf-8")):
+            if not 1 <= len(part) <= 64:
+                raise ValueError("labels and contributions are 1 to 64 bytes")
+            digest.update(len(part).to_bytes(2, "big"))
+            digest.update(part)
+    return digest.hexdigest()
+
+
+def check_tables(path):
+    with open(path, encoding="utf-8") as f:
+        vectors = json.load(f)["vectors"]
+    failures = 0
+    for v in vectors:
+        ok = table_client_seed(v["seats"], v["contributions"]) == v["client_seed"]
+        ok &= [hashlib.sha256(c.encode("utf-8")).hexdigest() for c in v["contributions"]] == v["commitments"]
+        if "deal" in v:
+            d = v["deal"]
+            got = deal(d["server_seed"], v["client_seed"], int(d["nonce"]), d["game"])["deal"]
+            ok &= all(got[key] == d[key] for key in ("hands", "board", "burns"))
+        print(f"table {v['name']}: {'ok' if ok else 'MISMATCH'}", flush=True)
+        failures += not ok
+    print(f"{len(vectors) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--check-tables":
+        sys.exit(check_tables(sys.argv[2]))
     if len(sys.argv) == 3 and sys.argv[1] == "--check":
         sys.exit(check(sys.argv[2]))
     if len(sys.argv) == 3 and sys.argv[1] == "--check-draws":

@@ -23,6 +23,8 @@
 //! - `verify`: dealing a round, checking a recorded one.
 //! - `draw`: fairdeal-draw-v1 — entrant lists, their commitment, draws
 //!   and list shuffles.
+//! - `table`: fairdeal-table-v1 — a table's client seed from every seat's
+//!   contribution.
 //! - `error`: the one error type, for malformed input.
 //!
 //! ## Invariants
@@ -44,6 +46,7 @@ mod keystream;
 mod seed;
 #[cfg(feature = "serde")]
 mod serde_impls;
+mod table;
 mod verify;
 
 pub use card::{Card, Rank, Suit, fresh_deck};
@@ -56,6 +59,9 @@ pub use game::{Deal, GAME_TYPES, Game, Layout, Slot, limits, shuffle};
 pub use keystream::{Keystream, RoundKey, SeedKey, UNIFORM_MAX_BOUND, WordSource, uniform};
 pub use seed::{
     CLIENT_SEED_MAX_LEN, ClientSeed, Commitment, SERVER_SEED_LEN, ServerSeed, parse_nonce,
+};
+pub use table::{
+    Contribution, MAX_SEATS, MIN_SEATS, Seats, TABLE_PROTOCOL, TableError, table_client_seed,
 };
 pub use verify::{
     CommitmentCheck, DealCheck, VerifyReport, compare_deals, deal, deal_with, shuffled_deck,

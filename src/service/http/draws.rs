@@ -318,7 +318,8 @@ fn checked(new: NewDraw) -> Result<NewDraw, ApiError> {
         JsonBodyProblems,
         OperatorAuthProblems,
         QueryProblems,
-        (status = 408, description = "The list stopped arriving", body = Problem, content_type = "application/problem+json"),
+        (status = 408, description = "The list stopped arriving (30 s idle, 30 min in all); nothing kept", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "An upload with this Idempotency-Key is still arriving", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A bad list (naming its line), or a bad field", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn create(
