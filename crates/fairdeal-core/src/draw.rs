@@ -528,6 +528,29 @@ mod tests {
         );
     }
 
+    /// Line 2^32 (index 2^32 − 1) is one too many: a scanner that has read
+    /// 2^32 − 1 lines refuses the next, naming it.
+    #[test]
+    fn the_line_after_the_largest_list_is_refused() {
+        let mut scanner = ListScanner {
+            lines: MAX_ENTRIES,
+            ..ListScanner::default()
+        };
+        assert_eq!(
+            scanner.feed(b"one more\n", |_, _| Ok::<(), ()>(())),
+            Err(ScanError::List(ListError {
+                index: MAX_ENTRIES,
+                rule: LineRule::TooManyLines
+            }))
+        );
+        let mut full = ListScanner {
+            lines: MAX_ENTRIES - 1,
+            ..ListScanner::default()
+        };
+        assert!(full.feed(b"the last\n", |_, _| Ok::<(), ()>(())).is_ok());
+        assert_eq!(full.finish().expect("complete").entries, MAX_ENTRIES);
+    }
+
     #[test]
     fn duplicates_are_found_by_hash() {
         let mut finder = DuplicateFinder::new();
