@@ -249,6 +249,8 @@ pub struct Dealer {
     store: Store,
     key: Arc<MasterKey>,
     queue: Arc<DealQueue>,
+    /// Operator key rows read in the last second (`service::keys::KeyCache`).
+    keys: super::keys::KeyCache,
 }
 
 impl std::fmt::Debug for Dealer {
@@ -267,11 +269,21 @@ impl Dealer {
             key: Arc::clone(&key),
             waiters: Mutex::new(Waiters::default()),
         });
-        Self { store, key, queue }
+        Self {
+            store,
+            key,
+            queue,
+            keys: super::keys::KeyCache::default(),
+        }
     }
 
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The operator keys read recently, for authentication.
+    pub fn key_cache(&self) -> &super::keys::KeyCache {
+        &self.keys
     }
 
     /// A pair whose current and next seeds are fresh, sealed, and committed.

@@ -78,9 +78,63 @@ pub fn matches(row: &KeyRow, secret: &str) -> bool {
     equal && row.revoked_at.is_none()
 }
 
+/// How long a key read from the database is trusted without reading it
+/// again: a revocation (by any process sharing the database) takes effect
+/// within this long.
+pub const KEY_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+/// Most keys remembered at once; past it the cache starts afresh.
+const KEY_CACHE_MAX: usize = 10_000;
+
+/// Recently read key rows, by id, so that an operator's requests do not
+/// each read `api_keys`. Only rows are kept (the secret's hash, as
+/// stored), never a presented secret; every request is still compared in
+/// constant time. Unknown ids are not remembered, so guessing ids cannot
+/// fill it.
+#[derive(Debug, Default)]
+pub struct KeyCache(
+    std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, KeyRow)>>,
+);
+
+impl KeyCache {
+    /// The row of key `id` if it was read less than [`KEY_CACHE_TTL`] ago.
+    pub fn get(&self, id: &str) -> Option<KeyRow> {
+        let cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .get(id)
+            .filter(|(read, _)| read.elapsed() < KEY_CACHE_TTL)
+            .map(|(_, row)| row.clone())
+    }
+
+    /// Remembers `row`, read just now.
+    pub fn put(&self, row: &KeyRow) {
+        let mut cache = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= KEY_CACHE_MAX {
+            cache.retain(|_, (read, _)| read.elapsed() < KEY_CACHE_TTL);
+            if cache.len() >= KEY_CACHE_MAX {
+                cache.clear();
+            }
+        }
+        cache.insert(row.id.clone(), (std::time::Instant::now(), row.clone()));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cached_key_is_trusted_for_a_second_only() {
+        let new = generate("cached", DEFAULT_TENANT, 0).expect("key");
+        let cache = KeyCache::default();
+        assert!(cache.get(&new.row.id).is_none());
+        cache.put(&new.row);
+        assert_eq!(
+            cache.get(&new.row.id).map(|r| r.name),
+            Some("cached".to_owned())
+        );
+        std::thread::sleep(KEY_CACHE_TTL + std::time::Duration::from_millis(50));
+        assert!(cache.get(&new.row.id).is_none(), "read again after the TTL");
+    }
 
     #[test]
     fn a_generated_key_parses_and_matches_only_its_own_secret() {

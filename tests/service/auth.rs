@@ -1,5 +1,5 @@
 //! Operator keys: every operator endpoint refuses a missing, malformed, wrong
-//! or revoked key.
+//! or revoked key; a key revoked while in use is refused within a second.
 
 use fairdeal::service::store::InsertKey;
 use reqwest::{Method, StatusCode};
@@ -89,3 +89,41 @@ async fn operator_endpoints_need_a_valid_key(app: &TestApp) {
     }
 }
 on_both_backends!(operator_endpoints_need_a_valid_key);
+
+/// A key read a moment ago is trusted for up to a second (one read of
+/// `api_keys` a second, not one a request); a revocation takes effect
+/// within that second.
+async fn a_key_revoked_while_in_use_is_refused_within_a_second(app: &TestApp) {
+    let store = app.dealer.store();
+    let key =
+        fairdeal::service::keys::generate("in-use", fairdeal::service::keys::DEFAULT_TENANT, 0)
+            .expect("key");
+    assert_eq!(
+        store.insert_key(&key.row).await.expect("insert"),
+        InsertKey::Inserted
+    );
+    let client = app.public.clone().with_key(&key.key);
+    assert_eq!(client.get("/v1/seed-pairs").await.status, StatusCode::OK);
+    assert!(store.revoke_key("in-use", 1).await.expect("revoke"));
+    tokio::time::sleep(
+        fairdeal::service::keys::KEY_CACHE_TTL + std::time::Duration::from_millis(100),
+    )
+    .await;
+    let refused = client.get("/v1/seed-pairs").await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.text);
+    // A wrong secret for a cached id is refused at once.
+    let other = app.operator.key();
+    let wrong = format!("{}{}", &other[..other.len() - 4], "0000");
+    assert_eq!(
+        app.operator.get("/v1/seed-pairs").await.status,
+        StatusCode::OK
+    );
+    let guessed = app
+        .public
+        .clone()
+        .with_key(&wrong)
+        .get("/v1/seed-pairs")
+        .await;
+    assert_eq!(guessed.status, StatusCode::UNAUTHORIZED);
+}
+on_both_backends!(a_key_revoked_while_in_use_is_refused_within_a_second);

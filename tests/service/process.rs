@@ -454,6 +454,20 @@ async fn two_processes_on_one_postgres_deal_distinct_consecutive_nonces() {
         assert_eq!(report["rounds"].as_u64(), Some(n));
     }
 
+    // A key revoked through one process (here the CLI) is refused by both
+    // servers within a second, though each had just used it.
+    let revoked = deployment.run(&["keys", "revoke", "backend"]);
+    assert!(
+        revoked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&revoked.stderr)
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    for client in [&to_first, &to_second] {
+        let refused = client.get("/v1/seed-pairs").await;
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.text);
+    }
+
     // A third process with another master key refuses to start.
     let (status, stderr) = deployment.serve_refused(&random_master_key_hex());
     assert!(!status.success());

@@ -73,7 +73,15 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<Operator
     let invalid =
         || ApiError::unauthorized("the API key is not valid (unknown, malformed or revoked)");
     let (id, secret) = crate::service::keys::parse(presented).ok_or_else(invalid)?;
-    let row = state.dealer.store().key(id).await?.ok_or_else(invalid)?;
+    let cache = state.dealer.key_cache();
+    let row = match cache.get(id) {
+        Some(row) => row,
+        None => {
+            let row = state.dealer.store().key(id).await?.ok_or_else(invalid)?;
+            cache.put(&row);
+            row
+        }
+    };
     if !crate::service::keys::matches(&row, secret) {
         return Err(invalid());
     }
