@@ -191,8 +191,20 @@ mod serde_impls {
 
     impl<'de> Deserialize<'de> for Card {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-            text.parse().map_err(de::Error::custom)
+            // A visitor, not a `String` or `Cow` (serde's `Cow` is always
+            // owned): a card is parsed where it lies, without allocating —
+            // an audit reads millions of them.
+            struct CardName;
+            impl de::Visitor<'_> for CardName {
+                type Value = Card;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a card name such as Td")
+                }
+                fn visit_str<E: de::Error>(self, text: &str) -> Result<Card, E> {
+                    text.parse().map_err(E::custom)
+                }
+            }
+            deserializer.deserialize_str(CardName)
         }
     }
 }
