@@ -85,7 +85,10 @@ pub async fn create(
     ApiJson(request): ApiJson<CreateRoundRequest>,
 ) -> Result<Response, ApiError> {
     let idempotency_key = idempotency_key(&headers)?;
-    operator.pair(&state, &pair_id).await?;
+    // Read once, before dealing: the answer shows the round with it. A pair
+    // cannot be revealed while this round is in play, so what the view takes
+    // from it (commitment, client seed, no seed) still holds after the deal.
+    let pair = operator.pair(&state, &pair_id).await?;
     let game = request
         .game
         .to_game()
@@ -128,7 +131,7 @@ pub async fn create(
             ));
         }
     };
-    let mut round = round_view(&state, &row, &Viewer(Some(operator))).await?;
+    let mut round = visible_round(&state, &row, &pair, true)?;
     round.receipt = super::receipts::receipt(&state, row.log_index).await?;
     let mut response = (StatusCode::CREATED, Json(round)).into_response();
     if replayed {
