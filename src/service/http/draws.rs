@@ -550,13 +550,7 @@ pub async fn list(
     operator: Operator,
     ApiQuery(params): ApiQuery<DrawListParams>,
 ) -> Result<Json<DrawPage>, ApiError> {
-    let limit = params.limit.unwrap_or(100);
-    if !(1..=100).contains(&limit) {
-        return Err(ApiError::invalid(
-            "limit",
-            format!("must be 1 to 100; got {limit}"),
-        ));
-    }
+    let limit = super::seed_pairs::page_size(params.limit, 100)?;
     let after = params
         .after
         .as_deref()

@@ -98,13 +98,18 @@ pub async fn list(
 
 /// A page size from `limit`: 1 to 1000, 100 when not given.
 fn page_limit(limit: Option<u32>) -> Result<u32, ApiError> {
-    let limit = limit.unwrap_or(100);
-    if (1..=1000).contains(&limit) {
+    page_size(limit, 1000)
+}
+
+/// A page size from `limit`: 1 to `max`, 100 (or `max`) when not given.
+pub(super) fn page_size(limit: Option<u32>, max: u32) -> Result<u32, ApiError> {
+    let limit = limit.unwrap_or(100.min(max));
+    if (1..=max).contains(&limit) {
         Ok(limit)
     } else {
         Err(ApiError::invalid(
             "limit",
-            format!("must be 1 to 1000; got {limit}"),
+            format!("must be 1 to {max}; got {limit}"),
         ))
     }
 }
