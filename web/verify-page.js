@@ -638,9 +638,18 @@ async function loadDraw(id) {
   }
 }
 
+/** The largest list the service accepts (256 MiB): a bigger file cannot be a draw's list. */
+const MAX_DRAW_FILE_BYTES = 256 * 1024 * 1024;
+
 async function readDrawFile() {
   const input = drawField("draw-file");
   const file = input.files && input.files[0];
+  if (file && file.size > MAX_DRAW_FILE_BYTES) {
+    drawState.file = null;
+    showError(drawField("draw-result"), new Error(
+      `${file.name} is ${file.size} bytes, more than the 256 MiB a draw's list may have: it is not this draw's list`));
+    return;
+  }
   try {
     drawState.file = file ? { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) } : null;
   } catch (error) {
