@@ -250,9 +250,9 @@ impl Store {
              FROM json_array_elements_text($3::json) WITH ORDINALITY AS t(l, o) ORDER BY t.o \
              ON CONFLICT (draw_seq, line) DO NOTHING RETURNING idx";
         let as_json = match self {
-            Store::Postgres(_) => Some(serde_json::to_string(lines).map_err(|e| {
-                sqlx::Error::Encode(Box::new(e))
-            })?),
+            Store::Postgres(_) => {
+                Some(serde_json::to_string(lines).map_err(|e| sqlx::Error::Encode(Box::new(e)))?)
+            }
             Store::Sqlite(..) => None,
         };
         Ok(write_tx!(self, |tx| {
