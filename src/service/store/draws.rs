@@ -466,7 +466,7 @@ impl Store {
              client_seed_log_index = $5 WHERE id = $1 AND status = $6 RETURNING ",
             draw_columns!()
         );
-        let updated: Option<DrawRow> = write_tx!(self, |tx| {
+        let updated: DrawRow = write_tx!(self, |tx| {
             let index = append_log_entry!(tx, log_entry);
             let row: Option<DrawRow> = sqlx::query_as(SQL)
                 .bind(id)
@@ -482,9 +482,9 @@ impl Store {
                 drop(tx);
                 return self.draw_refused(id).await;
             };
-            Some(row)
+            row
         });
-        Ok(updated.map_or(DrawUpdate::NotFound, DrawUpdate::Done))
+        Ok(DrawUpdate::Done(updated))
     }
 
     /// Stores a ready draw's winners and reveals its seed, with the log
@@ -503,7 +503,7 @@ impl Store {
              RETURNING ",
             draw_columns!()
         );
-        let updated: Option<DrawRow> = write_tx!(self, |tx| {
+        let updated: DrawRow = write_tx!(self, |tx| {
             let index = append_log_entry!(tx, log_entry);
             let row: Option<DrawRow> = sqlx::query_as(SQL)
                 .bind(id)
@@ -520,9 +520,9 @@ impl Store {
                 drop(tx);
                 return self.draw_refused(id).await;
             };
-            Some(row)
+            row
         });
-        Ok(updated.map_or(DrawUpdate::NotFound, DrawUpdate::Done))
+        Ok(DrawUpdate::Done(updated))
     }
 
     /// After a refused conditional update (its transaction rolled back):
