@@ -58,6 +58,17 @@ pub struct ServeOpts {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub round_timeout: u64,
+    /// Seconds each phase of a table pair may take: every seat must commit
+    /// within it of the pair's creation, then reveal within it of the last
+    /// commitment; a seat that does not voids the pair.
+    #[arg(
+        long,
+        env = "FAIRDEAL_TABLE_PHASE_TIMEOUT",
+        default_value_t = 60.0,
+        value_name = "SECONDS",
+        value_parser = parse_phase_timeout
+    )]
+    pub table_phase_timeout: f64,
     /// Log format.
     #[arg(long, env = "FAIRDEAL_LOG_FORMAT", value_enum, default_value = "text")]
     pub log_format: LogFormat,
@@ -210,7 +221,10 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         .await
         .context("signing the log's first checkpoint")?;
     tracing::info!(database = store.backend(), master_key = %key_origin, log = %log_key.vkey(), "database ready");
-    let dealer = Arc::new(Dealer::new(store.clone(), key));
+    let dealer = Arc::new(
+        Dealer::new(store.clone(), key)
+            .with_table_phase(Duration::from_secs_f64(opts.table_phase_timeout)),
+    );
     let state = AppState {
         dealer: dealer.clone(),
         metrics: Arc::new(Metrics::new()),
@@ -230,6 +244,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     );
     tracing::info!(%addr, "listening");
 
+    let voiding = dealer.clone();
     let timeout_ms = i64::try_from(opts.round_timeout.saturating_mul(1000)).unwrap_or(i64::MAX);
     let closer = tokio::spawn(async move {
         let period = Duration::from_secs((opts.round_timeout / 4).clamp(1, 30));
@@ -249,6 +264,20 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
             }
         }
     });
+    // Tables whose seats stalled are voided within a second of their
+    // deadline (a seat's late request voids its table at once).
+    let voider = {
+        let dealer = voiding;
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                ticker.tick().await;
+                if let Err(err) = dealer.void_expired_tables(now_ms()).await {
+                    tracing::warn!(error = format!("{err:#}"), "voiding stalled tables failed");
+                }
+            }
+        })
+    };
     let limits = http::Limits {
         header_read_timeout: Duration::from_secs_f64(opts.header_read_timeout),
         request_timeout: Duration::from_secs_f64(opts.request_timeout),
@@ -266,7 +295,20 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     http::serve_with(listener, state, limits, shutdown).await?;
     integrating.abort();
     closer.abort();
+    voider.abort();
     store.close().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// A phase timeout: seconds, 0.1 to 86,400.
+fn parse_phase_timeout(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("must be a number of seconds; got {text:?}"))?;
+    if (0.1..=86_400.0).contains(&seconds) {
+        Ok(seconds)
+    } else {
+        Err(format!("must be 0.1 to 86400 seconds; got {seconds}"))
+    }
 }

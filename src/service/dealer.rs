@@ -11,6 +11,7 @@
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
+use fairdeal_core::Seats;
 use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
 use tokio::sync::oneshot;
 
@@ -24,6 +25,7 @@ use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
 
 pub mod draws;
+pub mod tables;
 
 fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()
@@ -77,6 +79,13 @@ fn commit_entry(pair: &NewPair) -> anyhow::Result<Vec<u8>> {
         server_seed_hash: pair.server_seed_hash.clone(),
         next_server_seed_hash: pair.next_server_seed_hash.clone(),
         predecessor: pair.predecessor_id.clone(),
+        seats: pair.table.as_ref().map(|(seats, _)| {
+            seats
+                .labels()
+                .iter()
+                .map(|label| client_seed_sha256(label))
+                .collect()
+        }),
         time: timestamp(pair.created_at),
     }
     .to_bytes()
@@ -95,6 +104,15 @@ fn client_seed_entry(
         time: timestamp(at_ms),
     }
     .to_bytes()
+}
+
+/// What a rotation opens after the pair it reveals.
+#[derive(Debug)]
+pub enum Successor {
+    /// A one-player pair with this client seed.
+    ClientSeed(ClientSeed),
+    /// A table awaiting contributions: these seats, or the rotated table's.
+    Table(Option<Seats>),
 }
 
 /// The most deals one transaction commits together.
@@ -251,6 +269,8 @@ pub struct Dealer {
     queue: Arc<DealQueue>,
     /// Operator key rows read in the last second (`service::keys::KeyCache`).
     keys: super::keys::KeyCache,
+    /// How long each phase of a table pair (commit, then reveal) may take.
+    table_phase_ms: i64,
 }
 
 impl std::fmt::Debug for Dealer {
@@ -274,7 +294,14 @@ impl Dealer {
             key,
             queue,
             keys: super::keys::KeyCache::default(),
+            table_phase_ms: tables::DEFAULT_PHASE.as_millis() as i64,
         }
+    }
+
+    /// Gives each phase of a table pair `phase` (at least a millisecond).
+    pub fn with_table_phase(mut self, phase: std::time::Duration) -> Self {
+        self.table_phase_ms = i64::try_from(phase.as_millis()).unwrap_or(i64::MAX).max(1);
+        self
     }
 
     pub fn store(&self) -> &Store {
@@ -286,7 +313,9 @@ impl Dealer {
         &self.keys
     }
 
-    /// A pair whose current and next seeds are fresh, sealed, and committed.
+    /// A pair whose current and next seeds are fresh, sealed, and committed:
+    /// a one-player pair (with its client seed, or awaiting it), or a table
+    /// whose seats will contribute it.
     fn new_pair(
         &self,
         id: String,
@@ -294,20 +323,25 @@ impl Dealer {
         client_seed: Option<&ClientSeed>,
         predecessor_id: Option<String>,
         owner: Owner,
+        seats: Option<Seats>,
     ) -> anyhow::Result<NewPair> {
         let next = fresh_seed()?;
+        let created_at = now_ms();
         Ok(NewPair {
             server_seed_hash: current.commitment().to_string(),
             server_seed_sealed: self.key.seal(current, &id, Slot::Current)?,
             next_server_seed_hash: next.commitment().to_string(),
             next_server_seed_sealed: self.key.seal(&next, &id, Slot::Next)?,
-            status: if client_seed.is_some() {
+            status: if seats.is_some() {
+                PairStatus::AwaitingContributions
+            } else if client_seed.is_some() {
                 PairStatus::Active
             } else {
                 PairStatus::AwaitingClientSeed
             },
             client_seed: client_seed.map(|c| c.as_str().to_owned()),
-            created_at: now_ms(),
+            table: seats.map(|seats| (seats, created_at.saturating_add(self.table_phase_ms))),
+            created_at,
             predecessor_id,
             id,
             tenant: owner.tenant,
@@ -316,9 +350,9 @@ impl Dealer {
     }
 
     /// Commits to a new pair of `owner`; its client seed comes later, from
-    /// the player.
-    pub async fn create_pair(&self, owner: Owner) -> anyhow::Result<PairRow> {
-        let pair = self.new_pair(new_id(), &fresh_seed()?, None, None, owner)?;
+    /// the player, or (with `seats`) from every seat of a table.
+    pub async fn create_pair(&self, owner: Owner, seats: Option<Seats>) -> anyhow::Result<PairRow> {
+        let pair = self.new_pair(new_id(), &fresh_seed()?, None, None, owner, seats)?;
         Ok(self.store.insert_pair(&pair, &commit_entry(&pair)?).await?)
     }
 
@@ -399,10 +433,29 @@ impl Dealer {
     }
 
     /// Reveals the pair's seed and opens its successor: the successor deals
-    /// with the seed promised as `next_server_seed_hash`, the new client seed,
-    /// nonce 0, and a fresh next commitment.
-    pub async fn rotate(&self, pair_id: &str, client_seed: &ClientSeed) -> anyhow::Result<Rotate> {
+    /// with the seed promised as `next_server_seed_hash`, nonce 0, a fresh
+    /// next commitment, and the new client seed — or, for a table, the
+    /// seats' contributions still to come (the same seats unless `next`
+    /// names others).
+    pub async fn rotate(&self, pair_id: &str, next: Successor) -> anyhow::Result<Rotate> {
         let successor_id = new_id();
+        let (client_seed, seats) = match next {
+            Successor::ClientSeed(client_seed) => {
+                if !self.store.seats(pair_id).await?.is_empty() {
+                    return Ok(Rotate::TableTakesNoClientSeed);
+                }
+                (Some(client_seed), None)
+            }
+            Successor::Table(Some(seats)) => (None, Some(seats)),
+            Successor::Table(None) => {
+                let rows = self.store.seats(pair_id).await?;
+                if rows.is_empty() {
+                    return Ok(Rotate::NeedsClientSeed);
+                }
+                let labels = rows.into_iter().map(|s| s.label).collect();
+                (None, Some(Seats::new(labels).context("a stored table's seats")?))
+            }
+        };
         self.store
             .rotate(pair_id, |pair: &PairRow, sealed_deals: &[SealedDeal]| {
                 let sealed_current = pair
@@ -424,12 +477,13 @@ impl Dealer {
                 let successor = self.new_pair(
                     successor_id.clone(),
                     &next,
-                    Some(client_seed),
+                    client_seed.as_ref(),
                     Some(pair.id.clone()),
                     Owner {
                         tenant: pair.tenant.clone(),
                         label: pair.label.clone().map(PairLabel),
                     },
+                    seats.clone(),
                 )?;
                 let opened_deals = sealed_deals
                     .iter()
@@ -448,11 +502,14 @@ impl Dealer {
                     time: timestamp(successor.created_at),
                 }
                 .to_bytes()?;
-                let log_entries = vec![
-                    reveal,
-                    commit_entry(&successor)?,
-                    client_seed_entry(&successor.id, client_seed, successor.created_at)?,
-                ];
+                let mut log_entries = vec![reveal, commit_entry(&successor)?];
+                if let Some(client_seed) = &client_seed {
+                    log_entries.push(client_seed_entry(
+                        &successor.id,
+                        client_seed,
+                        successor.created_at,
+                    )?);
+                }
                 Ok(Rotation {
                     revealed_server_seed: current.reveal_hex(),
                     successor,

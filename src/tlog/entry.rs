@@ -23,9 +23,39 @@ pub enum Entry {
         server_seed_hash: String,
         next_server_seed_hash: String,
         predecessor: Option<String>,
+        /// A table pair's seats, in seat order, each as the SHA-256 of its
+        /// label (absent for a one-player pair, so older entries keep their
+        /// bytes).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        seats: Option<Vec<String>>,
         time: String,
     },
-    /// The pair's client seed, set.
+    /// A table seat's commitment to its contribution (seat by position,
+    /// from 0).
+    SeatCommitment {
+        seed_pair: String,
+        seat: u32,
+        commitment: String,
+        time: String,
+    },
+    /// A table seat's contribution, revealed (it hashes to the seat's
+    /// logged commitment; the log holds no raw user string).
+    SeatContribution {
+        seed_pair: String,
+        seat: u32,
+        time: String,
+    },
+    /// A table pair voided: the seats that stalled in `phase` (`commit` or
+    /// `reveal`), and its server seed, revealed at once (it dealt nothing).
+    TableVoid {
+        seed_pair: String,
+        phase: String,
+        stalled_seats: Vec<u32>,
+        server_seed: String,
+        time: String,
+    },
+    /// The pair's client seed, set (for a table pair: derived from its
+    /// seats' contributions).
     ClientSeed {
         seed_pair: String,
         client_seed_sha256: String,
@@ -114,6 +144,7 @@ mod tests {
             server_seed_hash: "aa".into(),
             next_server_seed_hash: "bb".into(),
             predecessor: None,
+            seats: None,
             time: "t".into(),
         };
         assert_eq!(

@@ -46,6 +46,9 @@ pub struct Problem {
     /// The line at fault (from 1, as an editor counts) of an uploaded list.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+    /// The table seat (its label) the request was about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<String>,
 }
 
 /// An error answered to the client.
@@ -57,6 +60,7 @@ pub struct ApiError {
     field: Option<String>,
     rounds_in_play: Option<Vec<String>>,
     line: Option<u64>,
+    seat: Option<String>,
     www_authenticate: bool,
     /// Seconds, for a `Retry-After` header.
     retry_after: Option<u32>,
@@ -71,6 +75,7 @@ impl ApiError {
             field: None,
             rounds_in_play: None,
             line: None,
+            seat: None,
             www_authenticate: false,
             retry_after: None,
         }
@@ -119,6 +124,12 @@ impl ApiError {
     /// Names the line (from 1) of an uploaded list at fault.
     pub fn set_line(&mut self, line: u64) {
         self.line = Some(line);
+    }
+
+    /// Names the table seat at fault.
+    pub fn with_seat(mut self, seat: &str) -> Self {
+        self.seat = Some(seat.to_owned());
+        self
     }
 
     /// 404 with its own explanation.
@@ -272,6 +283,7 @@ impl IntoResponse for ApiError {
             field: self.field,
             rounds_in_play: self.rounds_in_play,
             line: self.line,
+            seat: self.seat,
         };
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let mut response = (self.status, bytes).into_response();

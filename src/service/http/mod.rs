@@ -35,6 +35,7 @@ pub mod receipts;
 pub mod rounds;
 pub mod seed_pairs;
 pub mod server;
+pub mod tables;
 pub mod transparency;
 pub mod verify;
 pub mod wire;
@@ -138,6 +139,8 @@ documented_routes![
     seed_pairs::set_client_seed,
     seed_pairs::rounds,
     seed_pairs::rotate,
+    tables::commit,
+    tables::contribute,
     rounds::create,
     rounds::get,
     rounds::close,

@@ -118,6 +118,12 @@ pub async fn create(
                     PairStatus::AwaitingClientSeed => format!(
                         "seed pair {pair_id} has no client seed yet; set it (PUT /v1/seed-pairs/{pair_id}/client-seed) before dealing"
                     ),
+                    PairStatus::AwaitingContributions => format!(
+                        "seed pair {pair_id} is a table still collecting its seats' contributions; it deals once every seat has revealed"
+                    ),
+                    PairStatus::Void => format!(
+                        "seed pair {pair_id} is a void table (a seat stalled) and deals nothing; open a new table"
+                    ),
                     PairStatus::Active | PairStatus::Revealed => format!(
                         "seed pair {pair_id} is {status} and takes no more rounds; deal on its successor"
                     ),

@@ -12,9 +12,10 @@ use super::error::{
     OperatorAuthProblems, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
 use super::receipts::receipt;
+use super::tables::pair_view;
 use super::wire::{
-    ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotationResult,
-    RoundPage, SeedPair, parse_pair_cursor,
+    ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotateRequest,
+    RotationResult, RoundPage, SeedPair, parse_pair_cursor,
 };
 use crate::service::dealer::{Owner, PairLabel};
 use crate::service::store::{PairFilter, PairRow, Rotate, SetClientSeed};
@@ -26,30 +27,30 @@ use crate::service::store::{PairFilter, PairRow, Rotate, SetClientSeed};
 /// seed after seeing the player's.
 #[utoipa::path(post, path = "/v1/seed-pairs", tag = "seed pairs",
     security(("operator_key" = [])),
-    request_body(content = Option<CreatePairRequest>, description = "Optional: a label"),
+    request_body(content = Option<CreatePairRequest>, description = "Optional: a label; seats for a table pair"),
     responses(
-        (status = 201, description = "The new pair, awaiting its client seed", body = SeedPair),
+        (status = 201, description = "The new pair, awaiting its client seed (or, for a table, its seats' contributions)", body = SeedPair),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
-        (status = 422, description = "Invalid label", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid label or seats", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn create(
     State(state): State<AppState>,
     operator: Operator,
     request: Option<ApiJson<Option<CreatePairRequest>>>,
 ) -> Result<(StatusCode, Json<SeedPair>), ApiError> {
-    let label = request
+    let (label, seats) = request
         .and_then(|ApiJson(r)| r)
         .unwrap_or_default()
-        .label()?;
+        .parts()?;
     let owner = Owner {
         tenant: operator.tenant.clone(),
         label,
     };
-    let pair = state.dealer.create_pair(owner).await?;
-    tracing::info!(seed_pair = %pair.id, tenant = %pair.tenant, "seed pair committed");
-    let mut view = SeedPair::view(&pair, true);
+    let pair = state.dealer.create_pair(owner, seats).await?;
+    tracing::info!(seed_pair = %pair.id, tenant = %pair.tenant, seats = pair.seats, "seed pair committed");
+    let mut view = pair_view(&state, &pair, true).await?;
     view.receipt = receipt(&state, pair.commit_log_index).await?;
     Ok((StatusCode::CREATED, Json(view)))
 }
@@ -143,6 +144,13 @@ pub async fn set_client_seed(
             Ok(Json(view))
         }
         SetClientSeed::NotFound => Err(ApiError::not_found("seed pair", &id)),
+        SetClientSeed::AlreadySet(pair) if pair.seats.is_some() => Err(ApiError::conflict(
+            "Client seed of a table",
+            format!(
+                "seed pair {id} is a table: its client seed is derived from its seats' contributions \
+                 (PUT /v1/seed-pairs/{id}/seats/{{seat}}/commitment, then …/contribution), never set"
+            ),
+        )),
         SetClientSeed::AlreadySet(pair) => Err(ApiError::conflict(
             "Client seed already set",
             format!(
@@ -170,7 +178,7 @@ pub async fn get(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<SeedPair>, ApiError> {
     let pair = super::load_pair(&state, &id).await?;
-    Ok(Json(SeedPair::view(&pair, viewer.owns(&pair))))
+    Ok(Json(pair_view(&state, &pair, viewer.owns(&pair)).await?))
 }
 
 /// List a pair's rounds by nonce.
@@ -225,12 +233,14 @@ pub async fn rounds(
 /// Reveal the pair's server seed and open the next pair.
 ///
 /// The player chooses the new client seed knowing only the already published
-/// `next_server_seed_hash`. Refused (409) while any round of the pair is in
-/// play: revealing the seed mid-hand would expose the undealt cards.
+/// `next_server_seed_hash`. A table opens a successor table instead (the
+/// same seats, or `seats`), awaiting new contributions. Refused (409) while
+/// any round of the pair is in play: revealing the seed mid-hand would
+/// expose the undealt cards.
 #[utoipa::path(post, path = "/v1/seed-pairs/{id}/rotate", tag = "seed pairs",
     security(("operator_key" = [])),
     params(("id" = String, Path, description = "Seed pair id")),
-    request_body = ClientSeedRequest,
+    request_body = RotateRequest,
     responses(
         (status = 200, description = "The revealed pair and the new current pair", body = RotationResult),
         DatabaseUnavailable,
@@ -244,11 +254,14 @@ pub async fn rotate(
     State(state): State<AppState>,
     operator: Operator,
     ApiPath(id): ApiPath<String>,
-    ApiJson(request): ApiJson<ClientSeedRequest>,
+    request: Option<ApiJson<RotateRequest>>,
 ) -> Result<Json<RotationResult>, ApiError> {
-    let client_seed = request.client_seed()?;
+    let successor = request
+        .map(|ApiJson(request)| request)
+        .unwrap_or_default()
+        .successor()?;
     operator.pair(&state, &id).await?;
-    match state.dealer.rotate(&id, &client_seed).await? {
+    match state.dealer.rotate(&id, successor).await? {
         Rotate::Rotated { revealed, current } => {
             tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");
             let mut receipts = Vec::new();
@@ -260,8 +273,8 @@ pub async fn rotate(
                 receipts.extend(receipt(&state, index).await?);
             }
             Ok(Json(RotationResult {
-                revealed: SeedPair::view(&revealed, true),
-                current: SeedPair::view(&current, true),
+                revealed: pair_view(&state, &revealed, true).await?,
+                current: pair_view(&state, &current, true).await?,
                 receipts,
             }))
         }
@@ -271,5 +284,14 @@ pub async fn rotate(
             format!("seed pair {id} is {status}; only an active pair can be rotated"),
         )),
         Rotate::RoundsInPlay(ids) => Err(ApiError::rounds_in_play(ids)),
+        Rotate::NeedsClientSeed => Err(ApiError::invalid(
+            "client_seed",
+            "is required to rotate a one-player pair (or give seats to open a table)",
+        )),
+        Rotate::TableTakesNoClientSeed => Err(ApiError::invalid(
+            "client_seed",
+            "a table's successor is a table, whose seats contribute its client seed; \
+             rotate with no body (the same seats) or with seats",
+        )),
     }
 }

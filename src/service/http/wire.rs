@@ -9,10 +9,11 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::{IntoParams, ToSchema};
 
 use fairdeal_core::ClientSeed;
+use fairdeal_core::Seats;
 
 use super::error::ApiError;
 use super::receipts::Receipt;
-use crate::service::dealer::PairLabel;
+use crate::service::dealer::{PairLabel, Successor};
 use crate::service::store::{PairRow, PairStatus, RoundRow, RoundStatus};
 use crate::time::timestamp;
 
@@ -178,6 +179,10 @@ pub struct SeedPair {
     /// or the client seed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<Receipt>,
+    /// A table pair's seats, commitments and contributions
+    /// (fairdeal-table-v1); absent for a one-player pair, and in listings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<super::tables::TableView>,
 }
 
 impl SeedPair {
@@ -201,6 +206,7 @@ impl SeedPair {
             successor_id: row.successor_id.clone(),
             label: row.label.clone().filter(|_| owner),
             receipt: None,
+            table: None,
         }
     }
 }
@@ -297,14 +303,60 @@ pub struct CreatePairRequest {
         pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
     )]
     pub label: Option<String>,
+    /// Makes a table pair (fairdeal-table-v1): 2 to 22 distinct seat
+    /// labels in seat order, each 1 to 64 bytes of UTF-8 without control
+    /// characters. Every seat then commits to a secret contribution and
+    /// reveals it; the client seed is derived from them all.
+    #[schema(min_items = 2, max_items = 22, example = json!(["alice", "bob", "carol"]))]
+    pub seats: Option<Vec<String>>,
 }
 
 impl CreatePairRequest {
-    /// The label, checked.
-    pub fn label(self) -> Result<Option<PairLabel>, ApiError> {
-        self.label
+    /// The label and the seats, checked.
+    pub fn parts(self) -> Result<(Option<PairLabel>, Option<Seats>), ApiError> {
+        let label = self
+            .label
             .map(|text| PairLabel::new(text).map_err(|rule| ApiError::invalid("label", rule)))
-            .transpose()
+            .transpose()?;
+        let seats = self.seats.map(super::tables::parse_seats).transpose()?;
+        Ok((label, seats))
+    }
+}
+
+/// What a rotation opens next: a client seed for a one-player successor,
+/// or (for a table) nothing, to keep the seats, or other seats.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RotateRequest {
+    /// The successor's client seed (a one-player pair): 1 to 64 bytes of
+    /// UTF-8, no control characters.
+    #[schema(
+        example = "my next lucky seed",
+        min_length = 1,
+        max_length = 64,
+        pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
+    )]
+    pub client_seed: Option<String>,
+    /// The successor table's seats, when they change (a table keeps its
+    /// seats without this).
+    #[schema(min_items = 2, max_items = 22)]
+    pub seats: Option<Vec<String>>,
+}
+
+impl RotateRequest {
+    /// What the successor will be, checked.
+    pub fn successor(self) -> Result<Successor, ApiError> {
+        match (self.client_seed, self.seats) {
+            (Some(_), Some(_)) => Err(ApiError::invalid(
+                "seats",
+                "give client_seed (a one-player successor) or seats (a table), not both",
+            )),
+            (Some(text), None) => ClientSeed::new(text)
+                .map(Successor::ClientSeed)
+                .map_err(|e| ApiError::from_core(&e)),
+            (None, Some(labels)) => Ok(Successor::Table(Some(super::tables::parse_seats(labels)?))),
+            (None, None) => Ok(Successor::Table(None)),
+        }
     }
 }
 
@@ -353,10 +405,11 @@ pub fn parse_pair_cursor(text: &str) -> Result<(i64, &str), ApiError> {
 pub struct RotationResult {
     /// The old pair, now with its `server_seed`.
     pub revealed: SeedPair,
-    /// The new active pair.
+    /// The new pair: active, or a table awaiting contributions.
     pub current: SeedPair,
     /// The signed receipts of the rotation's log entries, in log order: the
-    /// reveal, the new pair's commit, its client seed.
+    /// reveal, the new pair's commit, its client seed (a table's successor
+    /// has none yet).
     pub receipts: Vec<Receipt>,
 }
 

@@ -17,7 +17,7 @@
 //! stores and returns sealed bytes, and the caller's closures open them.
 //!
 //! Where things go: row types and statuses in `rows`, one module per table
-//! (`pairs`, `rounds`, `keys`) with its queries and outcome enums. Every write
+//! (`pairs`, `tables`, `rounds`, `draws`, `log`, `keys`) with its queries and outcome enums. Every write
 //! runs in [`write_tx!`]; a unique-constraint violation is matched by its name
 //! ([`Constraint`]), never by the wording of an error message.
 
@@ -44,6 +44,10 @@ pub use log::{ClientSeedHolder, LogCheckpoint};
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
 pub use rounds::{
     BatchedRound, CloseRound, DealContext, InsertRound, RoundRequest, is_idempotency_race,
+};
+pub use tables::{
+    Derived, Phase, SeatCommitment, SeatContribution, SeatOutcome, SeatRefused, SeatRow,
+    SeatTaken, Voiding,
 };
 pub use rows::{KeyRow, NewPair, NewRound, PairRow, PairStatus, RoundRow, RoundStatus};
 
@@ -113,6 +117,7 @@ mod keys;
 mod log;
 mod pairs;
 mod rounds;
+mod tables;
 
 /// The named unique constraints the code reacts to. PostgreSQL reports the
 /// constraint's name; SQLite reports `UNIQUE constraint failed: ` and the

@@ -22,7 +22,8 @@ pub struct Rotation {
     pub revealed_server_seed: String,
     pub successor: NewPair,
     /// The log entries of the rotation, in order: the reveal, the
-    /// successor's commitment and its client seed.
+    /// successor's commitment and its client seed (none for a table, whose
+    /// seats contribute it later).
     pub log_entries: Vec<Vec<u8>>,
     /// Each sealed round's id and its deal's JSON, to store in the clear.
     pub opened_deals: Vec<(String, String)>,
@@ -39,6 +40,12 @@ pub enum Rotate {
     NotActive(PairStatus),
     /// Rounds still in play (ids), so the seed cannot be revealed yet.
     RoundsInPlay(Vec<String>),
+    /// A one-player pair rotated without a client seed (or seats) for its
+    /// successor.
+    NeedsClientSeed,
+    /// A table rotated with a client seed: its successor is a table, whose
+    /// seats contribute the seed.
+    TableTakesNoClientSeed,
 }
 
 impl PairRow {
@@ -77,14 +84,34 @@ macro_rules! bind_new_pair {
             .bind(&$pair.predecessor_id)
             .bind(&$pair.tenant)
             .bind(&$pair.label)
+            .bind($pair.table.as_ref().map(|(seats, _)| seats.labels().len() as i64))
+            .bind($pair.table.as_ref().map(|(_, deadline)| *deadline))
+    };
+}
+
+/// Inserts a new table pair's seats (none for a one-player pair) on `$tx`.
+macro_rules! insert_seats {
+    ($tx:ident, $pair:expr) => {
+        if let Some((seats, _)) = &$pair.table {
+            for (position, label) in seats.labels().iter().enumerate() {
+                sqlx::query(
+                    "INSERT INTO table_seats (seed_pair_id, position, label) VALUES ($1, $2, $3)",
+                )
+                .bind(&$pair.id)
+                .bind(position as i64)
+                .bind(label)
+                .execute(&mut *$tx)
+                .await?;
+            }
+        }
     };
 }
 
 const INSERT_PAIR: &str = concat!(
     "INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, \
      next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
-     predecessor_id, tenant, label, commit_log_index) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12) RETURNING ",
+     predecessor_id, tenant, label, seats, phase_deadline, commit_log_index) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12, $13, $14) RETURNING ",
     pair_columns!()
 );
 
@@ -101,6 +128,7 @@ impl Store {
                 .bind(index)
                 .fetch_one(&mut *tx)
                 .await?;
+            insert_seats!(tx, pair);
             row
         }))
     }
@@ -225,26 +253,32 @@ impl Store {
                     .await?;
             }
             let now = successor.created_at;
-            // Log order: the reveal, the successor's commit, its client seed.
-            let [reveal, commit, client_seed] = &log_entries[..] else {
-                anyhow::bail!("a rotation logs three entries");
+            // Log order: the reveal, the successor's commit, its client seed
+            // (a table's successor has none yet).
+            let (reveal, commit, client_seed) = match &log_entries[..] {
+                [reveal, commit, client_seed] => (reveal, commit, Some(client_seed)),
+                [reveal, commit] => (reveal, commit, None),
+                _ => anyhow::bail!("a rotation logs two or three entries"),
             };
             let reveal_index = append_log_entry!(tx, reveal);
             let commit_index = append_log_entry!(tx, commit);
-            let client_seed_index = append_log_entry!(tx, client_seed);
-            let current: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
+            let mut current: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
                 .bind(commit_index)
                 .fetch_one(&mut *tx)
                 .await?;
-            const RECORD: &str = concat!(
-                "UPDATE seed_pairs SET client_seed_log_index = $2 WHERE id = $1 RETURNING ",
-                pair_columns!()
-            );
-            let current: PairRow = sqlx::query_as(RECORD)
-                .bind(&current.id)
-                .bind(client_seed_index)
-                .fetch_one(&mut *tx)
-                .await?;
+            insert_seats!(tx, successor);
+            if let Some(client_seed) = client_seed {
+                let client_seed_index = append_log_entry!(tx, client_seed);
+                const RECORD: &str = concat!(
+                    "UPDATE seed_pairs SET client_seed_log_index = $2 WHERE id = $1 RETURNING ",
+                    pair_columns!()
+                );
+                current = sqlx::query_as(RECORD)
+                    .bind(&current.id)
+                    .bind(client_seed_index)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            }
             if is_postgres {
                 // Serialises reveals so reveal_seq follows commit order.
                 sqlx::query("SELECT pg_advisory_xact_lock(7401)")

@@ -11,12 +11,18 @@ use utoipa::ToSchema;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PairStatus {
+    /// A table pair, committed: its seats commit to their contributions,
+    /// then reveal them; the client seed is derived from them.
+    AwaitingContributions,
     /// Committed; the player has not chosen the client seed yet.
     AwaitingClientSeed,
     /// Deals rounds.
     Active,
     /// Its server seed is public; it deals no more.
     Revealed,
+    /// A table pair whose seat stalled past a deadline: it dealt nothing,
+    /// and its server seed is public.
+    Void,
 }
 
 /// Where a round is in its life.
@@ -63,9 +69,11 @@ macro_rules! status_text {
 }
 
 status_text!(PairStatus {
+    AwaitingContributions => "awaiting_contributions",
     AwaitingClientSeed => "awaiting_client_seed",
     Active => "active",
     Revealed => "revealed",
+    Void => "void",
 });
 
 status_text!(RoundStatus {
@@ -102,6 +110,13 @@ pub struct PairRow {
     pub commit_log_index: Option<i64>,
     pub client_seed_log_index: Option<i64>,
     pub reveal_log_index: Option<i64>,
+    /// A table pair's number of seats; none for a one-player pair.
+    pub seats: Option<i64>,
+    /// When the current commit or reveal phase ends, while the table
+    /// awaits contributions.
+    pub phase_deadline: Option<i64>,
+    /// The phase a void table stalled in (`commit` or `reveal`).
+    pub void_phase: Option<String>,
 }
 
 impl PairRow {
@@ -109,8 +124,10 @@ impl PairRow {
     /// place that decides whether a reader may see it.
     pub fn revealed_seed(&self) -> Option<&str> {
         match self.status {
-            PairStatus::Revealed => self.server_seed.as_deref(),
-            PairStatus::AwaitingClientSeed | PairStatus::Active => None,
+            PairStatus::Revealed | PairStatus::Void => self.server_seed.as_deref(),
+            PairStatus::AwaitingContributions
+            | PairStatus::AwaitingClientSeed
+            | PairStatus::Active => None,
         }
     }
 }
@@ -161,6 +178,8 @@ pub struct NewPair {
     pub predecessor_id: Option<String>,
     pub tenant: String,
     pub label: Option<String>,
+    /// A table pair's seats, in seat order, and when its commit phase ends.
+    pub table: Option<(fairdeal_core::Seats, i64)>,
 }
 
 /// A round to insert, made by the deal closure: its deal already sealed,
@@ -181,7 +200,8 @@ macro_rules! pair_columns {
         "id, status, server_seed_hash, server_seed_sealed, server_seed, \
          next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
          revealed_at, predecessor_id, successor_id, reveal_seq, tenant, label, \
-         commit_log_index, client_seed_log_index, reveal_log_index"
+         commit_log_index, client_seed_log_index, reveal_log_index, seats, phase_deadline, \
+         void_phase"
     };
 }
 
