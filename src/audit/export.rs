@@ -29,6 +29,64 @@ pub struct ExportPair {
     pub rounds: u64,
     pub created_at: String,
     pub revealed_at: String,
+    /// A table pair's seats (fairdeal-table-v1): the client seed above is
+    /// derived from their contributions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<ExportTable>,
+}
+
+/// A table pair's seats, in seat order.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ExportTable {
+    pub seats: Vec<ExportSeat>,
+}
+
+/// One seat: its label, commitment and revealed contribution.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ExportSeat {
+    pub seat: String,
+    pub commitment: String,
+    pub contribution: String,
+}
+
+impl ExportTable {
+    /// What is wrong with the table's record: a contribution that does not
+    /// hash to its seat's commitment, or a client seed that is not the one
+    /// the contributions derive (fairdeal-table-v1).
+    pub fn problems(&self, client_seed: &str) -> Vec<String> {
+        use sha2::{Digest, Sha256};
+        let mut problems = Vec::new();
+        for (i, seat) in self.seats.iter().enumerate() {
+            if hex::encode(Sha256::digest(seat.contribution.as_bytes())) != seat.commitment {
+                problems.push(format!(
+                    "seat {i} ({:?})'s contribution does not hash to its commitment",
+                    seat.seat
+                ));
+            }
+        }
+        let derived =
+            fairdeal_core::Seats::new(self.seats.iter().map(|s| s.seat.clone()).collect())
+                .map_err(|e| e.to_string())
+                .and_then(|seats| {
+                    let contributions = self
+                        .seats
+                        .iter()
+                        .map(|s| fairdeal_core::Contribution::new(s.contribution.as_str()))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| e.to_string())?;
+                    fairdeal_core::table_client_seed(&seats, &contributions)
+                        .map_err(|e| e.to_string())
+                });
+        match derived {
+            Ok(seed) if seed.as_str() == client_seed => {}
+            Ok(seed) => problems.push(format!(
+                "its client seed is not the one its seats' contributions derive ({})",
+                seed.as_str()
+            )),
+            Err(err) => problems.push(format!("its seats cannot derive a client seed: {err}")),
+        }
+        problems
+    }
 }
 
 /// One round of a revealed pair.
@@ -96,7 +154,14 @@ impl ExportPair {
             rounds,
             created_at,
             revealed_at,
+            table: None,
         }
+    }
+
+    /// The same line for a table pair with these seats.
+    pub fn with_table(mut self, seats: Vec<ExportSeat>) -> Self {
+        self.table = Some(ExportTable { seats });
+        self
     }
 }
 

@@ -8,5 +8,6 @@ pub mod hand_history;
 pub mod monitor;
 pub mod replay;
 pub mod report;
+pub mod table_checks;
 
 pub use replay::{Finding, Report, add_to_evidence, audit, audit_observed};

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::table_checks::{TableTrack, repeated_voids};
 use crate::tlog::key::verify_note;
 use crate::tlog::tiles::TILE_WIDTH;
 use crate::tlog::tree::{self, Hash, MemoryHashes};
@@ -45,7 +46,8 @@ pub struct LogView {
 pub struct Finding {
     /// `signature`, `tree`, `tile`, `fork`, `key`, `entry`, `order`,
     /// `reveal`, `succession`, `client_seed_reuse`, `stale_commitment`,
-    /// `draw`, `draw_not_run`, `draw_reuse`, `api`.
+    /// `draw`, `draw_not_run`, `draw_reuse`, `table`, `repeated_voids`,
+    /// `api`.
     pub kind: &'static str,
     /// The log index it concerns, if one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -73,6 +75,9 @@ pub struct MonitorReport {
     pub draws_drawn: u64,
     /// Draws committed but never given a client seed.
     pub unseeded_draws: Vec<String>,
+    /// Table pairs committed, and of those voided by a stalled seat.
+    pub tables: u64,
+    pub table_voids: u64,
     pub findings: Vec<Finding>,
     /// The state to keep for the next run (this checkpoint), when it passed.
     #[serde(skip)]
@@ -95,6 +100,8 @@ struct PairTrack {
     next_nonce: u64,
     revealed_at: Option<u64>,
     successor: Option<String>,
+    /// A table pair's seats and their commitments and reveals.
+    table: Option<TableTrack>,
 }
 
 /// What the log has said about one draw so far.
@@ -374,6 +381,7 @@ pub fn check(
     let mut pairs: HashMap<String, PairTrack> = HashMap::new();
     let mut seed_holders: HashMap<String, Vec<String>> = HashMap::new();
     let mut draws: HashMap<String, DrawTrack> = HashMap::new();
+    let mut voids: Vec<(String, Vec<String>)> = Vec::new();
     let mut rounds = 0u64;
     for (index, bytes) in view.entries.iter().enumerate() {
         let index = index as u64;
@@ -402,6 +410,14 @@ pub fn check(
                         .unwrap_or_default()
                         .to_owned(),
                     committed_at_ms: time_ms(&entry),
+                    table: entry["seats"].as_array().map(|seats| {
+                        TableTrack::new(
+                            seats
+                                .iter()
+                                .map(|s| s.as_str().unwrap_or_default().to_owned())
+                                .collect(),
+                        )
+                    }),
                     ..PairTrack::default()
                 };
                 if let Some(predecessor) = entry["predecessor"].as_str() {
@@ -447,6 +463,13 @@ pub fn check(
                         format!("pair {pair_id} gets a second client seed"),
                     );
                     continue;
+                }
+                if let Some(problem) = track
+                    .table
+                    .as_ref()
+                    .and_then(|t| t.client_seed_entry(&pair_id))
+                {
+                    find("table", Some(index), problem);
                 }
                 track.client_seed = Some((index, hash.clone()));
                 let holders = seed_holders.entry(hash).or_default();
@@ -518,6 +541,50 @@ pub fn check(
                 }
                 track.revealed_at = Some(index);
                 track.successor = entry["successor"].as_str().map(str::to_owned);
+            }
+            Some("seat_commitment" | "seat_contribution" | "table_void") => {
+                let kind = entry["type"].as_str().unwrap_or_default();
+                let Some(track) = pairs.get_mut(&pair_id) else {
+                    find(
+                        "order",
+                        Some(index),
+                        format!("a {kind} of {pair_id}, never committed"),
+                    );
+                    continue;
+                };
+                let Some(table) = track.table.as_mut() else {
+                    find(
+                        "table",
+                        Some(index),
+                        format!("a {kind} of {pair_id}, which was not committed as a table"),
+                    );
+                    continue;
+                };
+                if kind == "table_void" {
+                    if let Some(problem) = table.void_entry(&pair_id, &entry) {
+                        find("table", Some(index), problem);
+                    }
+                    voids.push((pair_id.clone(), table.seats.clone()));
+                    if !opens(&entry, &track.server_seed_hash) {
+                        find(
+                            "reveal",
+                            Some(index),
+                            format!(
+                                "void table {pair_id}'s revealed seed does not hash to its commitment"
+                            ),
+                        );
+                    }
+                    if track.client_seed.is_some() || track.revealed_at.is_some() {
+                        find(
+                            "order",
+                            Some(index),
+                            format!("table {pair_id} is voided after its client seed or reveal"),
+                        );
+                    }
+                    track.revealed_at = Some(index);
+                } else if let Some(problem) = table.seat_entry(&pair_id, &entry) {
+                    find("table", Some(index), problem);
+                }
             }
             Some("draw_commit" | "draw_client_seed" | "draw_result") => {
                 check_draw_entry(&mut draws, index, &entry, &mut find);
@@ -611,6 +678,21 @@ pub fn check(
             ),
         );
     }
+    // A table voided again and again: the operator may be re-rolling it
+    // until the seats' contributions suit it (each void reveals what the
+    // deal would have been).
+    for (seats, voided) in repeated_voids(&voids) {
+        find(
+            "repeated_voids",
+            None,
+            format!(
+                "the table of {} seats was voided {} times (pairs {}): a table re-rolled by voiding it looks like this",
+                seats.len(),
+                voided.len(),
+                voided.join(", ")
+            ),
+        );
+    }
     let state = MonitorState {
         origin: origin.clone(),
         vkey: view.vkey.clone(),
@@ -629,6 +711,8 @@ pub fn check(
         draws: draws.len() as u64,
         draws_drawn: draws.values().filter(|d| d.drawn).count() as u64,
         unseeded_draws: unseeded,
+        tables: pairs.values().filter(|p| p.table.is_some()).count() as u64,
+        table_voids: voids.len() as u64,
         findings,
         state,
     })

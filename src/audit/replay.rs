@@ -32,7 +32,7 @@ pub struct Finding {
     /// 1-based line of the export (0 for the end of the input).
     pub line: u64,
     /// `malformed`, `commitment`, `card`, `layout`, `record`, `nonce_gap`,
-    /// `nonce_repeat`, `missing_rounds`, `truncated`.
+    /// `nonce_repeat`, `missing_rounds`, `truncated`, `table`.
     pub kind: &'static str,
     /// What is wrong, in words.
     pub detail: String,
@@ -81,7 +81,8 @@ impl Report {
 
 /// A line, parsed and (for rounds) checked, in parallel.
 enum Checked {
-    Pair(ExportPair),
+    /// A pair line, with what is wrong with its table record (if a table).
+    Pair(ExportPair, Vec<String>),
     Round {
         round: ExportRound,
         /// Problems found from the line alone.
@@ -230,7 +231,14 @@ fn check_line(text: &str) -> Checked {
         }
     };
     let parsed = match kind.as_deref() {
-        Some("seed_pair") => serde_json::from_str(text).map(Checked::Pair),
+        Some("seed_pair") => serde_json::from_str(text).map(|pair: ExportPair| {
+            let problems = pair
+                .table
+                .as_ref()
+                .map(|table| table.problems(&pair.client_seed))
+                .unwrap_or_default();
+            Checked::Pair(pair, problems)
+        }),
         Some("round") => serde_json::from_str(text).map(|round: ExportRound| {
             let (problems, dealt) = check_round(&round);
             Checked::Round {
@@ -252,7 +260,8 @@ fn check_line(text: &str) -> Checked {
 /// that check a line at a time.
 pub fn line_problems(text: &str) -> Vec<&'static str> {
     match check_line(text) {
-        Checked::Blank | Checked::Pair(_) | Checked::End(_) => Vec::new(),
+        Checked::Pair(_, problems) => problems.iter().map(|_| "table").collect(),
+        Checked::Blank | Checked::End(_) => Vec::new(),
         Checked::Malformed(_) => vec!["malformed"],
         Checked::Round { problems, .. } => problems.iter().map(|(kind, _)| *kind).collect(),
     }
@@ -424,8 +433,11 @@ pub fn audit_observed(
                 Checked::Malformed(why) => {
                     report.add(line, "malformed", format!("malformed line: {why}"))
                 }
-                Checked::Pair(pair) => {
+                Checked::Pair(pair, problems) => {
                     sequence.close_pair(&mut report);
+                    for problem in problems {
+                        report.add(line, "table", format!("pair {}: {problem}", pair.id));
+                    }
                     report.seed_pairs += 1;
                     sequence.pair = Some((pair, line, 0));
                 }

@@ -89,11 +89,33 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
                 .with_context(|| format!("reading {path}"))?,
         )?))
     };
+    // Each table's logged seat hashes and commitments, to hold the API's
+    // contributions and derived client seed against.
+    let mut tables: std::collections::HashMap<String, (Vec<String>, Vec<Option<String>>)> =
+        std::collections::HashMap::new();
     for (index, bytes) in entries.iter().enumerate() {
         let Ok(entry) = serde_json::from_slice::<serde_json::Value>(bytes) else {
             continue;
         };
         let pair = entry["seed_pair"].as_str().unwrap_or_default();
+        if let Some(seats) = entry["seats"].as_array()
+            && entry["type"] == "commit"
+        {
+            let hashes: Vec<String> = seats
+                .iter()
+                .map(|s| s.as_str().unwrap_or_default().to_owned())
+                .collect();
+            let n = hashes.len();
+            tables.insert(pair.to_owned(), (hashes, vec![None; n]));
+        }
+        if entry["type"] == "seat_commitment"
+            && let Some((_, commitments)) = tables.get_mut(pair)
+            && let Some(slot) = entry["seat"]
+                .as_u64()
+                .and_then(|seat| commitments.get_mut(seat as usize))
+        {
+            *slot = entry["commitment"].as_str().map(str::to_owned);
+        }
         let mut differs = |what: String| {
             findings.push(Finding {
                 kind: "api",
@@ -122,6 +144,24 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
                     if shown.as_deref() != entry["client_seed_sha256"].as_str() {
                         differs(format!("pair {pair}'s client seed differs from the log"));
                     }
+                    // A table's client seed is recomputed from the
+                    // contributions the API shows.
+                    if let Some((hashes, commitments)) = tables.get(pair) {
+                        for problem in
+                            crate::audit::table_checks::check_table_record(&p, hashes, commitments)
+                        {
+                            differs(format!("table {pair}: {problem}"));
+                        }
+                    }
+                }
+            }
+            Some("table_void") => {
+                if let Some(p) = read(format!("/v1/seed-pairs/{pair}"))?
+                    && (p["server_seed"] != entry["server_seed"] || p["status"] != "void")
+                {
+                    differs(format!(
+                        "void table {pair} is not shown void with the logged seed"
+                    ));
                 }
             }
             Some("round") => {
@@ -319,6 +359,12 @@ fn print_text(report: &MonitorReport) {
             .map(|s| format!(" (the oldest {s} s old)"))
             .unwrap_or_default()
     );
+    if report.tables > 0 {
+        println!(
+            "  {} of them tables, {} voided by a stalled seat",
+            report.tables, report.table_voids
+        );
+    }
     if !report.unused_commitments.is_empty() {
         println!(
             "  {} committed but never given a client seed or a round: {}",

@@ -7,7 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use fairdeal_core::{ClientSeed, Commitment, Deal, Game, PROTOCOL, ServerSeed, deal, parse_nonce};
+use fairdeal_core::{
+    ClientSeed, Commitment, Contribution, Deal, Game, PROTOCOL, Seats, ServerSeed, deal,
+    parse_nonce, table_client_seed,
+};
 use serde::Serialize;
 
 use super::InputError;
@@ -20,6 +23,8 @@ Examples:
       --client-seed 'my seed' --nonce 41 --game holdem --players 6
   fairdeal replay --server-seed … --client-seed … --nonce 0 --game deck --decks 6 --json
   fairdeal replay --server-seed … --client-seed … --nonce 0 --game shuffle --items 1000000 > order.txt
+  fairdeal replay --server-seed … --table-seat alice=c0ffee --table-seat bob=my-secret \
+      --nonce 0 --game holdem --players 2      (a table pair: the client seed is derived)
 
 Exit status: 0 replayed (and the commitment matched, if given); 1 the seed does
 not match --commitment; 2 invalid input.")]
@@ -28,8 +33,18 @@ pub struct ReplayOpts {
     #[arg(long, value_name = "HEX")]
     pub server_seed: String,
     /// The client seed: 1 to 64 bytes of UTF-8, no control characters.
-    #[arg(long, value_name = "TEXT")]
-    pub client_seed: String,
+    #[arg(
+        long,
+        value_name = "TEXT",
+        required_unless_present = "table_seat",
+        conflicts_with = "table_seat"
+    )]
+    pub client_seed: Option<String>,
+    /// A table pair's seat and its revealed contribution (fairdeal-table-v1),
+    /// once per seat in seat order: the client seed is derived from them.
+    /// The label ends at the first `=`.
+    #[arg(long, value_name = "LABEL=CONTRIBUTION")]
+    pub table_seat: Vec<String>,
     /// The round's nonce: 0 to 18446744073709551615.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub nonce: String,
@@ -77,11 +92,39 @@ fn parse_count(flag: &'static str, text: Option<&str>) -> Result<Option<u32>, In
 }
 
 impl ReplayOpts {
+    /// The client seed given, or derived from the table's seats.
+    pub fn client_seed(&self) -> Result<ClientSeed, InputError> {
+        if let Some(text) = &self.client_seed {
+            return ClientSeed::new(text.as_str()).map_err(|e| InputError::from_core(&e));
+        }
+        let (labels, contributions): (Vec<String>, Vec<Contribution>) = self
+            .table_seat
+            .iter()
+            .map(|given| {
+                let (label, contribution) = given.split_once('=').ok_or_else(|| {
+                    InputError::new(
+                        "--table-seat",
+                        format!("must be LABEL=CONTRIBUTION; got {given:?}"),
+                    )
+                })?;
+                let contribution = Contribution::new(contribution).map_err(|err| {
+                    InputError::new("--table-seat", format!("seat {label:?}: {err}"))
+                })?;
+                Ok((label.to_owned(), contribution))
+            })
+            .collect::<Result<Vec<_>, InputError>>()?
+            .into_iter()
+            .unzip();
+        let seats = Seats::new(labels).map_err(|err| InputError::new("--table-seat", err))?;
+        table_client_seed(&seats, &contributions)
+            .map_err(|err| InputError::new("--table-seat", err))
+    }
+
     /// Checks every flag, reporting the first one at fault.
     pub fn parse(&self) -> Result<ReplayInput, InputError> {
         let core = |err: fairdeal_core::Error| InputError::from_core(&err);
         let server_seed = ServerSeed::from_hex(&self.server_seed).map_err(core)?;
-        let client_seed = ClientSeed::new(self.client_seed.as_str()).map_err(core)?;
+        let client_seed = self.client_seed()?;
         let nonce = parse_nonce(&self.nonce).map_err(core)?;
         let game = Game::from_parts(
             &self.game,
@@ -154,6 +197,13 @@ pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
         let text = serde_json::to_string(&record).context("encoding the replay as JSON")?;
         println!("{text}");
     } else {
+        if !opts.table_seat.is_empty() {
+            println!(
+                "client seed derived from {} seats (fairdeal-table-v1): {}",
+                opts.table_seat.len(),
+                input.client_seed.as_str()
+            );
+        }
         print!(
             "{}",
             render::replay_table(&input, &computed, &dealt, input.commitment.is_some())
@@ -179,7 +229,7 @@ fn shuffle(opts: &ReplayOpts) -> anyhow::Result<ExitCode> {
         }
     }
     let server_seed = ServerSeed::from_hex(&opts.server_seed).map_err(core)?;
-    let client_seed = ClientSeed::new(opts.client_seed.as_str()).map_err(core)?;
+    let client_seed = opts.client_seed()?;
     let nonce = parse_nonce(&opts.nonce).map_err(core)?;
     let Some(items) = opts.items.as_deref() else {
         return Err(InputError::new("--items", "is required with --game shuffle").into());

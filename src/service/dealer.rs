@@ -453,7 +453,10 @@ impl Dealer {
                     return Ok(Rotate::NeedsClientSeed);
                 }
                 let labels = rows.into_iter().map(|s| s.label).collect();
-                (None, Some(Seats::new(labels).context("a stored table's seats")?))
+                (
+                    None,
+                    Some(Seats::new(labels).context("a stored table's seats")?),
+                )
             }
         };
         self.store

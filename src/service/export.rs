@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::store::{PairRow, Store};
-use crate::audit::export::{ExportEnd, ExportPair, ExportRound, RevealedPair};
+use crate::audit::export::{ExportEnd, ExportPair, ExportRound, ExportSeat, RevealedPair};
 use crate::time::timestamp;
 
 fn revealed(pair: &PairRow) -> RevealedPair<'_> {
@@ -36,13 +36,27 @@ pub async fn export(store: &Store, after: i64, lines: mpsc::Sender<String>) -> a
         };
         cursor = last.reveal_seq.unwrap_or(cursor);
         for pair in &pairs {
-            let line = serde_json::to_string(&ExportPair::new(
+            let mut record = ExportPair::new(
                 revealed(pair),
                 pair.reveal_seq.unwrap_or_default(),
                 pair.next_nonce as u64,
                 timestamp(pair.created_at),
                 pair.revealed_at.map(timestamp).unwrap_or_default(),
-            ))?;
+            );
+            if pair.seats.is_some() {
+                let seats = store.seats(&pair.id).await?;
+                record = record.with_table(
+                    seats
+                        .into_iter()
+                        .map(|s| ExportSeat {
+                            seat: s.label,
+                            commitment: s.commitment.unwrap_or_default(),
+                            contribution: s.contribution.unwrap_or_default(),
+                        })
+                        .collect(),
+                );
+            }
+            let line = serde_json::to_string(&record)?;
             if lines.send(line).await.is_err() {
                 return Ok(());
             }

@@ -33,6 +33,7 @@ mod outages;
 mod process;
 mod rounds;
 mod seed_pairs;
+mod tables;
 mod tenants;
 mod verify;
 mod web_page;

@@ -26,6 +26,58 @@ async fn close_and_rotate(api: &Client, pair: &str, rounds: &[&Value]) -> String
     rotation["current"]["id"].as_str().expect("id").to_owned()
 }
 
+/// A table pair whose every seat has committed and revealed (each seat's
+/// contribution is `"{label} secret"`): its id.
+async fn complete_table(api: &Client, seats: &[&str]) -> String {
+    let created = api
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"seats": seats, "label": "page-table"}),
+        )
+        .await
+        .success();
+    let id = created["id"].as_str().expect("id").to_owned();
+    for (what, key) in [
+        ("commitment", "commitment"),
+        ("contribution", "contribution"),
+    ] {
+        for (i, seat) in seats.iter().enumerate() {
+            let secret = format!("{seat} secret");
+            let value = if what == "commitment" {
+                hex::encode(<sha2::Sha256 as sha2::Digest>::digest(secret.as_bytes()))
+            } else {
+                secret
+            };
+            api.put_json(
+                &format!(
+                    "/v1/seed-pairs/{id}/seats/{}/{what}",
+                    seat_segment(i, seats)
+                ),
+                &json!({ key: value }),
+            )
+            .await
+            .success();
+        }
+    }
+    id
+}
+
+/// The path segment of seat `i` (labels here are ASCII letters and spaces).
+fn seat_segment(i: usize, seats: &[&str]) -> String {
+    seats[i].replace(' ', "%20")
+}
+
+/// Waits until `path` (a receipt) answers 200: its entry is in a checkpoint.
+async fn wait_proven(api: &Client, path: &str) {
+    for _ in 0..400 {
+        if api.get(path).await.status == StatusCode::OK {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("{path} was never proven");
+}
+
 /// Chromium and playwright-core, or why they are missing.
 fn browser_tools() -> Result<(), String> {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
@@ -170,6 +222,73 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
         .await
         .success();
 
+    // Tables: one dealt and revealed, one with a contribution altered behind
+    // the service's back, and one voided by its stalled seats.
+    let table_seats = ["ana", "ben b", "chloe"];
+    let table_pair = complete_table(&api, &table_seats).await;
+    let table_round =
+        super::web_page::deal(&api, &table_pair, json!({"type": "holdem", "players": 3})).await;
+    api.close(table_round["id"].as_str().expect("id")).await;
+    api.post(&format!("/v1/seed-pairs/{table_pair}/rotate"))
+        .await
+        .success();
+    let tampered_table = complete_table(&api, &table_seats).await;
+    let void_pair = api
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"seats": table_seats, "label": "page-table"}),
+        )
+        .await
+        .success()["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    api.put_json(
+        &format!("/v1/seed-pairs/{void_pair}/seats/ana/commitment"),
+        &json!({"commitment": "ab".repeat(32)}),
+    )
+    .await
+    .success();
+    let sqlite = sqlx::SqlitePool::connect(&db.url)
+        .await
+        .expect("open the database");
+    sqlx::query(
+        "UPDATE table_seats SET contribution = 'forged' WHERE seed_pair_id = $1 AND position = 1",
+    )
+    .bind(&tampered_table)
+    .execute(&sqlite)
+    .await
+    .expect("alter a contribution");
+    // Time runs out for the void pair's seats; the server's sweep voids it.
+    sqlx::query("UPDATE seed_pairs SET phase_deadline = 1 WHERE id = $1")
+        .bind(&void_pair)
+        .execute(&sqlite)
+        .await
+        .expect("end the phase");
+    sqlite.close().await;
+    let mut voided = false;
+    for _ in 0..100 {
+        let pair = api
+            .get(&format!("/v1/seed-pairs/{void_pair}"))
+            .await
+            .success();
+        if pair["status"] == "void" {
+            voided = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(voided, "the server voids a stalled table");
+    wait_proven(
+        &api,
+        &format!(
+            "/v1/rounds/{}/receipt",
+            table_round["id"].as_str().expect("id")
+        ),
+    )
+    .await;
+    wait_proven(&api, &format!("/v1/seed-pairs/{void_pair}/receipt")).await;
+
     let screenshot = std::env::var("FAIRDEAL_SCREENSHOT")
         .unwrap_or_else(|_| db.dir.path().join("verify.png").display().to_string());
     let config = json!({
@@ -199,6 +318,14 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
             "winner_line": drawn["result"][0]["text"],
         },
         "screenshot": screenshot,
+        "table_pair": table_pair,
+        "table_seats": table_seats,
+        "table_contribution": "ben b secret",
+        "table_contribution_seat": 1,
+        "table_round": table_round["id"],
+        "tampered_table_pair": tampered_table,
+        "void_pair": void_pair,
+        "void_stalled_seat": "ben b",
     });
     let out = Command::new("node")
         .arg(format!("{ROOT}/web/tests/e2e.mjs"))

@@ -359,6 +359,87 @@ if (config.draw) {
   await phone.close();
 }
 
+// 9. A table pair (fairdeal-table-v1, when the test made one): every seat's
+// revealed contribution opens its commitment and the client seed is the one
+// derived from them all; a player finds their seat by their contribution; a
+// contribution altered behind the service's back fails, naming its seat; a
+// voided table shows who stalled and how often the table was voided; a round
+// of a table pair checks its client seed against the seats too.
+if (config.table_pair) {
+  step("a table pair: every seat opens its commitment and the client seed is derived from them");
+  {
+    const page = await open(`${base}/verify?pair=${config.table_pair}`);
+    await page.waitForSelector("[data-check=table-seed]");
+    assert.deepEqual(await results(page, "[data-check=seat-commitment]"), config.table_seats.map(() => "pass"));
+    assert.deepEqual(await results(page, "[data-check=table-seed]"), ["pass"]);
+    const labels = await page.$$eval("[data-table-seat]", (rows) => rows.map((r) => r.querySelector(".seat-name").textContent));
+    assert.equal(labels.length, config.table_seats.length);
+    assert.deepEqual(labels, config.table_seats, "seats are listed in seat order, labels as text");
+    assert.equal(await firstVerdict(page), "pass");
+
+    // "Is my contribution in it?": hashed in the browser, matched to its seat.
+    await page.fill("#my-contribution", config.table_contribution);
+    await page.click("#my-contribution-check");
+    await page.waitForSelector("[data-check=my-contribution]");
+    assert.deepEqual(await results(page, "[data-check=my-contribution]"), ["pass"]);
+    const found = await page.textContent("[data-check=my-contribution]");
+    assert.ok(found.includes(config.table_seats[config.table_contribution_seat]), found);
+    await page.fill("#my-contribution", `${config.table_contribution} (not mine)`);
+    await page.click("#my-contribution-check");
+    await page.waitForSelector("[data-check=my-contribution][data-result=fail]");
+    await page.close();
+
+    // Phone width: the seats' 64-character commitments wrap; nothing scrolls sideways.
+    const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true });
+    const small = await phone.newPage();
+    small.on("pageerror", (err) => problems.push(`phone table page: page error: ${err.message}`));
+    await small.goto(`${base}/verify?pair=${config.table_pair}`);
+    await small.waitForSelector("[data-check=table-seed]");
+    const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the table pair's page is ${overflow}px wider than the screen`);
+    await phone.close();
+  }
+
+  step("a table pair with a seat's contribution altered fails, naming the seat");
+  {
+    const page = await open(`${base}/verify?pair=${config.tampered_table_pair}`);
+    await page.waitForSelector("[data-check=table-seed]");
+    assert.equal(await firstVerdict(page), "fail");
+    const seats = await results(page, "[data-check=seat-commitment]");
+    assert.ok(seats.includes("fail"), String(seats));
+    assert.equal(await page.getAttribute("[data-table-seat='1']", "data-seat-result"), "fail", "seat index 1 was altered");
+    const label = await page.textContent("[data-table-seat='1'] .seat-name");
+    const explain = await page.textContent("[data-explain=table]");
+    assert.ok(explain.includes(`“${label}”`), explain);
+    assert.ok((await page.textContent("[data-verdict]")).includes(`“${label}”`), "the verdict names the seat");
+    await page.close();
+  }
+
+  step("a voided table: who stalled, its revealed seed, how often the table was voided");
+  {
+    const page = await open(`${base}/verify?pair=${config.void_pair}`);
+    await page.waitForSelector("[data-table-void]");
+    const said = await page.textContent("[data-table-void]");
+    assert.ok(said.includes(config.void_stalled_seat), said);
+    const voids = Number(await page.getAttribute("[data-table-voids]", "data-table-voids"));
+    assert.ok(voids >= 1, `voided ${voids} times`);
+    assert.deepEqual(await results(page, "[data-table-checks] [data-check=commitment]"), ["pass"], "the revealed seed opens its commitment");
+    assert.equal(await firstVerdict(page), "pass");
+    assert.ok((await page.textContent("[data-verdict]")).includes("dealt nothing"));
+    await page.close();
+  }
+
+  step("a round of a table pair: its deal, and its client seed derived from the seats");
+  {
+    const page = await open(`${base}/verify?round=${config.table_round}`);
+    await page.waitForSelector("[data-check=table-seed]");
+    assert.deepEqual(await results(page, "[data-check=deal]"), ["pass"]);
+    assert.deepEqual(await results(page, "[data-check=table-seed]"), ["pass"]);
+    assert.equal(await firstVerdict(page), "pass");
+    await page.close();
+  }
+}
+
 await browser.close();
 assert.deepEqual(problems, [], "no console errors (a CSP violation would show here)");
 console.log("e2e: all checks passed");

@@ -51,6 +51,14 @@ pub struct Problem {
     pub seat: Option<String>,
 }
 
+/// The rarer members of a problem.
+#[derive(Debug, Default)]
+struct Extra {
+    rounds_in_play: Option<Vec<String>>,
+    line: Option<u64>,
+    seat: Option<String>,
+}
+
 /// An error answered to the client.
 #[derive(Debug)]
 pub struct ApiError {
@@ -58,9 +66,9 @@ pub struct ApiError {
     title: &'static str,
     detail: String,
     field: Option<String>,
-    rounds_in_play: Option<Vec<String>>,
-    line: Option<u64>,
-    seat: Option<String>,
+    /// What few problems name besides their field, boxed so that the error
+    /// (in every handler's `Result`) stays small.
+    extra: Option<Box<Extra>>,
     www_authenticate: bool,
     /// Seconds, for a `Retry-After` header.
     retry_after: Option<u32>,
@@ -73,9 +81,7 @@ impl ApiError {
             title,
             detail: detail.into(),
             field: None,
-            rounds_in_play: None,
-            line: None,
-            seat: None,
+            extra: None,
             www_authenticate: false,
             retry_after: None,
         }
@@ -123,12 +129,12 @@ impl ApiError {
 
     /// Names the line (from 1) of an uploaded list at fault.
     pub fn set_line(&mut self, line: u64) {
-        self.line = Some(line);
+        self.extra.get_or_insert_default().line = Some(line);
     }
 
     /// Names the table seat at fault.
     pub fn with_seat(mut self, seat: &str) -> Self {
-        self.seat = Some(seat.to_owned());
+        self.extra.get_or_insert_default().seat = Some(seat.to_owned());
         self
     }
 
@@ -194,7 +200,10 @@ impl ApiError {
                  their undealt cards. Close them (POST /v1/rounds/{{id}}/close) and rotate again",
                 ids.len()
             ),
-            rounds_in_play: Some(ids),
+            extra: Some(Box::new(Extra {
+                rounds_in_play: Some(ids),
+                ..Extra::default()
+            })),
             ..Self::new(StatusCode::CONFLICT, "Rounds still in play", "")
         }
     }
@@ -275,15 +284,16 @@ pub fn problem_response(status: StatusCode, title: &'static str, detail: String)
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let extra = self.extra.map(|extra| *extra).unwrap_or_default();
         let body = Problem {
             problem_type: "about:blank",
             title: self.title.to_owned(),
             status: self.status.as_u16(),
             detail: self.detail,
             field: self.field,
-            rounds_in_play: self.rounds_in_play,
-            line: self.line,
-            seat: self.seat,
+            rounds_in_play: extra.rounds_in_play,
+            line: extra.line,
+            seat: extra.seat,
         };
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let mut response = (self.status, bytes).into_response();
@@ -361,8 +371,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
             ApiError::malformed(format!("trailing data after the JSON body: {err}"), None)
         })?;
         // serde reads a struct from an array too ([x, y] as its fields in
-        // order); no request body of this API holds an array, so one is
-        // refused wherever it stands rather than read that way.
+        // order); the only arrays a request body of this API holds are
+        // lists of strings ([`ARRAY_FIELDS`]), so any other is refused
+        // wherever it stands rather than read that way.
         if let Some(field) = serde_json::from_slice::<serde_json::Value>(&body)
             .ok()
             .as_ref()
@@ -502,8 +513,17 @@ fn first_non_utf8_parameter(query: &str) -> Option<String> {
 }
 
 /// The dotted path of the first array in `value`, if there is one.
+/// The top-level fields of request bodies that are lists of strings: a
+/// table's seats.
+const ARRAY_FIELDS: &[&str] = &["seats"];
+
 fn first_array(value: &serde_json::Value, path: String) -> Option<String> {
     match value {
+        serde_json::Value::Array(items)
+            if ARRAY_FIELDS.contains(&path.as_str()) && items.iter().all(|i| i.is_string()) =>
+        {
+            None
+        }
         serde_json::Value::Array(_) => Some(path),
         serde_json::Value::Object(map) => map.iter().find_map(|(key, inner)| {
             let inner_path = if path.is_empty() {

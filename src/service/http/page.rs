@@ -1,13 +1,13 @@
 //! `GET /` and `GET /verify`: the player's verification page.
 //!
 //! One self-contained HTML file: the protocols (`web/fairdeal-v1.mjs`,
-//! `web/fairdeal-draw.mjs`), the log's checks (`web/tlog.mjs`) and the
-//! display code (`web/verify-page.js`) are inlined into one module script, the
-//! style sheet into one style element, both pinned by SHA-256 in a strict
-//! Content-Security-Policy (no other origin, no eval, no inline code but these
-//! two). The policy is sent as a header and also written into the page, so a
-//! saved copy keeps it. The page reads only public records; it never needs a
-//! key and never receives a secret.
+//! `web/fairdeal-draw.mjs`, `web/fairdeal-table.mjs`), the log's checks
+//! (`web/tlog.mjs`) and the display code (`web/verify-page.js`) are inlined
+//! into one module script, the style sheet into one style element, both
+//! pinned by SHA-256 in a strict Content-Security-Policy (no other origin, no
+//! eval, no inline code but these two). The policy is sent as a header and
+//! also written into the page, so a saved copy keeps it. The page reads only
+//! public records; it never needs a key and never receives a secret.
 
 use std::sync::LazyLock;
 
@@ -21,6 +21,7 @@ const STYLE: &str = include_str!("../../../web/verify.css");
 const PROTOCOL_JS: &str = include_str!("../../../web/fairdeal-v1.mjs");
 const DRAW_JS: &str = include_str!("../../../web/fairdeal-draw.mjs");
 const TLOG_JS: &str = include_str!("../../../web/tlog.mjs");
+const TABLE_JS: &str = include_str!("../../../web/fairdeal-table.mjs");
 const PAGE_JS: &str = include_str!("../../../web/verify-page.js");
 
 /// The built page and its policy.
@@ -39,7 +40,7 @@ fn sha256_source(text: &str) -> String {
 }
 
 fn build() -> VerifyPage {
-    let script = format!("{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{PAGE_JS}");
+    let script = format!("{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{TABLE_JS}\n{PAGE_JS}");
     let policy = format!(
         "default-src 'none'; script-src {}; style-src {}; connect-src 'self'; img-src data:; \
          base-uri 'none'; form-action 'none'",

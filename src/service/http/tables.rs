@@ -122,7 +122,11 @@ pub async fn table_view(state: &AppState, pair: &PairRow) -> Result<Option<Table
 }
 
 /// The pair as its reader may see it, with its table.
-pub async fn pair_view(state: &AppState, pair: &PairRow, owner: bool) -> Result<SeedPair, ApiError> {
+pub async fn pair_view(
+    state: &AppState,
+    pair: &PairRow,
+    owner: bool,
+) -> Result<SeedPair, ApiError> {
     let mut view = SeedPair::view(pair, owner);
     view.table = table_view(state, pair).await?;
     Ok(view)

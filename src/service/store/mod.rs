@@ -45,11 +45,11 @@ pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_l
 pub use rounds::{
     BatchedRound, CloseRound, DealContext, InsertRound, RoundRequest, is_idempotency_race,
 };
-pub use tables::{
-    Derived, Phase, SeatCommitment, SeatContribution, SeatOutcome, SeatRefused, SeatRow,
-    SeatTaken, Voiding,
-};
 pub use rows::{KeyRow, NewPair, NewRound, PairRow, PairStatus, RoundRow, RoundStatus};
+pub use tables::{
+    Derived, Phase, SeatCommitment, SeatContribution, SeatOutcome, SeatRefused, SeatRow, SeatTaken,
+    Voiding,
+};
 
 /// A database, SQLite or PostgreSQL.
 #[derive(Clone, Debug)]

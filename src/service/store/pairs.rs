@@ -84,7 +84,12 @@ macro_rules! bind_new_pair {
             .bind(&$pair.predecessor_id)
             .bind(&$pair.tenant)
             .bind(&$pair.label)
-            .bind($pair.table.as_ref().map(|(seats, _)| seats.labels().len() as i64))
+            .bind(
+                $pair
+                    .table
+                    .as_ref()
+                    .map(|(seats, _)| seats.labels().len() as i64),
+            )
             .bind($pair.table.as_ref().map(|(_, deadline)| *deadline))
     };
 }

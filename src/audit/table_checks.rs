@@ -1,0 +1,324 @@
+//! The monitor's checks of table pairs (fairdeal-table-v1) from the log
+//! alone: seats commit before any reveals, every seat reveals before the
+//! client seed is derived, a void opens its commitment and names the seats
+//! that really stalled, and a table voided again and again is named (an
+//! operator re-rolling a table until the seats' contributions suit it).
+//!
+//! With the API (`fairdeal monitor --check-api`), the contributions the API
+//! shows are checked against the logged commitments and the logged client
+//! seed: see [`check_table_record`].
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// Voids of one table (the same seats) from which on the monitor names it.
+pub const REPEATED_VOIDS: usize = 3;
+
+/// What the log said about one table pair's seats.
+#[derive(Debug, Default)]
+pub struct TableTrack {
+    /// SHA-256 of each seat's label, in seat order.
+    pub seats: Vec<String>,
+    pub commitments: Vec<Option<String>>,
+    pub contributed: Vec<bool>,
+    pub voided: bool,
+}
+
+impl TableTrack {
+    /// A table committed with these seats (hashes of labels).
+    pub fn new(seats: Vec<String>) -> Self {
+        let n = seats.len();
+        Self {
+            seats,
+            commitments: vec![None; n],
+            contributed: vec![false; n],
+            voided: false,
+        }
+    }
+
+    fn all_committed(&self) -> bool {
+        self.commitments.iter().all(Option::is_some)
+    }
+
+    /// Checks a `seat_commitment` or `seat_contribution` entry of this
+    /// table; the problem, if any.
+    pub fn seat_entry(&mut self, pair: &str, entry: &Value) -> Option<String> {
+        let kind = entry["type"].as_str().unwrap_or_default();
+        let seat = entry["seat"].as_u64().unwrap_or(u64::MAX) as usize;
+        if seat >= self.seats.len() {
+            return Some(format!(
+                "a {kind} of table {pair} names seat {seat}, which it does not have"
+            ));
+        }
+        if self.voided {
+            return Some(format!("a {kind} of table {pair} after its void"));
+        }
+        if kind == "seat_commitment" {
+            if self.contributed.iter().any(|c| *c) || self.commitments[seat].is_some() {
+                return Some(format!(
+                    "table {pair}'s seat {seat} commits after a reveal, or twice"
+                ));
+            }
+            self.commitments[seat] = entry["commitment"].as_str().map(str::to_owned);
+        } else {
+            if !self.all_committed() || self.contributed[seat] {
+                return Some(format!(
+                    "table {pair}'s seat {seat} reveals before every seat committed, or twice"
+                ));
+            }
+            self.contributed[seat] = true;
+        }
+        None
+    }
+
+    /// Checks the derived client seed's place: after every reveal.
+    pub fn client_seed_entry(&self, pair: &str) -> Option<String> {
+        (self.voided || !self.contributed.iter().all(|c| *c)).then(|| {
+            format!(
+                "table {pair}'s client seed is logged before every seat revealed, or after its void"
+            )
+        })
+    }
+
+    /// Checks a `table_void` entry: the seats it names must be exactly those
+    /// that had not committed (or revealed) in the phase it names.
+    pub fn void_entry(&mut self, pair: &str, entry: &Value) -> Option<String> {
+        if self.voided {
+            return Some(format!("table {pair} is voided twice"));
+        }
+        self.voided = true;
+        let named: Vec<u64> = entry["stalled_seats"]
+            .as_array()
+            .map(|s| s.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default();
+        let phase = entry["phase"].as_str().unwrap_or_default();
+        let stalled: Vec<u64> = match phase {
+            "commit" if !self.all_committed() => (0..self.seats.len())
+                .filter(|&i| self.commitments[i].is_none())
+                .map(|i| i as u64)
+                .collect(),
+            "reveal" if self.all_committed() => (0..self.seats.len())
+                .filter(|&i| !self.contributed[i])
+                .map(|i| i as u64)
+                .collect(),
+            _ => {
+                return Some(format!(
+                    "table {pair}'s void names the {phase:?} phase, which it was not in"
+                ));
+            }
+        };
+        (named != stalled || stalled.is_empty()).then(|| {
+            format!(
+                "table {pair}'s void blames seats {named:?}; the log shows {stalled:?} had not acted"
+            )
+        })
+    }
+}
+
+/// Tables (by their seats) voided at least [`REPEATED_VOIDS`] times: each
+/// with its voided pairs, in log order.
+pub fn repeated_voids(voids: &[(String, Vec<String>)]) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut by_seats: HashMap<&[String], Vec<String>> = HashMap::new();
+    for (pair, seats) in voids {
+        by_seats.entry(seats).or_default().push(pair.clone());
+    }
+    let mut repeated: Vec<(Vec<String>, Vec<String>)> = by_seats
+        .into_iter()
+        .filter(|(_, pairs)| pairs.len() >= REPEATED_VOIDS)
+        .map(|(seats, pairs)| (seats.to_vec(), pairs))
+        .collect();
+    repeated.sort();
+    repeated
+}
+
+fn sha256_hex(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// Checks a table pair as the API shows it (`record`, the pair's JSON)
+/// against its log entries: its seats' labels against the commit entry's
+/// hashes, each shown commitment and contribution against the logged
+/// commitment, and the client seed derived from the contributions against
+/// the shown (and logged) one. The problems found.
+pub fn check_table_record(
+    record: &Value,
+    seat_hashes: &[String],
+    logged: &[Option<String>],
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(seats) = record["table"]["seats"].as_array() else {
+        return vec!["the API shows no seats for a table the log committed".to_owned()];
+    };
+    let labels: Vec<String> = seats
+        .iter()
+        .map(|s| s["seat"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    if labels.iter().map(|l| sha256_hex(l)).collect::<Vec<_>>() != seat_hashes {
+        problems.push("its seat labels are not the ones logged at its commitment".to_owned());
+    }
+    let mut contributions = Vec::new();
+    for (i, seat) in seats.iter().enumerate() {
+        let shown = seat["commitment"].as_str();
+        if shown != logged.get(i).and_then(|c| c.as_deref()) {
+            problems.push(format!("seat {i}'s commitment differs from the log"));
+        }
+        if let Some(contribution) = seat["contribution"].as_str() {
+            if Some(sha256_hex(contribution).as_str()) != shown {
+                problems.push(format!(
+                    "seat {i}'s contribution does not hash to its commitment"
+                ));
+            }
+            contributions.push(contribution.to_owned());
+        }
+    }
+    if let Some(client_seed) = record["client_seed"].as_str()
+        && contributions.len() == labels.len()
+    {
+        let derived = fairdeal_core::Seats::new(labels).ok().and_then(|seats| {
+            let contributions = contributions
+                .into_iter()
+                .map(fairdeal_core::Contribution::new)
+                .collect::<Result<Vec<_>, _>>()
+                .ok()?;
+            fairdeal_core::table_client_seed(&seats, &contributions).ok()
+        });
+        if derived.as_ref().map(|c| c.as_str()) != Some(client_seed) {
+            problems
+                .push("its client seed is not the one its seats' contributions derive".to_owned());
+        }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn table() -> TableTrack {
+        TableTrack::new(vec!["a".into(), "b".into()])
+    }
+
+    fn commit(seat: u64) -> Value {
+        json!({"type": "seat_commitment", "seat": seat, "commitment": "c"})
+    }
+
+    fn reveal(seat: u64) -> Value {
+        json!({"type": "seat_contribution", "seat": seat})
+    }
+
+    #[test]
+    fn seats_commit_then_reveal_then_the_seed_is_derived() {
+        let mut t = table();
+        assert_eq!(t.seat_entry("p", &commit(1)), None);
+        assert!(
+            t.seat_entry("p", &reveal(1)).is_some(),
+            "a reveal before seat 0 committed"
+        );
+        assert!(
+            t.seat_entry("p", &commit(1)).is_some(),
+            "a second commitment"
+        );
+        assert!(t.seat_entry("p", &commit(2)).is_some(), "no seat 2");
+        assert_eq!(t.seat_entry("p", &commit(0)), None);
+        assert!(
+            t.client_seed_entry("p").is_some(),
+            "a seed before the reveals"
+        );
+        assert_eq!(t.seat_entry("p", &reveal(0)), None);
+        assert!(
+            t.seat_entry("p", &commit(0)).is_some(),
+            "a commitment after a reveal"
+        );
+        assert_eq!(t.seat_entry("p", &reveal(1)), None);
+        assert_eq!(t.client_seed_entry("p"), None);
+    }
+
+    #[test]
+    fn a_void_must_blame_exactly_the_seats_that_stalled() {
+        let void = |phase: &str, seats: Value| json!({"type": "table_void", "phase": phase, "stalled_seats": seats});
+        let mut t = table();
+        t.seat_entry("p", &commit(0));
+        assert_eq!(t.void_entry("p", &void("commit", json!([1]))), None);
+        assert!(
+            t.void_entry("p", &void("commit", json!([1]))).is_some(),
+            "voided twice"
+        );
+        let mut t = table();
+        t.seat_entry("p", &commit(0));
+        assert!(
+            t.void_entry("p", &void("commit", json!([0]))).is_some(),
+            "blames the seat that acted"
+        );
+        let mut t = table();
+        t.seat_entry("p", &commit(0));
+        assert!(
+            t.void_entry("p", &void("reveal", json!([1]))).is_some(),
+            "the wrong phase"
+        );
+        let mut t = table();
+        t.seat_entry("p", &commit(0));
+        t.seat_entry("p", &commit(1));
+        t.seat_entry("p", &reveal(1));
+        assert_eq!(t.void_entry("p", &void("reveal", json!([0]))), None);
+        assert!(
+            t.seat_entry("p", &reveal(0)).is_some(),
+            "a reveal after the void"
+        );
+    }
+
+    #[test]
+    fn a_table_voided_three_times_is_named_and_twice_is_not() {
+        let s = |x: &str| vec![x.to_owned(), "z".to_owned()];
+        let voids = vec![
+            ("p1".to_owned(), s("a")),
+            ("p2".to_owned(), s("b")),
+            ("p3".to_owned(), s("a")),
+            ("p4".to_owned(), s("b")),
+            ("p5".to_owned(), s("a")),
+        ];
+        assert_eq!(
+            repeated_voids(&voids),
+            vec![(
+                s("a"),
+                vec!["p1".to_owned(), "p3".to_owned(), "p5".to_owned()]
+            )]
+        );
+    }
+
+    #[test]
+    fn the_api_record_must_derive_the_logged_client_seed() {
+        let labels = ["alice", "bob"];
+        let contributions = ["x1", "y2"];
+        let seats = fairdeal_core::Seats::new(labels.map(str::to_owned).to_vec()).expect("seats");
+        let seed = fairdeal_core::table_client_seed(
+            &seats,
+            &contributions.map(|c| fairdeal_core::Contribution::new(c).expect("c")),
+        )
+        .expect("seed");
+        let hashes: Vec<String> = labels.iter().map(|l| sha256_hex(l)).collect();
+        let logged: Vec<Option<String>> =
+            contributions.iter().map(|c| Some(sha256_hex(c))).collect();
+        let record = |contribution: &str, client_seed: &str| {
+            json!({"client_seed": client_seed, "table": {"seats": [
+                {"seat": "alice", "commitment": sha256_hex("x1"), "contribution": "x1"},
+                {"seat": "bob", "commitment": sha256_hex("y2"), "contribution": contribution},
+            ]}})
+        };
+        assert!(check_table_record(&record("y2", seed.as_str()), &hashes, &logged).is_empty());
+        assert_eq!(
+            check_table_record(&record("y3", seed.as_str()), &hashes, &logged).len(),
+            2
+        );
+        assert_eq!(
+            check_table_record(&record("y2", &"0".repeat(64)), &hashes, &logged).len(),
+            1
+        );
+        assert_eq!(
+            check_table_record(&record("y2", seed.as_str()), &hashes[..1], &logged).len(),
+            1
+        );
+    }
+}
