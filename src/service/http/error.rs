@@ -355,6 +355,27 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
         if !is_json {
             return Err(ApiError::unsupported_media_type());
         }
+        // serde reads a struct from an array too ([x, y] as its fields in
+        // order); the only arrays a request body of this API holds are
+        // lists of strings ([`ARRAY_FIELDS`]), so any other is refused
+        // wherever it stands rather than read that way.
+        if let Some(field) = serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .as_ref()
+            .and_then(|value| first_array(value, String::new()))
+        {
+            let shown = if field.is_empty() { "the body" } else { &field };
+            return Err(ApiError::malformed(
+                if ARRAY_FIELDS.contains(&field.as_str()) {
+                    format!("{shown}: must be an array of strings")
+                } else {
+                    format!(
+                        "{shown}: an array is not accepted here; send a JSON object or value as the schema says"
+                    )
+                },
+                (!field.is_empty()).then_some(field),
+            ));
+        }
         let mut deserializer = serde_json::Deserializer::from_slice(&body);
         let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
             let path = err.path().to_string();
@@ -370,23 +391,6 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
         deserializer.end().map_err(|err| {
             ApiError::malformed(format!("trailing data after the JSON body: {err}"), None)
         })?;
-        // serde reads a struct from an array too ([x, y] as its fields in
-        // order); the only arrays a request body of this API holds are
-        // lists of strings ([`ARRAY_FIELDS`]), so any other is refused
-        // wherever it stands rather than read that way.
-        if let Some(field) = serde_json::from_slice::<serde_json::Value>(&body)
-            .ok()
-            .as_ref()
-            .and_then(|value| first_array(value, String::new()))
-        {
-            let shown = if field.is_empty() { "the body" } else { &field };
-            return Err(ApiError::malformed(
-                format!(
-                    "{shown}: an array is not accepted here; send a JSON object or value as the schema says"
-                ),
-                (!field.is_empty()).then_some(field),
-            ));
-        }
         Ok(ApiJson(value))
     }
 }
