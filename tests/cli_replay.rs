@@ -197,3 +197,62 @@ fn stats_help_speaks_of_statistics_alone() {
     assert!(!stats.contains("every round verified"), "{stats}");
     assert!(audit.contains("every round verified"), "{audit}");
 }
+
+#[test]
+fn a_table_round_is_replayed_from_its_seats_contributions() {
+    // docs/PROTOCOL.md §11: vector T1's seats, dealt with vector B's seed.
+    let table = |seats: &[&str], extra: &[&str]| {
+        let mut args = vec!["--server-seed", SEED_B, "--nonce", "0", "--game", "holdem"];
+        for seat in seats {
+            args.extend(["--table-seat", seat]);
+        }
+        args.extend_from_slice(extra);
+        replay(&args)
+    };
+    let t1 = ["alice=correct horse", "bob=battery staple"];
+    let out = table(&t1, &["--players", "2", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(
+        record["client_seed"],
+        "6f5ec864678f55c6381c03ae74e25d4ae760e6771afbc065c72b1893cf1cea95"
+    );
+    assert_eq!(
+        record["deal"],
+        serde_json::json!({"hands": [["Kd", "6h"], ["Qs", "Qh"]],
+            "board": ["Kh", "3s", "Js", "As", "6s"], "burns": ["5h", "6d", "5s"]})
+    );
+    let text = table(&t1, &["--players", "2"]);
+    assert!(
+        stdout(&text).contains("derived from 2 seats"),
+        "{}",
+        stdout(&text)
+    );
+    // Seat order matters: swapped seats derive another seed.
+    let swapped = table(
+        &["bob=battery staple", "alice=correct horse"],
+        &["--players", "2", "--json"],
+    );
+    let swapped: serde_json::Value = serde_json::from_str(&stdout(&swapped)).expect("JSON");
+    assert_ne!(swapped["client_seed"], record["client_seed"]);
+
+    for (seats, extra, words) in [
+        (
+            &["alice"][..],
+            &["--players", "2"][..],
+            "LABEL=CONTRIBUTION",
+        ),
+        (&["alice=x"][..], &["--players", "2"][..], "2 to 22 seats"),
+        (&["a=x", "a=y"][..], &["--players", "2"][..], "repeats"),
+        (&["a=x", "b="][..], &["--players", "2"][..], "seat \"b\""),
+        (
+            &t1[..],
+            &["--players", "2", "--client-seed", "x"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let out = table(seats, extra);
+        assert_eq!(out.status.code(), Some(2), "{seats:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(words), "{seats:?}: {}", stderr(&out));
+    }
+}
