@@ -7,7 +7,10 @@
 //! - In-process, each scenario on SQLite and on PostgreSQL: `seed_pairs`
 //!   (commit, client seed, rotate, reveal), `rounds` (concurrent deals,
 //!   paging, idempotent retries), `verify` (`POST /v1/verify`), `export`
-//!   (`GET /v1/export`, `fairdeal export`, `fairdeal audit URL`), `auth`
+//!   (`GET /v1/export`, `fairdeal export`, `fairdeal audit URL`), `tables`
+//!   (table pairs: seats commit and reveal, voids, rotation, and their
+//!   export, audit and monitor), `migrations` (upgrading a database that
+//!   holds pairs and rounds), `auth`
 //!   (operator keys), `bad_input` (one table of refused requests), `ops`
 //!   (health, metrics, and `openapi.yaml` kept equal to the generated
 //!   description).
@@ -27,6 +30,7 @@ mod draws;
 mod export;
 mod limits;
 mod log;
+mod migrations;
 mod monitor;
 mod ops;
 mod outages;
