@@ -7,8 +7,10 @@
 //! line followed by its rounds by nonce. Each pair line carries a `cursor`;
 //! passing the last complete pair's cursor as `after` resumes the export just
 //! after it. Every round line repeats its pair's seeds and commitment, so a
-//! line can be checked on its own. Unrevealed pairs never appear: their deals
-//! are secret.
+//! line can be checked on its own. A table pair's line carries its seats
+//! (labels, commitments, contributions), from which its client seed is
+//! derived again. Unrevealed pairs never appear: their deals are secret; nor
+//! do void tables, which dealt nothing (the log and the API show them).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
