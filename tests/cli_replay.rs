@@ -224,7 +224,7 @@ fn a_table_round_is_replayed_from_its_seats_contributions() {
     );
     let text = table(&t1, &["--players", "2"]);
     assert!(
-        stdout(&text).contains("derived from 2 seats"),
+        stdout(&text).contains("derived from the table's seats"),
         "{}",
         stdout(&text)
     );
@@ -255,4 +255,42 @@ fn a_table_round_is_replayed_from_its_seats_contributions() {
         assert_eq!(out.status.code(), Some(2), "{seats:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(words), "{seats:?}: {}", stderr(&out));
     }
+}
+
+#[test]
+fn a_table_is_replayed_from_the_pair_as_the_api_shows_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("pair.json");
+    // Vector T1 as the API shows a table pair (a label may hold `=`).
+    let pair = serde_json::json!({"id": "p", "table": {"seats": [
+        {"seat": "alice", "commitment": "…", "contribution": "correct horse"},
+        {"seat": "bob", "commitment": "…", "contribution": "battery staple"}]}});
+    std::fs::write(&path, pair.to_string()).expect("write");
+    let file = path.to_str().expect("path");
+    let args = [
+        "--server-seed",
+        SEED_B,
+        "--nonce",
+        "0",
+        "--game",
+        "holdem",
+        "--players",
+        "2",
+    ];
+    let out = replay(&[&args[..], &["--table-json", file, "--json"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(
+        record["client_seed"],
+        "6f5ec864678f55c6381c03ae74e25d4ae760e6771afbc065c72b1893cf1cea95"
+    );
+    let incomplete = serde_json::json!([{"seat": "a=b", "contribution": "x"}, {"seat": "c", "contribution": null}]);
+    std::fs::write(&path, incomplete.to_string()).expect("write");
+    let out = replay(&[&args[..], &["--table-json", file]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("not complete"), "{}", stderr(&out));
+    let labelled = serde_json::json!([{"seat": "a=b", "contribution": "x"}, {"seat": "c", "contribution": "y"}]);
+    std::fs::write(&path, labelled.to_string()).expect("write");
+    let out = replay(&[&args[..], &["--table-json", file]].concat());
+    assert!(out.status.success(), "a label with = : {}", stderr(&out));
 }

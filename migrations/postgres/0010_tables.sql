@@ -6,6 +6,9 @@
 ALTER TABLE seed_pairs ADD COLUMN seats BIGINT CHECK (seats BETWEEN 2 AND 22);
 ALTER TABLE seed_pairs ADD COLUMN phase_deadline BIGINT;
 ALTER TABLE seed_pairs ADD COLUMN void_phase TEXT CHECK (void_phase IN ('commit', 'reveal'));
+-- A table's seats regardless of their order (hex SHA-256 of the sorted,
+-- length-framed labels): voids are counted per set of seats.
+ALTER TABLE seed_pairs ADD COLUMN seats_key TEXT;
 
 -- The checks 0001 left unnamed (PostgreSQL named them), now with the new statuses.
 ALTER TABLE seed_pairs DROP CONSTRAINT seed_pairs_status_check;
@@ -25,6 +28,8 @@ ALTER TABLE seed_pairs ADD CONSTRAINT seed_pairs_void_has_phase
 ALTER TABLE seed_pairs ADD CONSTRAINT seed_pairs_deadline_while_collecting
     CHECK ((status = 'awaiting_contributions') = (phase_deadline IS NOT NULL));
 
+-- Voids of the same seats, counted.
+CREATE INDEX seed_pairs_by_seats ON seed_pairs (tenant, seats_key);
 -- The deadline sweep: tables whose phase ran out.
 CREATE INDEX seed_pairs_phase_deadline ON seed_pairs (status, phase_deadline);
 

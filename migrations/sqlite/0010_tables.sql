@@ -44,6 +44,9 @@ CREATE TABLE seed_pairs_new (
     phase_deadline           BIGINT,
     -- The phase a void table pair stalled in.
     void_phase               TEXT    CHECK (void_phase IN ('commit', 'reveal')),
+    -- A table's seats regardless of their order (hex SHA-256 of the sorted,
+    -- length-framed labels): voids are counted per set of seats.
+    seats_key                TEXT,
     -- A revealed or void pair has its seed in the clear and no sealed secrets left.
     CONSTRAINT seed_pairs_revealed_in_clear CHECK ((status IN ('revealed', 'void')) = (server_seed IS NOT NULL)),
     CONSTRAINT seed_pairs_sealed_until_revealed CHECK (status IN ('revealed', 'void') OR server_seed_sealed IS NOT NULL),
@@ -69,6 +72,8 @@ CREATE UNIQUE INDEX seed_pairs_reveal_seq ON seed_pairs (reveal_seq);
 CREATE INDEX seed_pairs_by_tenant ON seed_pairs (tenant, created_at, id);
 CREATE INDEX seed_pairs_by_tenant_label ON seed_pairs (tenant, label, created_at, id);
 CREATE INDEX seed_pairs_client_seed ON seed_pairs (client_seed);
+-- Voids of the same seats, counted.
+CREATE INDEX seed_pairs_by_seats ON seed_pairs (tenant, seats_key);
 -- The deadline sweep: tables whose phase ran out.
 CREATE INDEX seed_pairs_phase_deadline ON seed_pairs (status, phase_deadline);
 

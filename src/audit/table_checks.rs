@@ -117,17 +117,20 @@ impl TableTrack {
     }
 }
 
-/// Tables (by their seats) voided at least [`REPEATED_VOIDS`] times: each
-/// with its voided pairs, in log order.
+/// Tables voided at least [`REPEATED_VOIDS`] times: each set of seats (in
+/// any order: reseating the same players does not make a new table) with
+/// its voided pairs, in log order.
 pub fn repeated_voids(voids: &[(String, Vec<String>)]) -> Vec<(Vec<String>, Vec<String>)> {
-    let mut by_seats: HashMap<&[String], Vec<String>> = HashMap::new();
+    let mut by_seats: HashMap<Vec<String>, Vec<String>> = HashMap::new();
     for (pair, seats) in voids {
-        by_seats.entry(seats).or_default().push(pair.clone());
+        let mut set = seats.clone();
+        set.sort();
+        by_seats.entry(set).or_default().push(pair.clone());
     }
     let mut repeated: Vec<(Vec<String>, Vec<String>)> = by_seats
         .into_iter()
         .filter(|(_, pairs)| pairs.len() >= REPEATED_VOIDS)
-        .map(|(seats, pairs)| (seats.to_vec(), pairs))
+        .map(|(seats, pairs)| (seats, pairs))
         .collect();
     repeated.sort();
     repeated
@@ -137,16 +140,69 @@ fn sha256_hex(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
 }
 
+/// What the log said of one table, for holding the API's record against.
+#[derive(Clone, Debug, Default)]
+pub struct LoggedTable {
+    /// SHA-256 of each seat's label, in seat order.
+    pub seats: Vec<String>,
+    pub commitments: Vec<Option<String>>,
+    pub contributed: Vec<bool>,
+    /// Whether its derived client seed was logged.
+    pub client_seed: bool,
+    /// The seats a `table_void` named, if it was voided.
+    pub void: Option<Vec<u64>>,
+}
+
+impl LoggedTable {
+    /// A table committed with these seats.
+    pub fn new(seats: Vec<String>) -> Self {
+        let n = seats.len();
+        Self {
+            seats,
+            commitments: vec![None; n],
+            contributed: vec![false; n],
+            ..Self::default()
+        }
+    }
+
+    /// Notes a table entry of this pair (`seat_commitment`,
+    /// `seat_contribution`, `client_seed`, `table_void`).
+    pub fn note(&mut self, entry: &Value) {
+        let seat = entry["seat"].as_u64().map(|s| s as usize);
+        match entry["type"].as_str() {
+            Some("seat_commitment") => {
+                if let Some(slot) = seat.and_then(|s| self.commitments.get_mut(s)) {
+                    *slot = entry["commitment"].as_str().map(str::to_owned);
+                }
+            }
+            Some("seat_contribution") => {
+                if let Some(slot) = seat.and_then(|s| self.contributed.get_mut(s)) {
+                    *slot = true;
+                }
+            }
+            Some("client_seed") => self.client_seed = true,
+            Some("table_void") => {
+                self.void = Some(
+                    entry["stalled_seats"]
+                        .as_array()
+                        .map(|s| s.iter().filter_map(Value::as_u64).collect())
+                        .unwrap_or_default(),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Checks a table pair as the API shows it (`record`, the pair's JSON)
-/// against its log entries: its seats' labels against the commit entry's
-/// hashes, each shown commitment and contribution against the logged
-/// commitment, and the client seed derived from the contributions against
-/// the shown (and logged) one. The problems found.
-pub fn check_table_record(
-    record: &Value,
-    seat_hashes: &[String],
-    logged: &[Option<String>],
-) -> Vec<String> {
+/// against what the log said of it. The API may be ahead of the log (events
+/// after the checkpoint), never behind it or apart from it: its seat labels
+/// hash to the logged seats; every logged commitment is shown unchanged;
+/// every logged reveal is shown and opens its commitment (and no shown
+/// contribution fails to); a shown client seed is the one every shown
+/// contribution derives (and one must be shown once logged); a logged void
+/// is shown void, blaming the same seats. The problems found.
+pub fn check_table_record(record: &Value, logged: &LoggedTable) -> Vec<String> {
     let mut problems = Vec::new();
     let Some(seats) = record["table"]["seats"].as_array() else {
         return vec!["the API shows no seats for a table the log committed".to_owned()];
@@ -155,38 +211,76 @@ pub fn check_table_record(
         .iter()
         .map(|s| s["seat"].as_str().unwrap_or_default().to_owned())
         .collect();
-    if labels.iter().map(|l| sha256_hex(l)).collect::<Vec<_>>() != seat_hashes {
+    if labels.iter().map(|l| sha256_hex(l)).collect::<Vec<_>>() != logged.seats {
         problems.push("its seat labels are not the ones logged at its commitment".to_owned());
+        return problems;
     }
     let mut contributions = Vec::new();
     for (i, seat) in seats.iter().enumerate() {
         let shown = seat["commitment"].as_str();
-        if shown != logged.get(i).and_then(|c| c.as_deref()) {
+        if let Some(logged) = &logged.commitments[i]
+            && shown != Some(logged.as_str())
+        {
             problems.push(format!("seat {i}'s commitment differs from the log"));
         }
-        if let Some(contribution) = seat["contribution"].as_str() {
-            if Some(sha256_hex(contribution).as_str()) != shown {
-                problems.push(format!(
-                    "seat {i}'s contribution does not hash to its commitment"
-                ));
+        match seat["contribution"].as_str() {
+            Some(contribution) => {
+                if Some(sha256_hex(contribution).as_str()) != shown {
+                    problems.push(format!(
+                        "seat {i}'s contribution does not hash to its commitment"
+                    ));
+                }
+                contributions.push(contribution.to_owned());
             }
-            contributions.push(contribution.to_owned());
+            None if logged.contributed[i] => {
+                problems.push(format!("seat {i}'s logged reveal is not shown"));
+            }
+            None => {}
         }
     }
-    if let Some(client_seed) = record["client_seed"].as_str()
-        && contributions.len() == labels.len()
-    {
-        let derived = fairdeal_core::Seats::new(labels).ok().and_then(|seats| {
-            let contributions = contributions
-                .into_iter()
-                .map(fairdeal_core::Contribution::new)
-                .collect::<Result<Vec<_>, _>>()
-                .ok()?;
-            fairdeal_core::table_client_seed(&seats, &contributions).ok()
-        });
-        if derived.as_ref().map(|c| c.as_str()) != Some(client_seed) {
-            problems
-                .push("its client seed is not the one its seats' contributions derive".to_owned());
+    match record["client_seed"].as_str() {
+        Some(client_seed) => {
+            let derived = (contributions.len() == labels.len())
+                .then(|| {
+                    let seats = fairdeal_core::Seats::new(labels.clone()).ok()?;
+                    let contributions = contributions
+                        .iter()
+                        .map(|c| fairdeal_core::Contribution::new(c.as_str()))
+                        .collect::<Result<Vec<_>, _>>()
+                        .ok()?;
+                    fairdeal_core::table_client_seed(&seats, &contributions).ok()
+                })
+                .flatten();
+            if derived.as_ref().map(|c| c.as_str()) != Some(client_seed) {
+                problems.push(
+                    "its client seed is not the one its seats' shown contributions derive"
+                        .to_owned(),
+                );
+            }
+        }
+        None if logged.client_seed => {
+            problems.push("its logged client seed is not shown".to_owned());
+        }
+        None => {}
+    }
+    if let Some(stalled) = &logged.void {
+        let named: Vec<String> = stalled
+            .iter()
+            .filter_map(|&i| labels.get(i as usize).cloned())
+            .collect();
+        let shown: Vec<String> = record["table"]["void"]["stalled_seats"]
+            .as_array()
+            .map(|s| {
+                s.iter()
+                    .filter_map(|l| l.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if record["status"] != "void" || shown != named {
+            problems.push(format!(
+                "the log voided it blaming {named:?}; the API shows status {} blaming {shown:?}",
+                record["status"]
+            ));
         }
     }
     problems
@@ -289,7 +383,7 @@ mod tests {
     }
 
     #[test]
-    fn the_api_record_must_derive_the_logged_client_seed() {
+    fn the_api_record_must_say_what_the_log_said() {
         let labels = ["alice", "bob"];
         let contributions = ["x1", "y2"];
         let seats = fairdeal_core::Seats::new(labels.map(str::to_owned).to_vec()).expect("seats");
@@ -298,26 +392,58 @@ mod tests {
             &contributions.map(|c| fairdeal_core::Contribution::new(c).expect("c")),
         )
         .expect("seed");
-        let hashes: Vec<String> = labels.iter().map(|l| sha256_hex(l)).collect();
-        let logged: Vec<Option<String>> =
-            contributions.iter().map(|c| Some(sha256_hex(c))).collect();
-        let record = |contribution: &str, client_seed: &str| {
-            json!({"client_seed": client_seed, "table": {"seats": [
+        let mut logged = LoggedTable::new(labels.iter().map(|l| sha256_hex(l)).collect());
+        for (i, c) in contributions.iter().enumerate() {
+            logged
+                .note(&json!({"type": "seat_commitment", "seat": i, "commitment": sha256_hex(c)}));
+            logged.note(&json!({"type": "seat_contribution", "seat": i}));
+        }
+        logged.note(&json!({"type": "client_seed"}));
+        let record = |contribution: Value, client_seed: Value| {
+            json!({"client_seed": client_seed, "status": "active", "table": {"seats": [
                 {"seat": "alice", "commitment": sha256_hex("x1"), "contribution": "x1"},
                 {"seat": "bob", "commitment": sha256_hex("y2"), "contribution": contribution},
             ]}})
         };
-        assert!(check_table_record(&record("y2", seed.as_str()), &hashes, &logged).is_empty());
+        let seed = json!(seed.as_str());
+        assert!(check_table_record(&record(json!("y2"), seed.clone()), &logged).is_empty());
         assert_eq!(
-            check_table_record(&record("y3", seed.as_str()), &hashes, &logged).len(),
+            check_table_record(&record(json!("y3"), seed.clone()), &logged).len(),
             2
         );
         assert_eq!(
-            check_table_record(&record("y2", &"0".repeat(64)), &hashes, &logged).len(),
+            check_table_record(&record(json!(null), seed.clone()), &logged).len(),
+            2,
+            "an erased contribution: not shown, and the seed no longer derived"
+        );
+        assert_eq!(
+            check_table_record(&record(json!("y2"), json!("0".repeat(64))), &logged).len(),
             1
         );
         assert_eq!(
-            check_table_record(&record("y2", seed.as_str()), &hashes[..1], &logged).len(),
+            check_table_record(&record(json!("y2"), json!(null)), &logged).len(),
+            1
+        );
+        let mut renamed = logged.clone();
+        renamed.seats[1] = sha256_hex("mallory");
+        assert_eq!(
+            check_table_record(&record(json!("y2"), seed), &renamed).len(),
+            1
+        );
+
+        // A void: shown void, blaming the seats the log blamed.
+        let mut void = LoggedTable::new(labels.iter().map(|l| sha256_hex(l)).collect());
+        void.note(&json!({"type": "seat_commitment", "seat": 0, "commitment": sha256_hex("x1")}));
+        void.note(&json!({"type": "table_void", "stalled_seats": [1]}));
+        let shown = |stalled: Value, bob: Value| {
+            json!({"client_seed": null, "status": "void", "table": {
+                "seats": [{"seat": "alice", "commitment": sha256_hex("x1"), "contribution": null},
+                          {"seat": "bob", "commitment": bob, "contribution": null}],
+                "void": {"stalled_seats": stalled}}})
+        };
+        assert!(check_table_record(&shown(json!(["bob"]), json!(null)), &void).is_empty());
+        assert_eq!(
+            check_table_record(&shown(json!([]), json!(null)), &void).len(),
             1
         );
     }

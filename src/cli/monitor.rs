@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::InputError;
 use crate::audit::monitor::{Finding, LogView, MonitorReport, MonitorState, check};
+use crate::audit::table_checks::{LoggedTable, check_table_record};
 use crate::tlog::tiles::{TILE_WIDTH, TilePath, split_entry_bundle};
 
 #[derive(Debug, Args)]
@@ -89,10 +90,10 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
                 .with_context(|| format!("reading {path}"))?,
         )?))
     };
-    // Each table's logged seat hashes and commitments, to hold the API's
-    // contributions and derived client seed against.
-    let mut tables: std::collections::HashMap<String, (Vec<String>, Vec<Option<String>>)> =
-        std::collections::HashMap::new();
+    // What the log said of each table, to hold the API's record against
+    // once every entry is read.
+    let mut tables: std::collections::BTreeMap<String, LoggedTable> =
+        std::collections::BTreeMap::new();
     for (index, bytes) in entries.iter().enumerate() {
         let Ok(entry) = serde_json::from_slice::<serde_json::Value>(bytes) else {
             continue;
@@ -101,20 +102,14 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
         if let Some(seats) = entry["seats"].as_array()
             && entry["type"] == "commit"
         {
-            let hashes: Vec<String> = seats
+            let hashes = seats
                 .iter()
                 .map(|s| s.as_str().unwrap_or_default().to_owned())
                 .collect();
-            let n = hashes.len();
-            tables.insert(pair.to_owned(), (hashes, vec![None; n]));
+            tables.insert(pair.to_owned(), LoggedTable::new(hashes));
         }
-        if entry["type"] == "seat_commitment"
-            && let Some((_, commitments)) = tables.get_mut(pair)
-            && let Some(slot) = entry["seat"]
-                .as_u64()
-                .and_then(|seat| commitments.get_mut(seat as usize))
-        {
-            *slot = entry["commitment"].as_str().map(str::to_owned);
+        if let Some(table) = tables.get_mut(pair) {
+            table.note(&entry);
         }
         let mut differs = |what: String| {
             findings.push(Finding {
@@ -144,23 +139,14 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
                     if shown.as_deref() != entry["client_seed_sha256"].as_str() {
                         differs(format!("pair {pair}'s client seed differs from the log"));
                     }
-                    // A table's client seed is recomputed from the
-                    // contributions the API shows.
-                    if let Some((hashes, commitments)) = tables.get(pair) {
-                        for problem in
-                            crate::audit::table_checks::check_table_record(&p, hashes, commitments)
-                        {
-                            differs(format!("table {pair}: {problem}"));
-                        }
-                    }
                 }
             }
             Some("table_void") => {
                 if let Some(p) = read(format!("/v1/seed-pairs/{pair}"))?
-                    && (p["server_seed"] != entry["server_seed"] || p["status"] != "void")
+                    && p["server_seed"] != entry["server_seed"]
                 {
                     differs(format!(
-                        "void table {pair} is not shown void with the logged seed"
+                        "void table {pair}'s revealed seed differs from the log"
                     ));
                 }
             }
@@ -240,6 +226,21 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
                 }
             }
             _ => {}
+        }
+    }
+    // Every table, as the API shows it now, against everything the log said
+    // of it: seats, commitments, reveals, the derived seed, a void.
+    for (pair, logged) in &tables {
+        let problems = match read(format!("/v1/seed-pairs/{pair}"))? {
+            None => vec!["the log committed it but the API does not know it".to_owned()],
+            Some(record) => check_table_record(&record, logged),
+        };
+        for problem in problems {
+            findings.push(Finding {
+                kind: "api",
+                index: None,
+                detail: format!("table {pair}: {problem}"),
+            });
         }
     }
     Ok(findings)

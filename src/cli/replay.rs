@@ -36,15 +36,20 @@ pub struct ReplayOpts {
     #[arg(
         long,
         value_name = "TEXT",
-        required_unless_present = "table_seat",
-        conflicts_with = "table_seat"
+        required_unless_present_any = ["table_seat", "table_json"],
+        conflicts_with_all = ["table_seat", "table_json"]
     )]
     pub client_seed: Option<String>,
     /// A table pair's seat and its revealed contribution (fairdeal-table-v1),
     /// once per seat in seat order: the client seed is derived from them.
-    /// The label ends at the first `=`.
-    #[arg(long, value_name = "LABEL=CONTRIBUTION")]
+    /// The label ends at the first `=` (see --table-json for labels with one).
+    #[arg(long, value_name = "LABEL=CONTRIBUTION", conflicts_with = "table_json")]
     pub table_seat: Vec<String>,
+    /// A table pair's seats from a JSON file: the pair as the API shows it
+    /// (`GET /v1/seed-pairs/{id}`, its `table.seats`), or an array of
+    /// `{"seat": …, "contribution": …}` in seat order. For labels with `=`.
+    #[arg(long, value_name = "FILE")]
+    pub table_json: Option<std::path::PathBuf>,
     /// The round's nonce: 0 to 18446744073709551615.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub nonce: String,
@@ -96,6 +101,9 @@ impl ReplayOpts {
     pub fn client_seed(&self) -> Result<ClientSeed, InputError> {
         if let Some(text) = &self.client_seed {
             return ClientSeed::new(text.as_str()).map_err(|e| InputError::from_core(&e));
+        }
+        if let Some(path) = &self.table_json {
+            return table_json_seed(path);
         }
         let (labels, contributions): (Vec<String>, Vec<Contribution>) = self
             .table_seat
@@ -149,6 +157,45 @@ impl ReplayOpts {
     }
 }
 
+/// The client seed of the table in the JSON file at `path` (see
+/// `--table-json`).
+fn table_json_seed(path: &std::path::Path) -> Result<ClientSeed, InputError> {
+    let flag = "--table-json";
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| InputError::new(flag, format!("cannot read {}: {err}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|err| InputError::new(flag, format!("{} is not JSON: {err}", path.display())))?;
+    let seats = value["table"]["seats"]
+        .as_array()
+        .or_else(|| value.as_array())
+        .ok_or_else(|| {
+            InputError::new(
+                flag,
+                "must hold a table pair (with table.seats) or an array of {\"seat\", \"contribution\"}",
+            )
+        })?;
+    let mut labels = Vec::with_capacity(seats.len());
+    let mut contributions = Vec::with_capacity(seats.len());
+    for (i, seat) in seats.iter().enumerate() {
+        let label = seat["seat"]
+            .as_str()
+            .ok_or_else(|| InputError::new(flag, format!("seat {i} has no \"seat\" label")))?;
+        let contribution = seat["contribution"].as_str().ok_or_else(|| {
+            InputError::new(
+                flag,
+                format!("seat {i} ({label:?}) has no contribution: the table is not complete"),
+            )
+        })?;
+        labels.push(label.to_owned());
+        contributions.push(
+            Contribution::new(contribution)
+                .map_err(|err| InputError::new(flag, format!("seat {label:?}: {err}")))?,
+        );
+    }
+    let seats = Seats::new(labels).map_err(|err| InputError::new(flag, err))?;
+    table_client_seed(&seats, &contributions).map_err(|err| InputError::new(flag, err))
+}
+
 /// `fairdeal replay --json` output.
 #[derive(Debug, Serialize)]
 pub struct ReplayRecord<'a> {
@@ -197,10 +244,9 @@ pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
         let text = serde_json::to_string(&record).context("encoding the replay as JSON")?;
         println!("{text}");
     } else {
-        if !opts.table_seat.is_empty() {
+        if !opts.table_seat.is_empty() || opts.table_json.is_some() {
             println!(
-                "client seed derived from {} seats (fairdeal-table-v1): {}",
-                opts.table_seat.len(),
+                "client seed derived from the table's seats (fairdeal-table-v1): {}",
                 input.client_seed.as_str()
             );
         }

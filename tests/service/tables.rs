@@ -334,6 +334,28 @@ async fn a_table_deals_from_every_seats_contribution(app: &TestApp) {
             .any(|f| f["kind"] == "api" && f["detail"].as_str().is_some_and(|d| d.contains(&pair))),
         "{json}"
     );
+    // A reveal erased from the next table (revealed since): the monitor
+    // finds that too, though the table was checked before.
+    app.tamper(
+        "UPDATE table_seats SET contribution = NULL, contributed_at = NULL \
+         WHERE position = 1 AND seed_pair_id = $1",
+        next_id.clone(),
+    )
+    .await;
+    let (_, json) = run_monitor(app.public.base(), &["--check-api".to_owned()]).await;
+    let about_next: Vec<&str> = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["detail"].as_str())
+        .filter(|d| d.contains(&next_id))
+        .collect();
+    assert!(
+        about_next
+            .iter()
+            .any(|d| d.contains("logged reveal is not shown")),
+        "{json}"
+    );
 }
 on_both_backends!(a_table_deals_from_every_seats_contribution);
 
@@ -356,6 +378,15 @@ async fn a_stalled_seat_voids_the_table_and_reveals_its_seed(app: &TestApp) {
     let pair = table["id"].as_str().expect("id").to_owned();
     commit_all(&app.operator, &pair, &seats[..2]).await;
     expire(app, &pair).await;
+    // Even a retry of a commitment already taken is told the truth.
+    let retry = commit(
+        &app.operator,
+        &pair,
+        "north",
+        &sha256_hex(&contribution(&pair, "north")),
+    )
+    .await;
+    assert_eq!(retry.status, StatusCode::CONFLICT, "{}", retry.text);
     let late = commit(&app.operator, &pair, "south", &sha256_hex("late")).await;
     assert_eq!(late.status, StatusCode::CONFLICT, "{}", late.text);
     assert!(
@@ -388,6 +419,19 @@ async fn a_stalled_seat_voids_the_table_and_reveals_its_seed(app: &TestApp) {
         dealt.status,
         StatusCode::CONFLICT,
         "a void table deals nothing"
+    );
+    let again = commit(
+        &app.operator,
+        &pair,
+        "north",
+        &sha256_hex(&contribution(&pair, "north")),
+    )
+    .await;
+    assert_eq!(
+        again.status,
+        StatusCode::CONFLICT,
+        "a void table takes nothing: {}",
+        again.text
     );
     assert!(
         dealt.json["detail"]
@@ -445,8 +489,13 @@ async fn a_stalled_seat_voids_the_table_and_reveals_its_seed(app: &TestApp) {
         "voids are counted per table label"
     );
 
-    // A third void of the same seats: the monitor names the table.
-    let table = create_table(&app.operator, &seats, "table-9").await;
+    // A third void of the same seats, reseated under another label: still
+    // counted, and the monitor names the table.
+    let table = create_table(&app.operator, &["south", "north", "east"], "table-10").await;
+    assert_eq!(
+        table["table"]["voids"], 2,
+        "the same players in another order"
+    );
     let third = table["id"].as_str().expect("id").to_owned();
     expire(app, &third).await;
     app.dealer
@@ -466,6 +515,26 @@ async fn a_stalled_seat_voids_the_table_and_reveals_its_seed(app: &TestApp) {
         .collect();
     assert_eq!(kinds, ["repeated_voids"], "{json}");
     assert_eq!(json["table_voids"], 3);
+    // A stalled seat given a commitment afterwards, behind the service's
+    // back: the API no longer blames it, and the monitor says so.
+    app.tamper(
+        "UPDATE table_seats SET commitment = '0000000000000000000000000000000000000000000000000000000000000000', \
+         committed_at = 1 WHERE position = 2 AND seed_pair_id = $1",
+        pair.clone(),
+    )
+    .await;
+    let (_, json) = run_monitor(app.public.base(), &["--check-api".to_owned()]).await;
+    assert!(
+        json["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["kind"] == "api"
+                && f["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.contains(&pair) && d.contains("blaming"))),
+        "{json}"
+    );
 }
 on_both_backends!(a_stalled_seat_voids_the_table_and_reveals_its_seed);
 
@@ -478,7 +547,20 @@ async fn bad_table_input_names_the_field_and_the_seat(app: &TestApp) {
         (json!({"seats": ["a", "b", "a"]}), "seats[2]", "repeats"),
         (json!({"seats": ["a", "b\u{7}"]}), "seats[1]", "control"),
         (json!({"seats": ["a", "x".repeat(65)]}), "seats[1]", "64"),
-        (json!({"seats": ["a", ""]}), "seats[1]", ""),
+        (json!({"seats": ["a", ""]}), "seats[1]", "empty"),
+        (
+            json!({"seats": ["Zo\u{eb}", "Zoe\u{308}"]}),
+            "seats[1]",
+            "reads the same as seats[0]",
+        ),
+        (
+            json!({"seats": ["Ann", "ann"]}),
+            "seats[1]",
+            "reads the same",
+        ),
+        (json!({"seats": ["a", "b\u{200b}"]}), "seats[1]", "U+200B"),
+        (json!({"seats": ["a", " "]}), "seats[1]", "white space"),
+        (json!({"seats": ["a", " b"]}), "seats[1]", "white space"),
     ] {
         let reply = api.post_json("/v1/seed-pairs", &body).await;
         assert_eq!(
@@ -543,6 +625,36 @@ async fn bad_table_input_names_the_field_and_the_seat(app: &TestApp) {
     let unknown = commit(api, &pair, "zed", &"ab".repeat(32)).await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND, "{}", unknown.text);
     assert_eq!(unknown.json["seat"], "zed");
+    let long = "q".repeat(5000);
+    let unknown = commit(api, &pair, &long, &"ab".repeat(32)).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND, "{}", unknown.text);
+    assert_eq!(unknown.json["seat"], "q".repeat(64), "a long label is cut");
+    // Every refusal of a seat's request names the seat.
+    let broken = api
+        .send(
+            api.request(reqwest::Method::PUT, &seat_path(&pair, "b", "contribution"))
+                .header("content-type", "application/json")
+                .body("{"),
+        )
+        .await;
+    assert_eq!(broken.status, StatusCode::BAD_REQUEST, "{}", broken.text);
+    assert_eq!(broken.json["seat"], "b");
+    let missing = commit(api, "no-such-pair", "b", &"ab".repeat(32)).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.json["seat"], "b");
+    let not_utf8 = api
+        .put_json(
+            &format!("/v1/seed-pairs/{pair}/seats/%C3/commitment"),
+            &json!({"commitment": "ab".repeat(32)}),
+        )
+        .await;
+    assert_eq!(
+        not_utf8.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        not_utf8.text
+    );
+    assert_eq!(not_utf8.json["field"], "seat", "{}", not_utf8.text);
     let extra = api
         .put_json(
             &seat_path(&pair, "a", "commitment"),
@@ -576,6 +688,7 @@ async fn bad_table_input_names_the_field_and_the_seat(app: &TestApp) {
     let single = single["id"].as_str().expect("id");
     let not_table = commit(api, single, "a", &"ab".repeat(32)).await;
     assert_eq!(not_table.status, StatusCode::CONFLICT, "{}", not_table.text);
+    assert_eq!(not_table.json["seat"], "a");
     assert!(single.len() == 36);
     let both = api
         .post_json(

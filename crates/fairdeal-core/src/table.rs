@@ -32,7 +32,7 @@ impl Seats {
         for (seat, label) in labels.iter().enumerate() {
             ClientSeed::new(label.as_str()).map_err(|err| TableError::Label {
                 seat,
-                rule: err.to_string(),
+                rule: rule_of(&err),
             })?;
             if labels[..seat].contains(label) {
                 return Err(TableError::DuplicateLabel { seat });
@@ -52,6 +52,14 @@ impl Seats {
     }
 }
 
+/// The rule a client-seed-like string broke, without the words "client
+/// seed" (it is a label or a contribution here).
+fn rule_of(err: &crate::Error) -> String {
+    let text = err.to_string();
+    text.strip_prefix("client seed ")
+        .map_or_else(|| text.clone(), str::to_owned)
+}
+
 /// A seat's secret contribution: 1 to 64 bytes of UTF-8 without control
 /// characters.
 #[derive(Clone, PartialEq, Eq)]
@@ -62,7 +70,7 @@ impl Contribution {
     pub fn new(text: impl Into<String>) -> Result<Self, TableError> {
         let text = text.into();
         ClientSeed::new(text.as_str()).map_err(|err| TableError::Contribution {
-            rule: err.to_string(),
+            rule: rule_of(&err),
         })?;
         Ok(Self(text))
     }

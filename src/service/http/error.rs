@@ -133,8 +133,9 @@ impl ApiError {
     }
 
     /// Names the table seat at fault.
+    /// (A label is at most 64 bytes; a longer one in a path is cut.)
     pub fn with_seat(mut self, seat: &str) -> Self {
-        self.extra.get_or_insert_default().seat = Some(seat.to_owned());
+        self.extra.get_or_insert_default().seat = Some(seat.chars().take(64).collect());
         self
     }
 
@@ -464,12 +465,20 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath
             Path::<T>::from_request_parts(parts, state)
                 .await
                 .map_err(|rejection| {
+                    use axum::extract::path::ErrorKind;
+                    use axum::extract::rejection::PathRejection;
+                    // The parameter at fault, by its name in the route.
+                    let name = match &rejection {
+                        PathRejection::FailedToDeserializePathParams(err) => match err.kind() {
+                            ErrorKind::InvalidUtf8InPathParam { key }
+                            | ErrorKind::ParseErrorAtKey { key, .. } => key.clone(),
+                            _ => "id".to_owned(),
+                        },
+                        _ => "id".to_owned(),
+                    };
                     ApiError::malformed(
-                        format!(
-                            "id: must be a valid id (UTF-8 text); {}",
-                            rejection.body_text()
-                        ),
-                        Some("id".to_owned()),
+                        format!("{name}: must be UTF-8 text; {}", rejection.body_text()),
+                        Some(name),
                     )
                 })?;
         Ok(ApiPath(value))

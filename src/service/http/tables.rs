@@ -19,17 +19,68 @@ use crate::service::dealer::tables::check_commitment;
 use crate::service::store::{PairRow, PairStatus, Phase, SeatRefused, SeatTaken};
 use crate::time::{now_ms, timestamp};
 
+/// Whether `c` shows as nothing: Unicode's default-ignorable code points,
+/// where a label could hide a difference.
+fn invisible(c: char) -> bool {
+    matches!(u32::from(c),
+        0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5
+        | 0x180B..=0x180F | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F
+        | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0 | 0x1D173..=0x1D17A
+        | 0xE0000..=0xE0FFF)
+}
+
+/// The service's rules for seat labels beyond the protocol's: a player must
+/// be able to tell the seats apart on the page. No invisible characters, no
+/// white space at either end, and no two labels that read the same once
+/// Unicode-normalised (NFKC) and lower-cased ("Zoë" and "Zoe\u{308}").
+fn check_distinguishable(labels: &[String]) -> Result<(), ApiError> {
+    use unicode_normalization::UnicodeNormalization as _;
+    let mut seen: Vec<String> = Vec::with_capacity(labels.len());
+    for (seat, label) in labels.iter().enumerate() {
+        let field = format!("seats[{seat}]");
+        if let Some((at, c)) = label.char_indices().find(|(_, c)| invisible(*c)) {
+            return Err(ApiError::invalid(
+                &field,
+                format!(
+                    "must not contain invisible characters; found U+{:04X} at byte {at}",
+                    u32::from(c)
+                ),
+            ));
+        }
+        if label.trim() != label {
+            return Err(ApiError::invalid(
+                &field,
+                "must not begin or end with white space",
+            ));
+        }
+        let folded: String = label.nfkc().collect::<String>().to_lowercase();
+        if let Some(earlier) = seen.iter().position(|s| *s == folded) {
+            return Err(ApiError::invalid(
+                &field,
+                format!(
+                    "reads the same as seats[{earlier}] (they differ only in Unicode form or case); \
+                     players must be able to tell the seats apart"
+                ),
+            ));
+        }
+        seen.push(folded);
+    }
+    Ok(())
+}
+
 /// The seats of a new table, checked: each label's fault names its field
 /// (`seats[2]`).
 pub fn parse_seats(labels: Vec<String>) -> Result<Seats, ApiError> {
-    Seats::new(labels).map_err(|err| match &err {
+    let seats = Seats::new(labels).map_err(|err| match &err {
         TableError::Label { seat, rule } => ApiError::invalid(&format!("seats[{seat}]"), rule),
         TableError::DuplicateLabel { seat } => ApiError::invalid(
             &format!("seats[{seat}]"),
             "repeats an earlier seat's label; labels must be distinct",
         ),
         _ => ApiError::invalid("seats", &err),
-    })
+    })?;
+    check_distinguishable(seats.labels())?;
+    Ok(seats)
 }
 
 /// One seat as everyone sees it.
@@ -70,9 +121,9 @@ pub struct TableView {
     pub seats: Vec<SeatView>,
     /// Set when a seat stalled and voided the pair.
     pub void: Option<VoidView>,
-    /// How many of this operator's tables with the same label were voided,
-    /// this one included (0 without a label): re-rolling a table by voiding
-    /// it shows.
+    /// How many of this operator's tables were voided that had the same
+    /// seats (in any order) or the same label, this one included:
+    /// re-rolling a table by voiding it shows.
     pub voids: u64,
 }
 
@@ -83,10 +134,7 @@ pub async fn table_view(state: &AppState, pair: &PairRow) -> Result<Option<Table
     }
     let store = state.dealer.store();
     let seats = store.seats(&pair.id).await?;
-    let voids = match &pair.label {
-        Some(label) => store.voids_with_label(&pair.tenant, label).await?,
-        None => i64::from(pair.status == PairStatus::Void),
-    };
+    let voids = store.voids_like(pair).await?;
     let phase = match pair.status {
         PairStatus::AwaitingContributions => Phase::of(&seats).as_str(),
         PairStatus::Void => "void",
@@ -198,11 +246,15 @@ pub async fn commit(
     State(state): State<AppState>,
     operator: Operator,
     ApiPath((id, seat)): ApiPath<(String, String)>,
-    ApiJson(request): ApiJson<CommitmentRequest>,
+    request: Result<ApiJson<CommitmentRequest>, ApiError>,
 ) -> Result<Json<SeatResult>, ApiError> {
+    let ApiJson(request) = request.map_err(|err| err.with_seat(&seat))?;
     check_commitment(&request.commitment)
         .map_err(|rule| ApiError::invalid("commitment", rule).with_seat(&seat))?;
-    operator.pair(&state, &id).await?;
+    operator
+        .pair(&state, &id)
+        .await
+        .map_err(|err| err.with_seat(&seat))?;
     let outcome = state
         .dealer
         .commit_seat(&id, &seat, &request.commitment)
@@ -236,8 +288,9 @@ pub async fn contribute(
     State(state): State<AppState>,
     operator: Operator,
     ApiPath((id, seat)): ApiPath<(String, String)>,
-    ApiJson(request): ApiJson<ContributionRequest>,
+    request: Result<ApiJson<ContributionRequest>, ApiError>,
 ) -> Result<Json<SeatResult>, ApiError> {
+    let ApiJson(request) = request.map_err(|err| err.with_seat(&seat))?;
     let contribution = Contribution::new(request.contribution).map_err(|err| {
         let rule = match err {
             TableError::Contribution { rule } => rule,
@@ -245,7 +298,10 @@ pub async fn contribute(
         };
         ApiError::invalid("contribution", rule).with_seat(&seat)
     })?;
-    operator.pair(&state, &id).await?;
+    operator
+        .pair(&state, &id)
+        .await
+        .map_err(|err| err.with_seat(&seat))?;
     let outcome = state.dealer.reveal_seat(&id, &seat, &contribution).await?;
     answer(&state, &id, &seat, outcome, "contribution").await
 }
@@ -303,13 +359,14 @@ async fn refusal(
         .with_seat(seat)
     };
     match refused {
-        SeatRefused::NotFound => ApiError::not_found("seed pair", id),
+        SeatRefused::NotFound => ApiError::not_found("seed pair", id).with_seat(seat),
         SeatRefused::NotATable => ApiError::conflict(
             "Not a table",
             format!(
                 "seed pair {id} is not a table pair: it has no seats (create one with \"seats\")"
             ),
-        ),
+        )
+        .with_seat(seat),
         SeatRefused::UnknownSeat => not_a_seat(),
         SeatRefused::NotCollecting(status) => ApiError::conflict(
             "Table not collecting",
@@ -317,8 +374,10 @@ async fn refusal(
         )
         .with_seat(seat),
         SeatRefused::PastDeadline(deadline) => {
-            if let Err(err) = state.dealer.void_if_due(id, now_ms()).await {
-                tracing::warn!(seed_pair = %id, error = format!("{err:#}"), "voiding a table past its deadline failed");
+            match state.dealer.void_if_due(id, now_ms()).await {
+                Ok(Some(pair)) => tracing::info!(seed_pair = %pair.id, phase = pair.void_phase.as_deref().unwrap_or(""), "table voided: a seat stalled past its deadline"),
+                Ok(None) => {}
+                Err(err) => tracing::warn!(seed_pair = %id, error = format!("{err:#}"), "voiding a table past its deadline failed"),
             }
             ApiError::conflict(
                 "Past the deadline",

@@ -91,6 +91,12 @@ macro_rules! bind_new_pair {
                     .map(|(seats, _)| seats.labels().len() as i64),
             )
             .bind($pair.table.as_ref().map(|(_, deadline)| *deadline))
+            .bind(
+                $pair
+                    .table
+                    .as_ref()
+                    .map(|(seats, _)| super::rows::seats_key(seats)),
+            )
     };
 }
 
@@ -115,8 +121,8 @@ macro_rules! insert_seats {
 const INSERT_PAIR: &str = concat!(
     "INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, \
      next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
-     predecessor_id, tenant, label, seats, phase_deadline, commit_log_index) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12, $13, $14) RETURNING ",
+     predecessor_id, tenant, label, seats, phase_deadline, seats_key, commit_log_index) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ",
     pair_columns!()
 );
 

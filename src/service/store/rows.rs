@@ -117,6 +117,9 @@ pub struct PairRow {
     pub phase_deadline: Option<i64>,
     /// The phase a void table stalled in (`commit` or `reveal`).
     pub void_phase: Option<String>,
+    /// A table's set of seats, whatever their order
+    /// ([`fairdeal_core::Seats`] → `seats_key`).
+    pub seats_key: Option<String>,
 }
 
 impl PairRow {
@@ -164,6 +167,22 @@ pub struct KeyRow {
     pub revoked_at: Option<i64>,
 }
 
+/// A table's set of seats, whatever their order: hex SHA-256 over the
+/// labels sorted by their bytes, each preceded by its length (u16,
+/// big-endian). Voids are counted per set, so reseating the same players in
+/// another order does not reset the count.
+pub fn seats_key(seats: &fairdeal_core::Seats) -> String {
+    use sha2::{Digest, Sha256};
+    let mut labels: Vec<&str> = seats.labels().iter().map(String::as_str).collect();
+    labels.sort_unstable();
+    let mut hash = Sha256::new();
+    for label in labels {
+        hash.update((label.len() as u16).to_be_bytes());
+        hash.update(label.as_bytes());
+    }
+    hex::encode(hash.finalize())
+}
+
 /// A new seed pair, its seeds already sealed.
 #[derive(Debug)]
 pub struct NewPair {
@@ -201,7 +220,7 @@ macro_rules! pair_columns {
          next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
          revealed_at, predecessor_id, successor_id, reveal_seq, tenant, label, \
          commit_log_index, client_seed_log_index, reveal_log_index, seats, phase_deadline, \
-         void_phase"
+         void_phase, seats_key"
     };
 }
 

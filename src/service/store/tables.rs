@@ -146,10 +146,9 @@ const SEATS: &str = concat!(
 );
 
 /// Locks the pair and reads its seats on `$tx`; returns from the enclosing
-/// function (with the transaction rolled back) unless the pair is a table
-/// collecting contributions within its deadline at `$now`.
+/// function (with the transaction rolled back) unless the pair is a table.
 macro_rules! lock_collecting_table {
-    ($tx:ident, $pair_id:expr, $now:expr) => {{
+    ($tx:ident, $pair_id:expr) => {{
         let Some(pair): Option<PairRow> = sqlx::query_as(LOCK)
             .bind($pair_id)
             .fetch_optional(&mut *$tx)
@@ -166,6 +165,22 @@ macro_rules! lock_collecting_table {
             .await?;
         (pair, seats)
     }};
+}
+
+/// Refuses (from the enclosing function) a void table, and one still
+/// collecting past its deadline at `$now` — before anything else, so that
+/// even a retry of a value already taken gets the truth: the table is void.
+macro_rules! ensure_not_void_or_late {
+    ($pair:expr, $now:expr) => {
+        if $pair.status == PairStatus::Void {
+            return Ok(Err(SeatRefused::NotCollecting($pair.status)));
+        }
+        if $pair.status == PairStatus::AwaitingContributions
+            && let Some(deadline) = $pair.phase_deadline.filter(|d| $now > *d)
+        {
+            return Ok(Err(SeatRefused::PastDeadline(deadline)));
+        }
+    };
 }
 
 /// Refuses (from the enclosing function) a table that is not collecting or
@@ -190,14 +205,17 @@ impl Store {
             .await)
     }
 
-    /// How many of the tenant's pairs with this label are void.
-    pub async fn voids_with_label(&self, tenant: &str, label: &str) -> Result<i64, sqlx::Error> {
+    /// How many of the tenant's tables were voided that had the same set
+    /// of seats as `pair` (in any order) or its label.
+    pub async fn voids_like(&self, pair: &PairRow) -> Result<i64, sqlx::Error> {
         let (n,): (i64,) = with_pool!(self, |pool| sqlx::query_as(
-            "SELECT COUNT(*) FROM seed_pairs WHERE tenant = $1 AND label = $2 AND status = $3"
+            "SELECT COUNT(*) FROM seed_pairs WHERE tenant = $1 AND status = $2 \
+             AND (seats_key = $3 OR (CAST($4 AS TEXT) IS NOT NULL AND label = $4))"
         )
-        .bind(tenant)
-        .bind(label)
+        .bind(&pair.tenant)
         .bind(PairStatus::Void.as_str())
+        .bind(&pair.seats_key)
+        .bind(&pair.label)
         .fetch_one(pool)
         .await)?;
         Ok(n)
@@ -211,10 +229,11 @@ impl Store {
         seat: SeatCommitment<'_>,
     ) -> Result<SeatOutcome, sqlx::Error> {
         Ok(write_tx!(self, |tx| {
-            let (pair, seats) = lock_collecting_table!(tx, pair_id, seat.now);
+            let (pair, seats) = lock_collecting_table!(tx, pair_id);
             let Some(row) = seats.iter().find(|s| s.label == seat.label) else {
                 return Ok(Err(SeatRefused::UnknownSeat));
             };
+            ensure_not_void_or_late!(pair, seat.now);
             if let Some(held) = &row.commitment {
                 // The same commitment again is a retry, in any phase.
                 if held == seat.commitment {
@@ -284,10 +303,11 @@ impl Store {
         F: Fn(&[SeatRow]) -> anyhow::Result<Derived>,
     {
         Ok(write_tx!(self, |tx| {
-            let (pair, seats) = lock_collecting_table!(tx, pair_id, seat.now);
+            let (pair, seats) = lock_collecting_table!(tx, pair_id);
             let Some(row) = seats.iter().find(|s| s.label == seat.label) else {
                 return Ok(Err(SeatRefused::UnknownSeat));
             };
+            ensure_not_void_or_late!(pair, seat.now);
             if let (Some(held), Some(commitment)) = (&row.contribution, &row.commitment) {
                 // Only the same contribution hashes to the commitment.
                 return Ok(if commitment == seat.commitment {
