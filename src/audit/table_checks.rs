@@ -130,7 +130,6 @@ pub fn repeated_voids(voids: &[(String, Vec<String>)]) -> Vec<(Vec<String>, Vec<
     let mut repeated: Vec<(Vec<String>, Vec<String>)> = by_seats
         .into_iter()
         .filter(|(_, pairs)| pairs.len() >= REPEATED_VOIDS)
-        .map(|(seats, pairs)| (seats, pairs))
         .collect();
     repeated.sort();
     repeated
