@@ -381,7 +381,7 @@ pub fn check(
     let mut pairs: HashMap<String, PairTrack> = HashMap::new();
     let mut seed_holders: HashMap<String, Vec<String>> = HashMap::new();
     let mut draws: HashMap<String, DrawTrack> = HashMap::new();
-    let mut voids: Vec<(String, Vec<String>)> = Vec::new();
+    let mut voids: Vec<(String, String)> = Vec::new();
     let mut rounds = 0u64;
     for (index, bytes) in view.entries.iter().enumerate() {
         let index = index as u64;
@@ -416,6 +416,7 @@ pub fn check(
                                 .iter()
                                 .map(|s| s.as_str().unwrap_or_default().to_owned())
                                 .collect(),
+                            entry["seat_set"].as_str(),
                         )
                     }),
                     ..PairTrack::default()
@@ -564,7 +565,7 @@ pub fn check(
                     if let Some(problem) = table.void_entry(&pair_id, &entry) {
                         find("table", Some(index), problem);
                     }
-                    voids.push((pair_id.clone(), table.seats.clone()));
+                    voids.push((pair_id.clone(), table.set.clone()));
                     if !opens(&entry, &track.server_seed_hash) {
                         find(
                             "reveal",
@@ -681,13 +682,12 @@ pub fn check(
     // A table voided again and again: the operator may be re-rolling it
     // until the seats' contributions suit it (each void reveals what the
     // deal would have been).
-    for (seats, voided) in repeated_voids(&voids) {
+    for voided in repeated_voids(&voids) {
         find(
             "repeated_voids",
             None,
             format!(
-                "the table of {} seats was voided {} times (pairs {}): a table re-rolled by voiding it looks like this",
-                seats.len(),
+                "the same seats were voided {} times (pairs {}): a table re-rolled by voiding it looks like this",
                 voided.len(),
                 voided.join(", ")
             ),

@@ -21,17 +21,26 @@ pub const REPEATED_VOIDS: usize = 3;
 pub struct TableTrack {
     /// SHA-256 of each seat's label, in seat order.
     pub seats: Vec<String>,
+    /// Its set of seats (`seat_set` of the commit entry; the sorted label
+    /// hashes when the entry has none).
+    pub set: String,
     pub commitments: Vec<Option<String>>,
     pub contributed: Vec<bool>,
     pub voided: bool,
 }
 
 impl TableTrack {
-    /// A table committed with these seats (hashes of labels).
-    pub fn new(seats: Vec<String>) -> Self {
+    /// A table committed with these seats (hashes of labels) and set.
+    pub fn new(seats: Vec<String>, set: Option<&str>) -> Self {
         let n = seats.len();
+        let set = set.map(str::to_owned).unwrap_or_else(|| {
+            let mut sorted = seats.clone();
+            sorted.sort();
+            sorted.join(",")
+        });
         Self {
             seats,
+            set,
             commitments: vec![None; n],
             contributed: vec![false; n],
             voided: false,
@@ -117,19 +126,16 @@ impl TableTrack {
     }
 }
 
-/// Tables voided at least [`REPEATED_VOIDS`] times: each set of seats (in
-/// any order: reseating the same players does not make a new table) with
-/// its voided pairs, in log order.
-pub fn repeated_voids(voids: &[(String, Vec<String>)]) -> Vec<(Vec<String>, Vec<String>)> {
-    let mut by_seats: HashMap<Vec<String>, Vec<String>> = HashMap::new();
-    for (pair, seats) in voids {
-        let mut set = seats.clone();
-        set.sort();
-        by_seats.entry(set).or_default().push(pair.clone());
+/// Tables voided at least [`REPEATED_VOIDS`] times: the voided pairs of
+/// each set of seats (`(pair, set)` in log order), in log order.
+pub fn repeated_voids(voids: &[(String, String)]) -> Vec<Vec<String>> {
+    let mut by_set: HashMap<&str, Vec<String>> = HashMap::new();
+    for (pair, set) in voids {
+        by_set.entry(set).or_default().push(pair.clone());
     }
-    let mut repeated: Vec<(Vec<String>, Vec<String>)> = by_seats
-        .into_iter()
-        .filter(|(_, pairs)| pairs.len() >= REPEATED_VOIDS)
+    let mut repeated: Vec<Vec<String>> = by_set
+        .into_values()
+        .filter(|pairs| pairs.len() >= REPEATED_VOIDS)
         .collect();
     repeated.sort();
     repeated
@@ -148,8 +154,10 @@ pub struct LoggedTable {
     pub contributed: Vec<bool>,
     /// Whether its derived client seed was logged.
     pub client_seed: bool,
-    /// The seats a `table_void` named, if it was voided.
-    pub void: Option<Vec<u64>>,
+    /// The phase and the seats a `table_void` named, if it was voided.
+    pub void: Option<(String, Vec<u64>)>,
+    /// Its set of seats, as its commit entry logged it.
+    pub set: Option<String>,
 }
 
 impl LoggedTable {
@@ -181,12 +189,13 @@ impl LoggedTable {
             }
             Some("client_seed") => self.client_seed = true,
             Some("table_void") => {
-                self.void = Some(
+                self.void = Some((
+                    entry["phase"].as_str().unwrap_or_default().to_owned(),
                     entry["stalled_seats"]
                         .as_array()
                         .map(|s| s.iter().filter_map(Value::as_u64).collect())
                         .unwrap_or_default(),
-                );
+                ));
             }
             _ => {}
         }
@@ -214,6 +223,13 @@ pub fn check_table_record(record: &Value, logged: &LoggedTable) -> Vec<String> {
         problems.push("its seat labels are not the ones logged at its commitment".to_owned());
         return problems;
     }
+    if logged
+        .set
+        .as_deref()
+        .is_some_and(|set| set != crate::tlog::entry::seat_set(&labels))
+    {
+        problems.push("its logged set of seats is not the set of its labels".to_owned());
+    }
     let mut contributions = Vec::new();
     for (i, seat) in seats.iter().enumerate() {
         let shown = seat["commitment"].as_str();
@@ -235,6 +251,15 @@ pub fn check_table_record(record: &Value, logged: &LoggedTable) -> Vec<String> {
                 problems.push(format!("seat {i}'s logged reveal is not shown"));
             }
             None => {}
+        }
+        // A void table's seats are final: nothing may appear afterwards.
+        if logged.void.is_some()
+            && ((logged.commitments[i].is_none() && shown.is_some())
+                || (!logged.contributed[i] && !seat["contribution"].is_null()))
+        {
+            problems.push(format!(
+                "seat {i} shows a commitment or contribution its void table never logged"
+            ));
         }
     }
     match record["client_seed"].as_str() {
@@ -262,7 +287,13 @@ pub fn check_table_record(record: &Value, logged: &LoggedTable) -> Vec<String> {
         }
         None => {}
     }
-    if let Some(stalled) = &logged.void {
+    if let Some((phase, stalled)) = &logged.void {
+        if record["table"]["void"]["phase"] != phase.as_str() {
+            problems.push(format!(
+                "the log voided it in the {phase} phase; the API shows {}",
+                record["table"]["void"]["phase"]
+            ));
+        }
         let named: Vec<String> = stalled
             .iter()
             .filter_map(|&i| labels.get(i as usize).cloned())
@@ -291,7 +322,7 @@ mod tests {
     use serde_json::json;
 
     fn table() -> TableTrack {
-        TableTrack::new(vec!["a".into(), "b".into()])
+        TableTrack::new(vec!["a".into(), "b".into()], None)
     }
 
     fn commit(seat: u64) -> Value {
@@ -364,21 +395,21 @@ mod tests {
 
     #[test]
     fn a_table_voided_three_times_is_named_and_twice_is_not() {
-        let s = |x: &str| vec![x.to_owned(), "z".to_owned()];
-        let voids = vec![
-            ("p1".to_owned(), s("a")),
-            ("p2".to_owned(), s("b")),
-            ("p3".to_owned(), s("a")),
-            ("p4".to_owned(), s("b")),
-            ("p5".to_owned(), s("a")),
-        ];
-        assert_eq!(
-            repeated_voids(&voids),
-            vec![(
-                s("a"),
-                vec!["p1".to_owned(), "p3".to_owned(), "p5".to_owned()]
-            )]
-        );
+        let voids: Vec<(String, String)> = [
+            ("p1", "a"),
+            ("p2", "b"),
+            ("p3", "a"),
+            ("p4", "b"),
+            ("p5", "a"),
+        ]
+        .iter()
+        .map(|(p, s)| ((*p).to_owned(), (*s).to_owned()))
+        .collect();
+        assert_eq!(repeated_voids(&voids), vec![vec!["p1", "p3", "p5"]]);
+        // Without a logged set, the same label hashes in any order are one.
+        let x = TableTrack::new(vec!["h1".into(), "h2".into()], None);
+        let y = TableTrack::new(vec!["h2".into(), "h1".into()], None);
+        assert_eq!(x.set, y.set);
     }
 
     #[test]
@@ -433,17 +464,26 @@ mod tests {
         // A void: shown void, blaming the seats the log blamed.
         let mut void = LoggedTable::new(labels.iter().map(|l| sha256_hex(l)).collect());
         void.note(&json!({"type": "seat_commitment", "seat": 0, "commitment": sha256_hex("x1")}));
-        void.note(&json!({"type": "table_void", "stalled_seats": [1]}));
+        void.note(&json!({"type": "table_void", "phase": "commit", "stalled_seats": [1]}));
         let shown = |stalled: Value, bob: Value| {
             json!({"client_seed": null, "status": "void", "table": {
                 "seats": [{"seat": "alice", "commitment": sha256_hex("x1"), "contribution": null},
                           {"seat": "bob", "commitment": bob, "contribution": null}],
-                "void": {"stalled_seats": stalled}}})
+                "void": {"phase": "commit", "stalled_seats": stalled}}})
         };
         assert!(check_table_record(&shown(json!(["bob"]), json!(null)), &void).is_empty());
         assert_eq!(
             check_table_record(&shown(json!([]), json!(null)), &void).len(),
-            1
+            1,
+            "the blame moved"
         );
+        assert_eq!(
+            check_table_record(&shown(json!([]), json!(sha256_hex("z"))), &void).len(),
+            2,
+            "a commitment appeared after the void, and the blame moved"
+        );
+        let mut other_phase = shown(json!(["bob"]), json!(null));
+        other_phase["table"]["void"]["phase"] = json!("reveal");
+        assert_eq!(check_table_record(&other_phase, &void).len(), 1);
     }
 }

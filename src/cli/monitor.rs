@@ -106,7 +106,9 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
                 .iter()
                 .map(|s| s.as_str().unwrap_or_default().to_owned())
                 .collect();
-            tables.insert(pair.to_owned(), LoggedTable::new(hashes));
+            let mut table = LoggedTable::new(hashes);
+            table.set = entry["seat_set"].as_str().map(str::to_owned);
+            tables.insert(pair.to_owned(), table);
         }
         if let Some(table) = tables.get_mut(pair) {
             table.note(&entry);

@@ -86,6 +86,10 @@ fn commit_entry(pair: &NewPair) -> anyhow::Result<Vec<u8>> {
                 .map(|label| client_seed_sha256(label))
                 .collect()
         }),
+        seat_set: pair
+            .table
+            .as_ref()
+            .map(|(seats, _)| crate::tlog::entry::seat_set(seats.labels())),
         time: timestamp(pair.created_at),
     }
     .to_bytes()

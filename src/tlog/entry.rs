@@ -28,6 +28,11 @@ pub enum Entry {
         /// bytes).
         #[serde(skip_serializing_if = "Option::is_none")]
         seats: Option<Vec<String>>,
+        /// A table pair's set of seats, whatever their order and however
+        /// written ([`seat_set`]): the same players reseated are the same
+        /// set, so their voids are counted together.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        seat_set: Option<String>,
         time: String,
     },
     /// A table seat's commitment to its contribution (seat by position,
@@ -117,6 +122,27 @@ impl Entry {
     }
 }
 
+/// A table's set of seats: hex SHA-256 over its labels, each
+/// NFKC-normalised and lower-cased (the form in which the service refuses
+/// two labels at one table), sorted by their bytes, each preceded by its
+/// length in bytes (u16, big-endian). Reseating the same players in another
+/// order, or writing their labels in another case or Unicode form, gives
+/// the same set.
+pub fn seat_set(labels: &[String]) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    let mut folded: Vec<String> = labels
+        .iter()
+        .map(|label| label.nfkc().collect::<String>().to_lowercase())
+        .collect();
+    folded.sort_unstable();
+    let mut hash = Sha256::new();
+    for label in &folded {
+        hash.update((label.len() as u16).to_be_bytes());
+        hash.update(label.as_bytes());
+    }
+    hex::encode(hash.finalize())
+}
+
 /// Lowercase hex SHA-256 of a client seed's UTF-8 bytes, as logged.
 pub fn client_seed_sha256(client_seed: &str) -> String {
     hex::encode(Sha256::digest(client_seed.as_bytes()))
@@ -145,6 +171,7 @@ mod tests {
             next_server_seed_hash: "bb".into(),
             predecessor: None,
             seats: None,
+            seat_set: None,
             time: "t".into(),
         };
         assert_eq!(
@@ -164,6 +191,18 @@ mod tests {
         };
         assert!(round(MAX_LOGGED_NONCE).to_bytes().is_ok());
         assert!(round(MAX_LOGGED_NONCE + 1).to_bytes().is_err());
+    }
+
+    #[test]
+    fn a_seat_set_ignores_order_case_and_unicode_form() {
+        let set =
+            |labels: &[&str]| seat_set(&labels.iter().map(|l| (*l).to_owned()).collect::<Vec<_>>());
+        let base = set(&["Zo\u{eb}", "ann", "Ben"]);
+        assert_eq!(base, set(&["ben", "ANN", "zoe\u{308}"]));
+        assert_ne!(base, set(&["zoe", "ann", "ben"]));
+        assert_ne!(base, set(&["ann", "ben"]));
+        // Framed: ["ab", "c"] and ["a", "bc"] differ.
+        assert_ne!(set(&["ab", "c"]), set(&["a", "bc"]));
     }
 
     #[test]

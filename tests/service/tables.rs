@@ -491,10 +491,10 @@ async fn a_stalled_seat_voids_the_table_and_reveals_its_seed(app: &TestApp) {
 
     // A third void of the same seats, reseated under another label: still
     // counted, and the monitor names the table.
-    let table = create_table(&app.operator, &["south", "north", "east"], "table-10").await;
+    let table = create_table(&app.operator, &["South", "NORTH", "east"], "table-10").await;
     assert_eq!(
         table["table"]["voids"], 2,
-        "the same players in another order"
+        "the same players in another order and case"
     );
     let third = table["id"].as_str().expect("id").to_owned();
     expire(app, &third).await;

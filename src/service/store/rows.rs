@@ -167,20 +167,10 @@ pub struct KeyRow {
     pub revoked_at: Option<i64>,
 }
 
-/// A table's set of seats, whatever their order: hex SHA-256 over the
-/// labels sorted by their bytes, each preceded by its length (u16,
-/// big-endian). Voids are counted per set, so reseating the same players in
-/// another order does not reset the count.
+/// A table's set of seats, whatever their order and however written
+/// (`crate::tlog::entry::seat_set`): voids are counted per set.
 pub fn seats_key(seats: &fairdeal_core::Seats) -> String {
-    use sha2::{Digest, Sha256};
-    let mut labels: Vec<&str> = seats.labels().iter().map(String::as_str).collect();
-    labels.sort_unstable();
-    let mut hash = Sha256::new();
-    for label in labels {
-        hash.update((label.len() as u16).to_be_bytes());
-        hash.update(label.as_bytes());
-    }
-    hex::encode(hash.finalize())
+    crate::tlog::entry::seat_set(seats.labels())
 }
 
 /// A new seed pair, its seeds already sealed.
