@@ -8,21 +8,26 @@
 //! sequence, agreement with the pair line, completeness) run in order. Memory
 //! is bounded by the batch size, whatever the length of the export.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 use std::io::BufRead;
 
 use fairdeal_core::{
-    Card, ClientSeed, Commitment, CommitmentCheck, Deal, DealCheck, Game, Layout, ServerSeed,
-    verify,
+    Card, ClientSeed, Commitment, CommitmentCheck, Deal, DealCheck, Game, Layout, SeedKey,
+    ServerSeed, compare_deals, deal_with,
 };
 use fairdeal_stats::evidence::{Evidence, StatsReport};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
-use super::export::{ExportEnd, ExportPair, ExportRound};
+use super::export::{ExportEnd, ExportPair};
 
 /// Lines verified together.
 const BATCH_LINES: usize = 4096;
+/// Lines a worker checks, and counts into its own statistics, at a time.
+const EVIDENCE_CHUNK: usize = 256;
 /// Findings kept in full; beyond this only counted.
 const MAX_FINDINGS_KEPT: usize = 10_000;
 
@@ -80,11 +85,11 @@ impl Report {
 }
 
 /// A line, parsed and (for rounds) checked, in parallel.
-enum Checked {
+enum Checked<'a> {
     /// A pair line, with what is wrong with its table record (if a table).
     Pair(ExportPair, Vec<String>),
     Round {
-        round: ExportRound,
+        round: RoundLine<'a>,
         /// Problems found from the line alone.
         problems: LineProblems,
         /// The recorded game and deal, when they parse.
@@ -95,7 +100,35 @@ enum Checked {
     Blank,
 }
 
-fn round_name(round: &ExportRound) -> String {
+/// A round line as the audit reads it: the export's round record
+/// ([`ExportRound`]), its strings borrowed from the line (copied only when
+/// they hold escapes) and its game and deal left as raw JSON, parsed in
+/// [`check_round`] — so a bad game or deal is that round's finding, not a
+/// malformed line.
+#[derive(Debug, Deserialize)]
+pub struct RoundLine<'a> {
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub seed_pair_id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub protocol: Cow<'a, str>,
+    #[serde(borrow)]
+    pub server_seed_hash: Cow<'a, str>,
+    #[serde(borrow)]
+    pub server_seed: Cow<'a, str>,
+    #[serde(borrow)]
+    pub client_seed: Cow<'a, str>,
+    pub nonce: u64,
+    #[serde(borrow)]
+    pub game: &'a RawValue,
+    #[serde(borrow)]
+    pub deal: &'a RawValue,
+    #[serde(borrow, rename = "created_at")]
+    _created_at: Cow<'a, str>,
+}
+
+fn round_name(round: &RoundLine<'_>) -> String {
     format!(
         "round {} (pair {}, nonce {})",
         round.id, round.seed_pair_id, round.nonce
@@ -105,23 +138,63 @@ fn round_name(round: &ExportRound) -> String {
 /// Problems found in one line: (kind, detail).
 type LineProblems = Vec<(&'static str, String)>;
 
+/// The seed a worker thread checked last, and what follows from it: rounds
+/// come grouped by pair, so the next line nearly always repeats the seed,
+/// and its commitment check and prepared HMAC key are used again.
+struct LastSeed {
+    server_seed: String,
+    server_seed_hash: String,
+    commitment: CommitmentCheck,
+    key: SeedKey,
+}
+
+thread_local! {
+    static LAST_SEED: RefCell<Option<LastSeed>> = const { RefCell::new(None) };
+}
+
 /// Recomputes one round from its own line; also returns its game and deal.
-fn check_round(round: &ExportRound) -> (LineProblems, Option<(Game, Deal)>) {
+fn check_round(round: &RoundLine<'_>) -> (LineProblems, Option<(Game, Deal)>) {
     let name = round_name(round);
-    let parsed = (|| -> Result<_, String> {
-        let seed =
-            ServerSeed::from_hex(&round.server_seed).map_err(|e| format!("server_seed: {e}"))?;
-        let published = Commitment::from_hex(&round.server_seed_hash)
-            .map_err(|e| format!("server_seed_hash: {e}"))?;
+    let parsed = LAST_SEED.with(|last| -> Result<_, String> {
+        let mut last = last.borrow_mut();
+        let known = last.as_ref().is_some_and(|l| {
+            l.server_seed == *round.server_seed && l.server_seed_hash == *round.server_seed_hash
+        });
+        if !known {
+            let seed = ServerSeed::from_hex(&round.server_seed)
+                .map_err(|e| format!("server_seed: {e}"))?;
+            let published = Commitment::from_hex(&round.server_seed_hash)
+                .map_err(|e| format!("server_seed_hash: {e}"))?;
+            let computed = seed.commitment();
+            *last = Some(LastSeed {
+                server_seed: round.server_seed.to_string(),
+                server_seed_hash: round.server_seed_hash.to_string(),
+                commitment: if computed == published {
+                    CommitmentCheck::Match
+                } else {
+                    CommitmentCheck::Mismatch {
+                        published,
+                        computed,
+                    }
+                },
+                key: SeedKey::new(&seed),
+            });
+        }
         let client =
-            ClientSeed::new(round.client_seed.as_str()).map_err(|e| format!("client_seed: {e}"))?;
+            ClientSeed::new(round.client_seed.as_ref()).map_err(|e| format!("client_seed: {e}"))?;
         let game: Game =
             serde_json::from_str(round.game.get()).map_err(|e| format!("game: {e}"))?;
         let deal: Deal =
             serde_json::from_str(round.deal.get()).map_err(|e| format!("deal: {e}"))?;
-        Ok((seed, published, client, game, deal))
-    })();
-    let (seed, published, client, game, recorded) = match parsed {
+        let last = last.as_ref().ok_or("no seed")?;
+        Ok((
+            last.commitment,
+            deal_with(&last.key, &client, round.nonce, game),
+            game,
+            deal,
+        ))
+    });
+    let (commitment, computed, game, recorded) = match parsed {
         Ok(parts) => parts,
         Err(why) => return (vec![("malformed", format!("{name}: {why}"))], None),
     };
@@ -133,12 +206,11 @@ fn check_round(round: &ExportRound) -> (LineProblems, Option<(Game, Deal)>) {
         );
         return (vec![("record", why)], None);
     }
-    let report = verify(&seed, &published, &client, round.nonce, game, &recorded);
     let mut problems = Vec::new();
     if let CommitmentCheck::Mismatch {
         published,
         computed,
-    } = report.commitment
+    } = commitment
     {
         problems.push((
             "commitment",
@@ -147,7 +219,7 @@ fn check_round(round: &ExportRound) -> (LineProblems, Option<(Game, Deal)>) {
             ),
         ));
     }
-    match report.deal {
+    match compare_deals(&computed, &recorded) {
         DealCheck::Match => {}
         DealCheck::CardDiffers {
             slot,
@@ -213,7 +285,7 @@ pub fn add_to_evidence(evidence: &mut Evidence, game: Game, deal: &Deal) {
     }
 }
 
-fn check_line(text: &str) -> Checked {
+fn check_line(text: &str) -> Checked<'_> {
     if text.trim().is_empty() {
         return Checked::Blank;
     }
@@ -239,7 +311,7 @@ fn check_line(text: &str) -> Checked {
                 .unwrap_or_default();
             Checked::Pair(pair, problems)
         }),
-        Some("round") => serde_json::from_str(text).map(|round: ExportRound| {
+        Some("round") => serde_json::from_str(text).map(|round: RoundLine<'_>| {
             let (problems, dealt) = check_round(&round);
             Checked::Round {
                 round,
@@ -297,7 +369,7 @@ impl Sequence {
         }
     }
 
-    fn round(&mut self, line: u64, round: &ExportRound, report: &mut Report) {
+    fn round(&mut self, line: u64, round: &RoundLine<'_>, report: &mut Report) {
         let Some((pair, _, seen)) = self.pair.as_mut() else {
             report.add(
                 line,
@@ -306,7 +378,7 @@ impl Sequence {
             );
             return;
         };
-        if round.seed_pair_id != pair.id {
+        if *round.seed_pair_id != pair.id {
             report.add(
                 line,
                 "record",
@@ -315,13 +387,13 @@ impl Sequence {
             return;
         }
         for (field, mine, theirs) in [
-            ("server_seed", &round.server_seed, &pair.server_seed),
+            ("server_seed", &*round.server_seed, pair.server_seed.as_str()),
             (
                 "server_seed_hash",
-                &round.server_seed_hash,
-                &pair.server_seed_hash,
+                &*round.server_seed_hash,
+                pair.server_seed_hash.as_str(),
             ),
-            ("client_seed", &round.client_seed, &pair.client_seed),
+            ("client_seed", &*round.client_seed, pair.client_seed.as_str()),
         ] {
             if mine != theirs {
                 report.add(
@@ -389,7 +461,7 @@ pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Rep
 pub fn audit_observed(
     input: impl BufRead,
     progress: Progress<'_>,
-    observe: &mut dyn FnMut(u64, &ExportRound),
+    observe: &mut dyn FnMut(u64, &RoundLine<'_>),
 ) -> std::io::Result<Report> {
     let started = std::time::Instant::now();
     let mut report = Report::default();
@@ -413,17 +485,39 @@ pub fn audit_observed(
         if batch.is_empty() {
             break;
         }
-        let checked: Vec<(u64, Checked)> = batch
-            .par_iter()
-            .map(|(line, text)| {
-                if text.starts_with('\u{0}') {
-                    (*line, Checked::Malformed("not valid UTF-8".to_owned()))
-                } else {
-                    (*line, check_line(text))
-                }
+        // Lines are checked, and their deals counted into the statistics,
+        // in parallel, a chunk at a time; the order-dependent checks follow.
+        let checked: Vec<(Vec<(u64, Checked<'_>)>, Evidence)> = batch
+            .par_chunks(EVIDENCE_CHUNK)
+            .map(|chunk| {
+                let mut counted = Evidence::default();
+                let items = chunk
+                    .iter()
+                    .map(|(line, text)| {
+                        let item = if text.starts_with('\u{0}') {
+                            Checked::Malformed("not valid UTF-8".to_owned())
+                        } else {
+                            check_line(text)
+                        };
+                        if let Checked::Round {
+                            dealt: Some((game, deal)),
+                            ..
+                        } = &item
+                        {
+                            add_to_evidence(&mut counted, *game, deal);
+                        }
+                        (*line, item)
+                    })
+                    .collect();
+                (items, counted)
             })
             .collect();
-        for (line, item) in checked {
+        let mut lines_checked = Vec::with_capacity(batch.len());
+        for (items, counted) in checked {
+            evidence.merge(&counted);
+            lines_checked.extend(items);
+        }
+        for (line, item) in lines_checked {
             report.lines = line;
             if sequence.ended && !matches!(item, Checked::Blank) {
                 report.add(line, "record", "a record after the end line".to_owned());
@@ -447,8 +541,7 @@ pub fn audit_observed(
                     dealt,
                 } => {
                     report.rounds += 1;
-                    if let Some((game, deal)) = &dealt {
-                        add_to_evidence(&mut evidence, *game, deal);
+                    if let Some((_, deal)) = &dealt {
                         let first = first_card(deal);
                         if let (Some(previous), Some(first)) = (sequence.previous_first, first) {
                             evidence.add_consecutive_first_cards(previous, first);

@@ -346,10 +346,10 @@ fn audit_source(
             bar.set_message(format!("{rounds} rounds · {rate:.0} rounds/s"));
         };
         let mut exported = std::collections::HashMap::new();
-        let mut observe = |line: u64, round: &crate::audit::export::ExportRound| {
+        let mut observe = |line: u64, round: &crate::audit::replay::RoundLine<'_>| {
             if log.is_some() {
                 let game = serde_json::from_str(round.game.get()).unwrap_or_default();
-                exported.insert((round.seed_pair_id.clone(), round.nonce), (line, game));
+                exported.insert((round.seed_pair_id.to_string(), round.nonce), (line, game));
             }
         };
         let mut report =
