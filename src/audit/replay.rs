@@ -387,13 +387,21 @@ impl Sequence {
             return;
         }
         for (field, mine, theirs) in [
-            ("server_seed", &*round.server_seed, pair.server_seed.as_str()),
+            (
+                "server_seed",
+                &*round.server_seed,
+                pair.server_seed.as_str(),
+            ),
             (
                 "server_seed_hash",
                 &*round.server_seed_hash,
                 pair.server_seed_hash.as_str(),
             ),
-            ("client_seed", &*round.client_seed, pair.client_seed.as_str()),
+            (
+                "client_seed",
+                &*round.client_seed,
+                pair.client_seed.as_str(),
+            ),
         ] {
             if mine != theirs {
                 report.add(
