@@ -2,10 +2,13 @@
 # Load test of `fairdeal serve` with wrk (Debian package `wrk`), on loopback only.
 # Usage: benches/load/run.sh [sqlite|postgres] [seconds] [connections]
 # Builds the release binary, starts a server on a scratch data directory,
-# makes pairs, and measures:
+# makes pairs, and measures, one after the other in the same run:
+#   0. GET /healthz (the HTTP stack alone: the yardstick)
 #   1. POST /v1/seed-pairs/{id}/rounds spread over 64 pairs (holdem-6)
 #   2. the same on ONE pair (every deal serialises on the pair's row)
 #   3. GET /v1/rounds/{id} as the public (read path)
+# then prints each scenario's requests/s as a ratio to /healthz's, and the
+# server's peak resident memory over the whole run.
 # Figures go to docs/PERFORMANCE.md by hand, with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,12 +40,26 @@ deal_script "$key" "${pairs[@]}" > "$work/deal.lua"
 deal_script "$key" "${pairs[0]}" > "$work/one.lua"
 round=$(curl -s -X POST -H "$auth" -H 'content-type: application/json' \
   -d '{"game":{"type":"deck"}}' localhost:$port/v1/seed-pairs/${pairs[1]}/rounds | sed -E 's/^\{"id":"([^"]+)".*/\1/')
-echo "== $backend: deal holdem-6 over 64 pairs, $connections connections, ${seconds}s"
-wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/deal.lua" http://127.0.0.1:$port
-echo "== $backend: deal holdem-6 on one pair, $connections connections, ${seconds}s"
-wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/one.lua" http://127.0.0.1:$port
-echo "== $backend: GET /v1/rounds/{id} (public), $connections connections, ${seconds}s"
-wrk -t2 -c"$connections" -d"${seconds}s" --latency http://127.0.0.1:$port/v1/rounds/$round
+# scenario NAME WRK-ARGS…: runs wrk, prints its report, and keeps its
+# requests/s and p99 for the summary.
+declare -A rate p99
+scenario() {
+  local name=$1
+  shift
+  echo "== $backend: $name, $connections connections, ${seconds}s"
+  wrk -t2 -c"$connections" -d"${seconds}s" --latency "$@" | tee "$work/wrk.out"
+  rate[$name]=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")
+  p99[$name]=$(awk '$1 == "99%" {print $2}' "$work/wrk.out")
+}
+scenario "healthz" http://127.0.0.1:$port/healthz
+scenario "deal holdem-6 over 64 pairs" -s "$work/deal.lua" http://127.0.0.1:$port
+scenario "deal holdem-6 on one pair" -s "$work/one.lua" http://127.0.0.1:$port
+scenario "GET /v1/rounds/{id} (public)" http://127.0.0.1:$port/v1/rounds/$round
+echo "== $backend: each scenario against /healthz (same run)"
+for name in "healthz" "deal holdem-6 over 64 pairs" "deal holdem-6 on one pair" "GET /v1/rounds/{id} (public)"; do
+  awk -v n="$name" -v r="${rate[$name]}" -v h="${rate[healthz]}" -v p="${p99[$name]}" \
+    'BEGIN { printf "%-32s %10.0f req/s  %5.3f x healthz  p99 %s\n", n, r, r / h, p }'
+done
 echo "== server memory (VmHWM = peak resident)"
 grep -E 'VmHWM|VmRSS' /proc/$server/status
 echo "== rounds dealt, and nonces on the busy pair"
