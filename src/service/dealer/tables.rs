@@ -67,17 +67,7 @@ impl Dealer {
         commitment: &str,
     ) -> anyhow::Result<SeatOutcome> {
         let now = now_ms();
-        // The seat's position is in the entry: read it (seats never change).
-        let position = self.seat_position(pair_id, seat).await?;
-        let entry = Entry::SeatCommitment {
-            seed_pair: pair_id.to_owned(),
-            seat: position,
-            commitment: commitment.to_owned(),
-            time: timestamp(now),
-        }
-        .to_bytes()?;
-        Ok(self
-            .store
+        self.store
             .commit_seat(
                 pair_id,
                 SeatCommitment {
@@ -85,10 +75,18 @@ impl Dealer {
                     commitment,
                     now,
                     reveal_deadline: now.saturating_add(self.table_phase_ms),
-                    log_entry: &entry,
+                },
+                |position| {
+                    Entry::SeatCommitment {
+                        seed_pair: pair_id.to_owned(),
+                        seat: position,
+                        commitment: commitment.to_owned(),
+                        time: timestamp(now),
+                    }
+                    .to_bytes()
                 },
             )
-            .await?)
+            .await
     }
 
     /// Stores the contribution of the seat labelled `seat`; the last one
@@ -100,13 +98,6 @@ impl Dealer {
         contribution: &Contribution,
     ) -> anyhow::Result<SeatOutcome> {
         let now = now_ms();
-        let position = self.seat_position(pair_id, seat).await?;
-        let entry = Entry::SeatContribution {
-            seed_pair: pair_id.to_owned(),
-            seat: position,
-            time: timestamp(now),
-        }
-        .to_bytes()?;
         let commitment = contribution.commitment();
         self.store
             .reveal_seat(
@@ -116,7 +107,14 @@ impl Dealer {
                     contribution: contribution.as_str(),
                     commitment: &commitment,
                     now,
-                    log_entry: &entry,
+                },
+                |position| {
+                    Entry::SeatContribution {
+                        seed_pair: pair_id.to_owned(),
+                        seat: position,
+                        time: timestamp(now),
+                    }
+                    .to_bytes()
                 },
                 |seats| {
                     let client_seed = derive_client_seed(seats)?;
@@ -127,18 +125,6 @@ impl Dealer {
                 },
             )
             .await
-    }
-
-    /// The position of `seat` at the table (0 when there is no such seat:
-    /// the store then refuses it, and the entry is never written).
-    async fn seat_position(&self, pair_id: &str, seat: &str) -> anyhow::Result<u32> {
-        Ok(self
-            .store
-            .seats(pair_id)
-            .await?
-            .iter()
-            .find(|s| s.label == seat)
-            .map_or(0, |s| s.position as u32))
     }
 
     /// Voids the table if its phase has run out: its seed is revealed, the

@@ -105,7 +105,6 @@ pub struct SeatCommitment<'a> {
     pub now: i64,
     /// When the reveal phase ends, should this be the last commitment.
     pub reveal_deadline: i64,
-    pub log_entry: &'a [u8],
 }
 
 /// A seat's contribution to store: `commitment` is its SHA-256, which must
@@ -116,7 +115,6 @@ pub struct SeatContribution<'a> {
     pub contribution: &'a str,
     pub commitment: &'a str,
     pub now: i64,
-    pub log_entry: &'a [u8],
 }
 
 /// The derived client seed and its log entry, made from every seat once all
@@ -221,13 +219,18 @@ impl Store {
         Ok(n)
     }
 
-    /// Stores a seat's commitment, once, during the commit phase. The last
+    /// Stores a seat's commitment, once, during the commit phase, with the
+    /// log entry `entry(position)` makes for the seat's position. The last
     /// commitment starts the reveal phase (its deadline set).
-    pub async fn commit_seat(
+    pub async fn commit_seat<F>(
         &self,
         pair_id: &str,
         seat: SeatCommitment<'_>,
-    ) -> Result<SeatOutcome, sqlx::Error> {
+        entry: F,
+    ) -> anyhow::Result<SeatOutcome>
+    where
+        F: Fn(u32) -> anyhow::Result<Vec<u8>>,
+    {
         Ok(write_tx!(self, |tx| {
             let (pair, seats) = lock_collecting_table!(tx, pair_id);
             let Some(row) = seats.iter().find(|s| s.label == seat.label) else {
@@ -252,7 +255,7 @@ impl Store {
             if Phase::of(&seats) == Phase::Reveal {
                 return Ok(Err(SeatRefused::CommitPhaseOver));
             }
-            let index = append_log_entry!(tx, seat.log_entry);
+            let index = append_log_entry!(tx, entry(row.position as u32)?);
             let row: SeatRow = sqlx::query_as(concat!(
                 "UPDATE table_seats SET commitment = $3, committed_at = $4, \
                  commitment_log_index = $5 WHERE seed_pair_id = $1 AND position = $2 RETURNING ",
@@ -290,16 +293,19 @@ impl Store {
         }))
     }
 
-    /// Stores a seat's contribution, once every seat has committed; it must
-    /// hash to the seat's commitment. The last contribution derives the
-    /// client seed with `derive(seats)` and makes the pair active.
-    pub async fn reveal_seat<F>(
+    /// Stores a seat's contribution, once every seat has committed, with
+    /// the log entry `entry(position)` makes; it must hash to the seat's
+    /// commitment. The last contribution derives the client seed with
+    /// `derive(seats)` and makes the pair active.
+    pub async fn reveal_seat<E, F>(
         &self,
         pair_id: &str,
         seat: SeatContribution<'_>,
+        entry: E,
         derive: F,
     ) -> anyhow::Result<SeatOutcome>
     where
+        E: Fn(u32) -> anyhow::Result<Vec<u8>>,
         F: Fn(&[SeatRow]) -> anyhow::Result<Derived>,
     {
         Ok(write_tx!(self, |tx| {
@@ -337,7 +343,7 @@ impl Store {
             if commitment != seat.commitment {
                 return Ok(Err(SeatRefused::Mismatch { commitment }));
             }
-            let index = append_log_entry!(tx, seat.log_entry);
+            let index = append_log_entry!(tx, entry(row.position as u32)?);
             let row: SeatRow = sqlx::query_as(concat!(
                 "UPDATE table_seats SET contribution = $3, contributed_at = $4, \
                  contribution_log_index = $5 WHERE seed_pair_id = $1 AND position = $2 RETURNING ",
