@@ -327,17 +327,9 @@ async fn answer(
         }
         _ => None,
     };
-    let log_index = if what == "commitment" {
-        taken.seat.commitment_log_index
-    } else {
-        taken.seat.contribution_log_index
-    };
     Ok(Json(SeatResult {
         seed_pair: pair_view(state, &taken.pair, true).await?,
-        receipt: match taken.log_index {
-            Some(_) => receipt(state, log_index).await?,
-            None => None,
-        },
+        receipt: receipt(state, taken.log_index).await?,
         client_seed_receipt,
     }))
 }
