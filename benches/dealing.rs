@@ -9,8 +9,8 @@ use std::hint::black_box;
 use chacha20::ChaCha20Rng;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use fairdeal_core::{
-    ClientSeed, Draw, Game, Keystream, RoundKey, SeedKey, ServerSeed, WordSource, deal, deal_with,
-    draw_winners, fresh_deck, shuffle, shuffled_deck,
+    ClientSeed, Draw, Game, Keystream, RoundKey, SeedKey, ServerSeed, WordSource,
+    compact_deal_with, deal, deal_with, draw_winners, fresh_deck, shuffle, shuffled_deck,
 };
 use rand::seq::SliceRandom;
 use rand_core::SeedableRng;
@@ -40,6 +40,14 @@ fn full_deals(c: &mut Criterion) {
         b.iter(|| {
             nonce = nonce.wrapping_add(1);
             deal_with(&prepared, &client, black_box(nonce), holdem)
+        })
+    });
+    // The deal the service and the audit make: the same cards held inline
+    // (`CompactDeal`), no allocation.
+    group.bench_function("holdem-6-compact", |b| {
+        b.iter(|| {
+            nonce = nonce.wrapping_add(1);
+            compact_deal_with(&prepared, &client, black_box(nonce), holdem)
         })
     });
     // The floor of a deck with a prepared seed: the round key from the

@@ -260,3 +260,77 @@ fn the_cli_exits_0_on_a_fair_export_and_1_naming_each_fault() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open /no/such/export.ndjson"));
 }
+
+/// The audit reads a round line in the export's own layout without a JSON
+/// parser, and any other layout with one. Both must reach the same verdict:
+/// the same export with its keys reordered, CRLF line ends and a string
+/// written with an escape is audited exactly as the original, tampered card
+/// included.
+#[test]
+fn the_exports_own_layout_and_any_other_audit_alike() {
+    let mut lines = fair_export(6, 40);
+    let tampered = 77;
+    lines[tampered] = edit_round(&lines[tampered], |round| {
+        let deal = &mut round["deal"];
+        let list = ["deck", "board", "rest"]
+            .into_iter()
+            .find(|k| deal.get(*k).is_some())
+            .expect("a list of cards");
+        deal[list].as_array_mut().expect("cards").swap(0, 1);
+    });
+    // Keys sorted (serde_json's map), which the export never writes.
+    let reordered: Vec<String> = lines.iter().map(|l| edit_round(l, |_| {})).collect();
+    assert_ne!(reordered[2], lines[2], "the layout differs");
+    // The same string with an escape, and CRLF line ends.
+    let escaped: Vec<String> = lines
+        .iter()
+        .map(|l| l.replace("\"player ", "\"\\u0070layer ") + "\r")
+        .collect();
+    assert!(escaped[2].contains("\\u0070layer"));
+    let original = run_audit(&lines);
+    assert_eq!(original.rounds, 240);
+    assert_eq!(original.rounds_verified, 239);
+    assert_eq!(kinds(&original), vec![("card", tampered as u64 + 1)]);
+    for other in [run_audit(&reordered), run_audit(&escaped)] {
+        assert_eq!(other.rounds_verified, original.rounds_verified);
+        assert_eq!(other.findings, original.findings);
+        assert_eq!(
+            serde_json::to_value(&other.statistics).expect("JSON"),
+            serde_json::to_value(&original.statistics).expect("JSON")
+        );
+    }
+}
+
+/// Lines the export's layout nearly matches but JSON does not allow are
+/// malformed, as the JSON parser says, not read by the fast path: a nonce
+/// with a leading zero, a control character in the round's id, text after the
+/// record, a deal cut short.
+#[test]
+fn near_misses_of_the_exports_layout_are_malformed() {
+    let lines = fair_export(1, 3);
+    let round = &lines[2];
+    assert!(round.contains("\"nonce\":1,"));
+    let cases = [
+        round.replace("\"nonce\":1,", "\"nonce\":01,"),
+        round.replace("\"round-", "\"ro\tund-"),
+        format!("{round} x"),
+        round.replace("]},\"created_at\"", "],\"created_at\""),
+    ];
+    for case in cases {
+        let mut edited = lines.clone();
+        edited[2] = case.clone();
+        let report = run_audit(&edited);
+        let line_kinds: Vec<&str> = report
+            .findings
+            .iter()
+            .filter(|f| f.line == 3)
+            .map(|f| f.kind)
+            .collect();
+        assert_eq!(line_kinds, vec!["malformed"], "{case}");
+        assert_eq!(report.rounds_verified, 2, "{case}");
+    }
+    // Trailing white space is JSON: the line still verifies.
+    let mut spaced = lines.clone();
+    spaced[2] = format!("{round}  ");
+    assert_eq!(run_audit(&spaced).rounds_verified, 3);
+}

@@ -14,8 +14,8 @@ use std::fmt;
 use std::io::BufRead;
 
 use fairdeal_core::{
-    Card, ClientSeed, Commitment, CommitmentCheck, Deal, DealCheck, Game, Layout, SeedKey,
-    ServerSeed, compare_deals, deal_with,
+    Card, ClientSeed, Commitment, CommitmentCheck, CompactDeal, Deal, DealCheck, Game, Layout,
+    SeedKey, ServerSeed, compact_deal_with, compare_deals,
 };
 use fairdeal_stats::evidence::{Evidence, StatsReport};
 use rayon::prelude::*;
@@ -24,8 +24,6 @@ use serde_json::value::RawValue;
 
 use super::export::{ExportEnd, ExportPair};
 
-/// Lines verified together.
-const BATCH_LINES: usize = 4096;
 /// Lines a worker checks, and counts into its own statistics, at a time.
 const EVIDENCE_CHUNK: usize = 256;
 /// Findings kept in full; beyond this only counted.
@@ -92,8 +90,8 @@ enum Checked<'a> {
         round: RoundLine<'a>,
         /// Problems found from the line alone.
         problems: LineProblems,
-        /// The recorded game and deal, when they parse.
-        dealt: Option<(Game, Deal)>,
+        /// The round's first card, when its game and deal parse.
+        first: Option<Card>,
     },
     End(ExportEnd),
     Malformed(String),
@@ -120,12 +118,119 @@ pub struct RoundLine<'a> {
     #[serde(borrow)]
     pub client_seed: Cow<'a, str>,
     pub nonce: u64,
-    #[serde(borrow)]
-    pub game: &'a RawValue,
-    #[serde(borrow)]
-    pub deal: &'a RawValue,
+    /// The game's JSON, as it lies in the line.
+    #[serde(borrow, deserialize_with = "raw_json")]
+    pub game: &'a str,
+    /// The deal's JSON, as it lies in the line.
+    #[serde(borrow, deserialize_with = "raw_json")]
+    pub deal: &'a str,
     #[serde(borrow, rename = "created_at")]
     _created_at: Cow<'a, str>,
+}
+
+/// Any JSON value, kept as the text it is in the line.
+fn raw_json<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<&'de str, D::Error> {
+    <&'de RawValue>::deserialize(deserializer).map(RawValue::get)
+}
+
+/// A round line laid out exactly as the export writes it, cut into its
+/// fields without a JSON parser: every key in the export's order, strings
+/// without escapes or control characters, the nonce in plain digits, and
+/// nothing else. `None` for any other line, which the JSON parser then
+/// reads. The game and deal are cut out unread: such a line is trusted
+/// only once its game parses and its deal is byte for byte the computed
+/// deal's JSON (`check_round` with `exact_only`); otherwise the parser
+/// reads it again.
+fn cut_round_line(text: &str) -> Option<RoundLine<'_>> {
+    let mut cut = Cut(text);
+    cut.literal(r#"{"type":"round","id":""#)?;
+    let id = cut.string()?;
+    cut.literal(r#","seed_pair_id":""#)?;
+    let seed_pair_id = cut.string()?;
+    cut.literal(r#","protocol":""#)?;
+    let protocol = cut.string()?;
+    cut.literal(r#","server_seed_hash":""#)?;
+    let server_seed_hash = cut.string()?;
+    cut.literal(r#","server_seed":""#)?;
+    let server_seed = cut.string()?;
+    cut.literal(r#","client_seed":""#)?;
+    let client_seed = cut.string()?;
+    cut.literal(r#","nonce":"#)?;
+    let nonce = cut.nonce()?;
+    cut.literal(r#","game":"#)?;
+    // A valid game holds no `,"deal":` (its only string is its type name),
+    // and the computed deal's JSON no `,"created_at":"`.
+    let game = cut.until(r#","deal":"#, false)?;
+    let deal = cut.until(r#","created_at":""#, true)?;
+    let created_at = cut.string()?;
+    cut.literal("}")?;
+    cut.0.is_empty().then_some(())?;
+    Some(RoundLine {
+        id: Cow::Borrowed(id),
+        seed_pair_id: Cow::Borrowed(seed_pair_id),
+        protocol: Cow::Borrowed(protocol),
+        server_seed_hash: Cow::Borrowed(server_seed_hash),
+        server_seed: Cow::Borrowed(server_seed),
+        client_seed: Cow::Borrowed(client_seed),
+        nonce,
+        game,
+        deal,
+        _created_at: Cow::Borrowed(created_at),
+    })
+}
+
+/// The rest of a line being cut by [`cut_round_line`].
+struct Cut<'a>(&'a str);
+
+impl<'a> Cut<'a> {
+    /// Steps over `lit`.
+    fn literal(&mut self, lit: &str) -> Option<()> {
+        self.0 = self.0.strip_prefix(lit)?;
+        Some(())
+    }
+
+    /// A string's text up to its closing quote (stepped over): only one
+    /// without escapes or control characters, which JSON reads as it is.
+    fn string(&mut self) -> Option<&'a str> {
+        let bytes = self.0.as_bytes();
+        let end = memchr::memchr2(b'"', b'\\', bytes)?;
+        if bytes[end] != b'"' || bytes[..end].iter().any(|&b| b < 0x20) {
+            return None;
+        }
+        let text = &self.0[..end];
+        self.0 = &self.0[end + 1..];
+        Some(text)
+    }
+
+    /// A `u64` in plain digits, without a leading zero (as JSON writes it).
+    fn nonce(&mut self) -> Option<u64> {
+        let end = self
+            .0
+            .bytes()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(self.0.len());
+        let digits = &self.0[..end];
+        if digits.len() > 1 && digits.starts_with('0') {
+            return None;
+        }
+        let nonce = digits.parse().ok()?;
+        self.0 = &self.0[end..];
+        Some(nonce)
+    }
+
+    /// The text up to the first (or, with `last`, the last) `marker`; the
+    /// marker is stepped over.
+    fn until(&mut self, marker: &str, last: bool) -> Option<&'a str> {
+        let (text, marker) = (self.0.as_bytes(), marker.as_bytes());
+        let at = if last {
+            memchr::memmem::rfind(text, marker)?
+        } else {
+            memchr::memmem::find(text, marker)?
+        };
+        let before = self.0.get(..at)?;
+        self.0 = self.0.get(at + marker.len()..)?;
+        Some(before)
+    }
 }
 
 fn round_name(round: &RoundLine<'_>) -> String {
@@ -148,16 +253,27 @@ struct LastSeed {
     key: SeedKey,
 }
 
-thread_local! {
-    static LAST_SEED: RefCell<Option<LastSeed>> = const { RefCell::new(None) };
+/// What a worker thread keeps from one round line to the next: the last
+/// seed and client seed it read and the last few games (each checked once,
+/// used again while lines repeat them), and a buffer for a computed deal's
+/// JSON.
+#[derive(Default)]
+struct Scratch {
+    seed: Option<LastSeed>,
+    client: Option<ClientSeed>,
+    /// The games read lately (an export deals a few kinds), newest last.
+    games: Vec<(String, Game)>,
+    json: Vec<u8>,
 }
 
-/// Recomputes one round from its own line; also returns its game and deal.
-fn check_round(round: &RoundLine<'_>) -> (LineProblems, Option<(Game, Deal)>) {
-    let name = round_name(round);
-    let parsed = LAST_SEED.with(|last| -> Result<_, String> {
-        let mut last = last.borrow_mut();
-        let known = last.as_ref().is_some_and(|l| {
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl Scratch {
+    /// The line's seed, checked against its commitment once per seed.
+    fn seed(&mut self, round: &RoundLine<'_>) -> Result<&LastSeed, String> {
+        let known = self.seed.as_ref().is_some_and(|l| {
             l.server_seed == *round.server_seed && l.server_seed_hash == *round.server_seed_hash
         });
         if !known {
@@ -166,7 +282,7 @@ fn check_round(round: &RoundLine<'_>) -> (LineProblems, Option<(Game, Deal)>) {
             let published = Commitment::from_hex(&round.server_seed_hash)
                 .map_err(|e| format!("server_seed_hash: {e}"))?;
             let computed = seed.commitment();
-            *last = Some(LastSeed {
+            self.seed = Some(LastSeed {
                 server_seed: round.server_seed.to_string(),
                 server_seed_hash: round.server_seed_hash.to_string(),
                 commitment: if computed == published {
@@ -180,31 +296,94 @@ fn check_round(round: &RoundLine<'_>) -> (LineProblems, Option<(Game, Deal)>) {
                 key: SeedKey::new(&seed),
             });
         }
-        let client =
-            ClientSeed::new(round.client_seed.as_ref()).map_err(|e| format!("client_seed: {e}"))?;
-        let game: Game =
-            serde_json::from_str(round.game.get()).map_err(|e| format!("game: {e}"))?;
-        let deal: Deal =
-            serde_json::from_str(round.deal.get()).map_err(|e| format!("deal: {e}"))?;
-        let last = last.as_ref().ok_or("no seed")?;
-        Ok((
-            last.commitment,
-            deal_with(&last.key, &client, round.nonce, game),
-            game,
-            deal,
-        ))
+        self.seed.as_ref().ok_or_else(|| "no seed".to_owned())
+    }
+
+    /// The line's client seed, checked once while lines repeat it.
+    fn client(&mut self, round: &RoundLine<'_>) -> Result<ClientSeed, String> {
+        match &self.client {
+            Some(client) if client.as_str() == round.client_seed => Ok(client.clone()),
+            _ => {
+                let client = ClientSeed::new(round.client_seed.as_ref())
+                    .map_err(|e| format!("client_seed: {e}"))?;
+                self.client = Some(client.clone());
+                Ok(client)
+            }
+        }
+    }
+
+    /// The line's game, parsed once while lines repeat its JSON.
+    fn game(&mut self, round: &RoundLine<'_>) -> Result<Game, String> {
+        const KEPT: usize = 8;
+        let text = round.game;
+        if let Some((_, game)) = self.games.iter().rev().find(|(json, _)| json == text) {
+            return Ok(*game);
+        }
+        let game: Game = serde_json::from_str(text).map_err(|e| format!("game: {e}"))?;
+        if self.games.len() == KEPT {
+            self.games.remove(0);
+        }
+        self.games.push((text.to_owned(), game));
+        Ok(game)
+    }
+}
+
+/// Recomputes one round from its own line and counts its cards into
+/// `evidence`; also returns the round's first card, for the statistics
+/// that need the rounds in order.
+///
+/// A recorded deal that is byte for byte the JSON the service writes for
+/// the computed deal (as every exported deal is) matches without being
+/// parsed; any other is parsed and compared card by card.
+///
+/// With `exact_only` (a line cut by [`cut_round_line`]), a round whose
+/// seed, client seed or game does not read, or whose deal is not those
+/// bytes, gives `None` and counts nothing: the caller reads the line with
+/// the JSON parser instead.
+fn check_round(
+    round: &RoundLine<'_>,
+    evidence: &mut Evidence,
+    exact_only: bool,
+) -> Option<(LineProblems, Option<Card>)> {
+    let name = || round_name(round);
+    let computed = SCRATCH.with(|scratch| -> Result<_, String> {
+        let mut scratch = scratch.borrow_mut();
+        scratch.seed(round)?;
+        let client = scratch.client(round)?;
+        let game = scratch.game(round)?;
+        let seed = scratch.seed.as_ref().ok_or("no seed")?;
+        let commitment = seed.commitment;
+        let computed = compact_deal_with(&seed.key, &client, round.nonce, game);
+        let json = &mut scratch.json;
+        json.clear();
+        computed.write_json(json);
+        let exact = json.as_slice() == round.deal.as_bytes();
+        Ok((commitment, computed, game, exact))
     });
-    let (commitment, computed, game, recorded) = match parsed {
-        Ok(parts) => parts,
-        Err(why) => return (vec![("malformed", format!("{name}: {why}"))], None),
+    let (commitment, computed, game, exact) = match computed {
+        Ok(parts) if parts.3 || !exact_only => parts,
+        Ok(_) => return None,
+        Err(_) if exact_only => return None,
+        Err(why) => return Some((vec![("malformed", format!("{}: {why}", name()))], None)),
+    };
+    let recorded = if exact {
+        None
+    } else {
+        match serde_json::from_str::<Deal>(round.deal) {
+            Ok(deal) => Some(deal),
+            Err(e) => {
+                return Some((vec![("malformed", format!("{}: deal: {e}", name()))], None));
+            }
+        }
     };
     if round.protocol != fairdeal_core::PROTOCOL {
         let why = format!(
-            "{name}: protocol {:?} is not {}",
+            "{}: protocol {:?} is not {}",
+            name(),
             round.protocol,
             fairdeal_core::PROTOCOL
         );
-        return (vec![("record", why)], None);
+        return Some((vec![("record", why)], None));
     }
     let mut problems = Vec::new();
     if let CommitmentCheck::Mismatch {
@@ -215,11 +394,17 @@ fn check_round(round: &RoundLine<'_>) -> (LineProblems, Option<(Game, Deal)>) {
         problems.push((
             "commitment",
             format!(
-                "{name}: wrong commitment: SHA-256 of the revealed seed is {computed}, but {published} was published"
+                "{}: wrong commitment: SHA-256 of the revealed seed is {computed}, but {published} was published",
+                name()
             ),
         ));
     }
-    match compare_deals(&computed, &recorded) {
+    let check = match &recorded {
+        None => DealCheck::Match,
+        Some(recorded) if computed.matches(recorded) => DealCheck::Match,
+        Some(recorded) => compare_deals(&computed.to_deal(), recorded),
+    };
+    match check {
         DealCheck::Match => {}
         DealCheck::CardDiffers {
             slot,
@@ -227,7 +412,10 @@ fn check_round(round: &RoundLine<'_>) -> (LineProblems, Option<(Game, Deal)>) {
             recorded,
         } => problems.push((
             "card",
-            format!("{name}: wrong card at {slot}: recorded {recorded}, fairdeal-v1 deals {computed}"),
+            format!(
+                "{}: wrong card at {slot}: recorded {recorded}, fairdeal-v1 deals {computed}",
+                name()
+            ),
         )),
         DealCheck::LayoutDiffers {
             computed_cards,
@@ -235,11 +423,24 @@ fn check_round(round: &RoundLine<'_>) -> (LineProblems, Option<(Game, Deal)>) {
         } => problems.push((
             "layout",
             format!(
-                "{name}: the recorded deal is not laid out as {game}: {recorded_cards} cards recorded, {computed_cards} dealt"
+                "{}: the recorded deal is not laid out as {game}: {recorded_cards} cards recorded, {computed_cards} dealt",
+                name()
             ),
         )),
     }
-    (problems, Some((game, recorded)))
+    // The statistics count the recorded cards: the computed deal's when
+    // they are the same.
+    let first = match (&check, &recorded) {
+        (DealCheck::Match, _) | (_, None) => {
+            add_compact_to_evidence(evidence, &computed);
+            computed.dealt_order().first().copied()
+        }
+        (_, Some(recorded)) => {
+            add_to_evidence(evidence, game, recorded);
+            first_card(recorded)
+        }
+    };
+    Some((problems, first))
 }
 
 /// The first card dealt in a round (the top of the shuffled deck).
@@ -252,42 +453,72 @@ fn first_card(deal: &Deal) -> Option<Card> {
     }
 }
 
-/// Adds a recorded deal to the statistics.
+/// Adds a recorded deal to the statistics, if it is laid out as its game
+/// says (a deal that is not is a finding, and its cards are not counted).
 pub fn add_to_evidence(evidence: &mut Evidence, game: Game, deal: &Deal) {
-    match (game.layout(), deal) {
-        (Layout::Deck { decks: 1 }, Deal::Deck { deck }) => evidence.add_full_deck(deck),
-        (Layout::Omaha { .. }, Deal::Board { .. }) => {
-            evidence.add_dealt_prefix(&deal.dealt_order());
-        }
-        (Layout::Holdem { .. }, Deal::Board { hands, board, .. }) => {
-            evidence.add_dealt_prefix(&deal.dealt_order());
-            for hand in hands {
-                if let [a, b] = hand[..] {
-                    evidence.add_starting_hand(a, b);
-                }
-            }
-            if let Some(seat_one) = hands.first() {
-                let seven: Vec<Card> = seat_one.iter().chain(board).copied().collect();
-                evidence.add_seven_card_hand(&seven);
-            }
-        }
-        (Layout::Hands { cards, decks, .. }, Deal::Hands { hands, .. }) => {
-            if cards == 5 && decks == 1 {
-                for hand in hands {
-                    evidence.add_five_card_hand(hand);
-                }
-            }
-            if decks == 1 {
-                evidence.add_full_deck(&deal.dealt_order());
-            }
-        }
-        _ => {}
+    if let Some(compact) = CompactDeal::from_deal(game, deal) {
+        add_compact_to_evidence(evidence, &compact);
     }
 }
 
-fn check_line(text: &str) -> Checked<'_> {
+/// Adds a deal to the statistics: the positions of every card of a single
+/// deck, hold'em starting hands and the first seat's seven cards, 5-card
+/// hands.
+fn add_compact_to_evidence(evidence: &mut Evidence, deal: &CompactDeal) {
+    let order = deal.dealt_order();
+    match deal.game().layout() {
+        Layout::Deck { decks: 1 } => evidence.add_full_deck(order),
+        Layout::Omaha { .. } => evidence.add_dealt_prefix(order),
+        Layout::Holdem { players } => {
+            evidence.add_dealt_prefix(order);
+            for seat in 0..usize::from(players) {
+                let mut hand = deal.hand(seat);
+                if let (Some(a), Some(b)) = (hand.next(), hand.next()) {
+                    evidence.add_starting_hand(a, b);
+                }
+            }
+            if let Some(board) = deal.board() {
+                let mut seven = [board[0]; 7];
+                for (slot, card) in seven.iter_mut().zip(deal.hand(0)) {
+                    *slot = card;
+                }
+                seven[2..].copy_from_slice(&board);
+                evidence.add_seven_card_hand(&seven);
+            }
+        }
+        Layout::Hands { cards, decks, .. } => {
+            if cards == 5 && decks == 1 {
+                let players = deal.game().players().unwrap_or(0) as usize;
+                for seat in 0..players {
+                    let mut hand = [order[0]; 5];
+                    for (slot, card) in hand.iter_mut().zip(deal.hand(seat)) {
+                        *slot = card;
+                    }
+                    evidence.add_five_card_hand(&hand);
+                }
+            }
+            if decks == 1 {
+                evidence.add_full_deck(order);
+            }
+        }
+        Layout::Deck { .. } => {}
+    }
+}
+
+fn check_line<'a>(text: &'a str, evidence: &mut Evidence) -> Checked<'a> {
     if text.trim().is_empty() {
         return Checked::Blank;
+    }
+    // A round line as the export writes it, whose deal is the computed one,
+    // needs no JSON parser.
+    if let Some(round) = cut_round_line(text)
+        && let Some((problems, first)) = check_round(&round, evidence, true)
+    {
+        return Checked::Round {
+            round,
+            problems,
+            first,
+        };
     }
     // The export writes `type` first: read that without parsing the line
     // twice. Any other line (hand-written, reordered) takes the slow path.
@@ -312,11 +543,16 @@ fn check_line(text: &str) -> Checked<'_> {
             Checked::Pair(pair, problems)
         }),
         Some("round") => serde_json::from_str(text).map(|round: RoundLine<'_>| {
-            let (problems, dealt) = check_round(&round);
+            let (problems, first) = check_round(&round, evidence, false).unwrap_or_else(|| {
+                (
+                    vec![("malformed", "the round could not be checked".to_owned())],
+                    None,
+                )
+            });
             Checked::Round {
                 round,
                 problems,
-                dealt,
+                first,
             }
         }),
         Some("end") => serde_json::from_str(text).map(Checked::End),
@@ -331,7 +567,7 @@ fn check_line(text: &str) -> Checked<'_> {
 /// whose round, if it is one, verifies. For the fuzz target and for tools
 /// that check a line at a time.
 pub fn line_problems(text: &str) -> Vec<&'static str> {
-    match check_line(text) {
+    match check_line(text, &mut Evidence::default()) {
         Checked::Pair(_, problems) => problems.iter().map(|_| "table").collect(),
         Checked::Blank | Checked::End(_) => Vec::new(),
         Checked::Malformed(_) => vec!["malformed"],
@@ -455,6 +691,79 @@ impl Sequence {
     }
 }
 
+/// Bytes read at a time: whole lines, about this many (a longer line is
+/// read whole).
+const BLOCK_BYTES: usize = 2 << 20;
+/// Bytes asked of the input per read.
+const READ_BYTES: usize = 256 << 10;
+
+/// The input read a block of whole lines at a time: lines need no
+/// allocation of their own, and their UTF-8 is checked in parallel.
+struct Blocks<R> {
+    input: R,
+    /// The start of a line that the last block did not end.
+    carry: Vec<u8>,
+}
+
+impl<R: BufRead> Blocks<R> {
+    /// The next block, ending at the end of a line or of the input; `None`
+    /// at the end.
+    ///
+    /// Its buffer is `spare` (a block done with), so that memory is reused
+    /// rather than mapped afresh for every block.
+    fn next_block(&mut self, spare: Option<Vec<u8>>) -> std::io::Result<Option<Vec<u8>>> {
+        let mut block = spare.unwrap_or_default();
+        block.clear();
+        block.reserve(BLOCK_BYTES + READ_BYTES);
+        block.extend_from_slice(&self.carry);
+        self.carry.clear();
+        let mut last_newline = memchr::memrchr(b'\n', &block);
+        loop {
+            if let Some(end) = last_newline
+                && block.len() >= BLOCK_BYTES
+            {
+                self.carry.extend_from_slice(&block[end + 1..]);
+                block.truncate(end + 1);
+                return Ok(Some(block));
+            }
+            let start = block.len();
+            block.resize(start + READ_BYTES, 0);
+            let read = loop {
+                match self.input.read(&mut block[start..]) {
+                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                    other => break other,
+                }
+            };
+            let n = read?;
+            block.truncate(start + n);
+            if n == 0 {
+                return Ok((!block.is_empty()).then_some(block));
+            }
+            if let Some(at) = memchr::memrchr(b'\n', &block[start..]) {
+                last_newline = Some(start + at);
+            }
+        }
+    }
+}
+
+/// The lines of `block`, numbered on from `line_no`, without their `\n` or
+/// `\r\n` (as [`BufRead::lines`] gives them).
+fn split_lines<'a>(block: &'a [u8], line_no: &mut u64) -> Vec<(u64, &'a [u8])> {
+    let mut lines = Vec::with_capacity(block.len() / 512 + 1);
+    let body = block.strip_suffix(b"\n").unwrap_or(block);
+    if block.is_empty() {
+        return lines;
+    }
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', body).chain([body.len()]) {
+        let line = &body[start..end];
+        *line_no += 1;
+        lines.push((*line_no, line.strip_suffix(b"\r").unwrap_or(line)));
+        start = end + 1;
+    }
+    lines
+}
+
 /// Progress callback: lines and rounds read so far.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
@@ -475,57 +784,49 @@ pub fn audit_observed(
     let mut report = Report::default();
     let mut sequence = Sequence::default();
     let mut evidence = Evidence::default();
-    let mut lines = input.lines();
+    let mut blocks = Blocks {
+        input,
+        carry: Vec::new(),
+    };
     let mut line_no = 0u64;
-    loop {
-        let mut batch = Vec::with_capacity(BATCH_LINES);
-        for line in lines.by_ref().take(BATCH_LINES) {
-            line_no += 1;
-            match line {
-                Ok(text) => batch.push((line_no, text)),
-                // Invalid UTF-8 is a malformed line, not the end of the audit.
-                Err(err) if err.kind() == std::io::ErrorKind::InvalidData => {
-                    batch.push((line_no, String::from("\u{0}invalid UTF-8")))
-                }
-                Err(err) => return Err(err),
-            }
-        }
-        if batch.is_empty() {
-            break;
-        }
+    let mut next = blocks.next_block(None)?;
+    let mut spare = None;
+    while let Some(block) = next.take() {
+        let batch = split_lines(&block, &mut line_no);
         // Lines are checked, and their deals counted into the statistics,
-        // in parallel, a chunk at a time; the order-dependent checks follow.
-        let checked: Vec<(Vec<(u64, Checked<'_>)>, Evidence)> = batch
-            .par_chunks(EVIDENCE_CHUNK)
-            .map(|chunk| {
-                let mut counted = Evidence::default();
-                let items = chunk
-                    .iter()
-                    .map(|(line, text)| {
-                        let item = if text.starts_with('\u{0}') {
-                            Checked::Malformed("not valid UTF-8".to_owned())
-                        } else {
-                            check_line(text)
-                        };
-                        if let Checked::Round {
-                            dealt: Some((game, deal)),
-                            ..
-                        } = &item
-                        {
-                            add_to_evidence(&mut counted, *game, deal);
-                        }
-                        (*line, item)
+        // in parallel, a chunk at a time, while this thread reads the next
+        // block; the order-dependent checks follow.
+        let mut checked: Vec<(Vec<(u64, Checked<'_>)>, Evidence)> = Vec::new();
+        let mut read = Ok(None);
+        rayon::in_place_scope(|scope| {
+            scope.spawn(|_| {
+                checked = batch
+                    .par_chunks(EVIDENCE_CHUNK)
+                    .map(|chunk| {
+                        let mut counted = Evidence::default();
+                        let items = chunk
+                            .iter()
+                            .map(|&(line, bytes)| {
+                                // Invalid UTF-8 is a malformed line, not the
+                                // end of the audit.
+                                let item = match std::str::from_utf8(bytes) {
+                                    Ok(text) => check_line(text, &mut counted),
+                                    Err(_) => Checked::Malformed("not valid UTF-8".to_owned()),
+                                };
+                                (line, item)
+                            })
+                            .collect();
+                        (items, counted)
                     })
                     .collect();
-                (items, counted)
-            })
-            .collect();
-        let mut lines_checked = Vec::with_capacity(batch.len());
-        for (items, counted) in checked {
-            evidence.merge(&counted);
-            lines_checked.extend(items);
+            });
+            read = blocks.next_block(spare.take());
+        });
+        next = read?;
+        for (_, counted) in &checked {
+            evidence.merge(counted);
         }
-        for (line, item) in lines_checked {
+        for (line, item) in checked.into_iter().flat_map(|(items, _)| items) {
             report.lines = line;
             if sequence.ended && !matches!(item, Checked::Blank) {
                 report.add(line, "record", "a record after the end line".to_owned());
@@ -546,15 +847,14 @@ pub fn audit_observed(
                 Checked::Round {
                     round,
                     problems,
-                    dealt,
+                    first,
                 } => {
                     report.rounds += 1;
-                    if let Some((_, deal)) = &dealt {
-                        let first = first_card(deal);
-                        if let (Some(previous), Some(first)) = (sequence.previous_first, first) {
+                    if let Some(first) = first {
+                        if let Some(previous) = sequence.previous_first {
                             evidence.add_consecutive_first_cards(previous, first);
                         }
-                        sequence.previous_first = first;
+                        sequence.previous_first = Some(first);
                     }
                     if problems.is_empty() {
                         report.rounds_verified += 1;
@@ -581,6 +881,8 @@ pub fn audit_observed(
                 }
             }
         }
+        drop(batch);
+        spare = Some(block);
         progress(report.lines, report.rounds);
     }
     if !sequence.ended {
@@ -595,4 +897,53 @@ pub fn audit_observed(
     report.verify_seconds = started.elapsed().as_secs_f64();
     report.statistics = Some(evidence.report());
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::BufRead;
+
+    use super::{BLOCK_BYTES, Blocks, split_lines};
+
+    /// Every line of `input` as the audit's block reader gives them.
+    fn lines_by_block(input: &[u8], capacity: usize) -> Vec<Vec<u8>> {
+        let mut blocks = Blocks {
+            input: std::io::BufReader::with_capacity(capacity, input),
+            carry: Vec::new(),
+        };
+        let (mut lines, mut line_no, mut spare) = (Vec::new(), 0, None);
+        while let Some(block) = blocks.next_block(spare.take()).expect("in memory") {
+            for (n, line) in split_lines(&block, &mut line_no) {
+                assert_eq!(n, lines.len() as u64 + 1, "numbered in order");
+                lines.push(line.to_vec());
+            }
+            spare = Some(block);
+        }
+        lines
+    }
+
+    /// Blocks end at line ends, whatever the reads and the line lengths:
+    /// the lines are `BufRead::lines`'s, CRLF, empty lines, a line longer
+    /// than a block and a last line without its newline included.
+    #[test]
+    fn blocks_give_the_lines_bufread_gives() {
+        let mut input = Vec::new();
+        for i in 0..40_000u32 {
+            let len = (i as usize * 7919) % 300;
+            input.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, len));
+            input.extend_from_slice(if i % 5 == 0 { b"\r\n" } else { b"\n" });
+        }
+        input.extend(std::iter::repeat_n(b'x', BLOCK_BYTES + 12_345));
+        input.extend_from_slice(b"\n\nlast line, no newline");
+        let expected: Vec<Vec<u8>> = input
+            .lines()
+            .map(|l| l.expect("ASCII").into_bytes())
+            .collect();
+        assert!(input.len() > 3 * BLOCK_BYTES);
+        for capacity in [1 << 10, 1 << 16, 1 << 20] {
+            assert_eq!(lines_by_block(&input, capacity), expected, "{capacity}");
+        }
+        assert!(lines_by_block(b"", 1024).is_empty());
+        assert_eq!(lines_by_block(b"\n", 1024), vec![Vec::<u8>::new()]);
+    }
 }

@@ -348,7 +348,7 @@ fn audit_source(
         let mut exported = std::collections::HashMap::new();
         let mut observe = |line: u64, round: &crate::audit::replay::RoundLine<'_>| {
             if log.is_some() {
-                let game = serde_json::from_str(round.game.get()).unwrap_or_default();
+                let game = serde_json::from_str(round.game).unwrap_or_default();
                 exported.insert((round.seed_pair_id.to_string(), round.nonce), (line, game));
             }
         };

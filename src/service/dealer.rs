@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use fairdeal_core::Seats;
-use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
+use fairdeal_core::{ClientSeed, Game, SeedKey, ServerSeed, compact_deal_with};
 use tokio::sync::oneshot;
 
 use super::sealing::{MasterKey, Slot};
@@ -245,7 +245,7 @@ fn new_round(
         .context("opening the pair's server seed")?;
     let client = ClientSeed::new(ctx.client_seed)
         .map_err(|e| anyhow::anyhow!("stored client seed is invalid: {e}"))?;
-    let dealt = deal(&seed, &client, ctx.nonce, game);
+    let dealt = compact_deal_with(&SeedKey::new(&seed), &client, ctx.nonce, game);
     let id = new_id();
     let deal_sealed = key.seal_deal(&serde_json::to_string(&dealt)?, &id)?;
     let created_at = now_ms();

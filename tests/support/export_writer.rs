@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use fairdeal::audit::export::{ExportEnd, ExportPair, ExportRound, RevealedPair};
-use fairdeal_core::{ClientSeed, Game, ServerSeed, deal};
+use fairdeal_core::{ClientSeed, Deal, Game, ServerSeed, deal};
 use serde_json::value::RawValue;
 
 /// The games dealt in turn.
@@ -63,14 +63,13 @@ pub fn write_fair_export(
         for nonce in 0..rounds_per_pair {
             line += 1;
             let game = games[((nonce + p) % games.len() as u64) as usize];
-            let mut dealt = serde_json::to_value(deal(&seed, &client, nonce, game))?;
+            // Written as the service stores and exports a deal.
+            let mut dealt = deal(&seed, &client, nonce, game);
             if tamper_line == Some(line) {
-                let list = ["board", "deck", "rest"]
-                    .into_iter()
-                    .find(|k| dealt.get(*k).is_some())
-                    .unwrap_or("deck");
-                if let Some(cards) = dealt.get_mut(list).and_then(|c| c.as_array_mut()) {
-                    cards.swap(0, 1);
+                match &mut dealt {
+                    Deal::Board { board: cards, .. }
+                    | Deal::Deck { deck: cards }
+                    | Deal::Hands { rest: cards, .. } => cards.swap(0, 1),
                 }
             }
             emit(
@@ -80,7 +79,7 @@ pub fn write_fair_export(
                     format!("round-{p:06}-{nonce:06}"),
                     nonce,
                     RawValue::from_string(serde_json::to_string(&game)?)?,
-                    RawValue::from_string(dealt.to_string())?,
+                    RawValue::from_string(serde_json::to_string(&dealt)?)?,
                     "2026-11-22T00:30:00Z".into(),
                 ))?,
             )?;

@@ -192,16 +192,30 @@ impl Game {
         }
     }
 
-    /// Lays out an already shuffled deck of `self.decks()` decks.
-    pub(crate) fn lay_out(&self, deck: Vec<Card>) -> Deal {
-        debug_assert_eq!(deck.len(), self.decks() as usize * Card::PER_DECK);
+    /// Cards a deal of this game holds: hole cards, board and burns for
+    /// `holdem` and `omaha`; the whole shoe for `deck` and `hands`.
+    pub fn dealt_cards(&self) -> u32 {
+        match self.0 {
+            Layout::Holdem { .. } | Layout::Omaha { .. } => {
+                self.players().unwrap_or(0) * self.cards_per_player().unwrap_or(0) + 8
+            }
+            Layout::Deck { .. } | Layout::Hands { .. } => self.decks() * Card::PER_DECK as u32,
+        }
+    }
+
+    /// Lays out the top of an already shuffled deck of `self.decks()` decks
+    /// (at least its first [`Game::dealt_cards`]).
+    pub(crate) fn lay_out(&self, deck: &[Card]) -> Deal {
+        debug_assert!(deck.len() >= self.dealt_cards() as usize);
         let round_robin = |players: usize, cards: usize| -> Vec<Vec<Card>> {
             (0..players)
                 .map(|seat| (0..cards).map(|k| deck[k * players + seat]).collect())
                 .collect()
         };
         match self.0 {
-            Layout::Deck { .. } => Deal::Deck { deck },
+            Layout::Deck { .. } => Deal::Deck {
+                deck: deck.to_vec(),
+            },
             Layout::Holdem { players } | Layout::Omaha { players } => {
                 let players = usize::from(players);
                 let per_player = self.cards_per_player().unwrap_or(2) as usize;
@@ -501,7 +515,7 @@ mod tests {
             hands,
             board,
             burns,
-        } = game.lay_out(deck.clone())
+        } = game.lay_out(&deck)
         else {
             panic!("holdem deals a board")
         };
@@ -533,7 +547,7 @@ mod tests {
         for game in games {
             let Ok(game) = game else { panic!("valid game") };
             let deck = crate::fresh_deck(game.decks() as usize);
-            let deal = game.lay_out(deck.clone());
+            let deal = game.lay_out(&deck);
             let order = deal.dealt_order();
             assert_eq!(order.len(), deal.n_cards(), "{game}");
             assert_eq!(order, deck[..order.len()], "{game}");
@@ -560,7 +574,7 @@ mod tests {
         let Ok(game) = Game::hands(3, 4, 1) else {
             panic!("valid game")
         };
-        let deal = game.lay_out(deck);
+        let deal = game.lay_out(&deck);
         let slots = deal.slots();
         assert_eq!(slots.len(), 52);
         assert_eq!(deal.n_cards(), 52);

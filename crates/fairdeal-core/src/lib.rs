@@ -20,6 +20,8 @@
 //! - `keystream`: round key, ChaCha20 words, `uniform`.
 //! - `card`: cards, names, the unshuffled deck order.
 //! - `game`: games, layouts, the shuffle, deals.
+//! - `compact`: a computed deal held inline, for dealing many rounds
+//!   without allocating.
 //! - `verify`: dealing a round, checking a recorded one.
 //! - `draw`: fairdeal-draw-v1 — entrant lists, their commitment, draws
 //!   and list shuffles.
@@ -39,6 +41,7 @@
 #![warn(missing_docs)]
 
 mod card;
+mod compact;
 mod draw;
 mod error;
 mod game;
@@ -50,6 +53,7 @@ mod table;
 mod verify;
 
 pub use card::{Card, Rank, Suit, fresh_deck};
+pub use compact::{CompactDeal, MAX_CARDS, compact_deal_with};
 pub use draw::{
     Draw, DrawError, DuplicateFinder, LineRule, ListCommitment, ListError, ListScanner,
     MAX_ENTRIES, ScanError, draw, draw_winners, parse_list, shuffle_items, shuffled_items,

@@ -1,5 +1,6 @@
 //! Dealing a round and checking a recorded one.
 
+use crate::compact::compact_deal_with;
 use crate::game::{Slot, shuffle};
 use crate::{Card, ClientSeed, Commitment, Deal, Game, Keystream, SeedKey, ServerSeed, fresh_deck};
 
@@ -34,12 +35,7 @@ pub fn deal(server_seed: &ServerSeed, client_seed: &ClientSeed, nonce: u64, game
 /// [`deal`] from a prepared seed: for many rounds of one seed (an audit, a
 /// replay of a pair), each round then costs two SHA-256 compressions less.
 pub fn deal_with(seed: &SeedKey, client_seed: &ClientSeed, nonce: u64, game: Game) -> Deal {
-    game.lay_out(shuffled_deck_with(
-        seed,
-        client_seed,
-        nonce,
-        game.decks() as usize,
-    ))
+    compact_deal_with(seed, client_seed, nonce, game).to_deal()
 }
 
 /// Whether the revealed seed is the one that was committed to.

@@ -1,7 +1,8 @@
 //! Properties every fairdeal-v1 deal has, whatever the inputs.
 
 use fairdeal_core::{
-    Card, ClientSeed, Deal, Game, SeedKey, ServerSeed, deal, deal_with, fresh_deck, shuffled_deck,
+    Card, ClientSeed, CompactDeal, Deal, Game, SeedKey, ServerSeed, compact_deal_with, deal,
+    deal_with, fresh_deck, shuffled_deck,
 };
 use proptest::prelude::*;
 
@@ -86,6 +87,74 @@ proptest! {
         for nonce in nonces {
             prop_assert_eq!(deal_with(&prepared, &client, nonce, game), deal(&seed, &client, nonce, game));
         }
+    }
+
+    /// The inline deal is the same deal: the top of the shuffled deck (dealt
+    /// here by the separate `Vec` path), the same layout, the same JSON, and
+    /// `matches` tells it from a record with any one card changed.
+    #[test]
+    fn a_compact_deal_is_the_same_deal(
+        seed in server_seed(),
+        client in client_seed(),
+        nonce in any::<u64>(),
+        game in game(),
+        changed in any::<prop::sample::Index>(),
+    ) {
+        let compact = compact_deal_with(&SeedKey::new(&seed), &client, nonce, game);
+        let deck = shuffled_deck(&seed, &client, nonce, game.decks() as usize);
+        prop_assert_eq!(compact.dealt_order(), &deck[..compact.n_cards()]);
+        prop_assert_eq!(compact.n_cards(), game.dealt_cards() as usize);
+        let dealt = compact.to_deal();
+        prop_assert_eq!(dealt.dealt_order(), compact.dealt_order());
+        prop_assert!(compact.matches(&dealt));
+        #[cfg(feature = "serde")]
+        prop_assert_eq!(
+            serde_json::to_string(&compact).expect("serializes"),
+            serde_json::to_string(&dealt).expect("serializes")
+        );
+        // Another card in one slot (the next face, so never the same card).
+        let mut slots = dealt.slots();
+        let at = changed.index(slots.len());
+        slots[at].1 = Card::from_deck_index(slots[at].1.deck_index() + 1);
+        let tampered: Vec<Card> = slots.into_iter().map(|(_, card)| card).collect();
+        let mut cards = tampered.into_iter();
+        let mut take = |n: usize| cards.by_ref().take(n).collect::<Vec<Card>>();
+        let altered = match &dealt {
+            Deal::Deck { deck } => Deal::Deck { deck: take(deck.len()) },
+            Deal::Board { hands, board, burns } => Deal::Board {
+                hands: hands.iter().map(|h| take(h.len())).collect(),
+                board: take(board.len()),
+                burns: take(burns.len()),
+            },
+            Deal::Hands { hands, rest } => Deal::Hands {
+                hands: hands.iter().map(|h| take(h.len())).collect(),
+                rest: take(rest.len()),
+            },
+        };
+        prop_assert!(!compact.matches(&altered));
+        // Read back from a record: the same deal, or none for a record of
+        // another shape.
+        let read_back = CompactDeal::from_deal(game, &dealt);
+        prop_assert_eq!(read_back.as_ref(), Some(&compact));
+        prop_assert_eq!(
+            CompactDeal::from_deal(game, &altered).map(|c| c.dealt_order() == compact.dealt_order()),
+            Some(false)
+        );
+        let mut short = dealt.clone();
+        match &mut short {
+            Deal::Deck { deck } => drop(deck.pop()),
+            Deal::Board { board, .. } => drop(board.pop()),
+            Deal::Hands { hands, .. } => drop(hands.last_mut().and_then(Vec::pop)),
+        }
+        prop_assert!(CompactDeal::from_deal(game, &short).is_none());
+        prop_assert!(!compact.matches(&short));
+        let mut json = Vec::new();
+        compact.write_json(&mut json);
+        #[cfg(feature = "serde")]
+        prop_assert_eq!(
+            String::from_utf8(json).expect("ASCII"),
+            serde_json::to_string(&dealt).expect("serializes")
+        );
     }
 
     #[test]
