@@ -193,15 +193,12 @@ impl DealQueue {
         let deal = |i: usize, ctx: &DealContext<'_>| {
             new_round(&self.key, &batch[i].request.pair_id, batch[i].game, ctx)
         };
-        // Deals almost never fail, so a batch runs without a savepoint per
-        // deal; if one does fail, the batch is rolled back and run again
-        // with savepoints, so that it fails alone, with its own error. A
-        // batch of one runs with its savepoint at once, for the same reason.
-        // An unreachable database is not a deal's fault: no second try.
-        let mut outcome = Err(anyhow::anyhow!("not run"));
-        if requests.len() > 1 {
-            outcome = self.store.insert_rounds(&requests, false, deal).await;
-        }
+        // Deals almost never fail, so a batch (a batch of one too) runs
+        // without a savepoint per deal, in four statements; if one does
+        // fail, the batch is rolled back and run again with savepoints, so
+        // that it fails alone, with its own error. An unreachable database
+        // is not a deal's fault: no second try.
+        let mut outcome = self.store.insert_rounds(&requests, false, deal).await;
         if outcome
             .as_ref()
             .is_err_and(|err| !is_unavailable_cause(err))

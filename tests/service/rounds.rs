@@ -94,6 +94,21 @@ async fn a_retry_with_the_same_idempotency_key_returns_the_same_round(app: &Test
 }
 on_both_backends!(a_retry_with_the_same_idempotency_key_returns_the_same_round);
 
+/// Each outcome of a batch in words: `row` for a dealt round.
+fn summarize(
+    results: &[fairdeal::service::store::BatchedRound],
+    row: impl Fn(&fairdeal::service::store::RoundRow) -> String,
+) -> Vec<String> {
+    results
+        .iter()
+        .map(|r| match r {
+            Ok(Some(dealt)) => row(dealt),
+            Ok(None) => "no round".to_owned(),
+            Err(err) => format!("failed: {err}"),
+        })
+        .collect()
+}
+
 /// Group commit: one transaction deals a batch, each request in a savepoint
 /// of its own. A request that fails (here, its dealing step) or whose pair
 /// takes no round is rolled back alone; the others commit, two on one pair
@@ -147,14 +162,9 @@ async fn one_failing_deal_does_not_fail_its_batch(app: &TestApp) {
         .insert_rounds(&requests, true, dealing)
         .await
         .expect("the batch commits");
-    let summary: Vec<String> = results
-        .iter()
-        .map(|r| match r {
-            Ok(Some(row)) => format!("dealt {} nonce {}", row.seed_pair_id, row.nonce),
-            Ok(None) => "no round".to_owned(),
-            Err(err) => format!("failed: {err}"),
-        })
-        .collect();
+    let summary = summarize(&results, |row| {
+        format!("dealt {} nonce {}", row.seed_pair_id, row.nonce)
+    });
     assert_eq!(
         summary,
         [
@@ -198,14 +208,9 @@ async fn one_failing_deal_does_not_fail_its_batch(app: &TestApp) {
         .insert_rounds(&together, false, |i, ctx| dealing(i + 10, ctx))
         .await
         .expect("the batch commits");
-    let summary: Vec<String> = results
-        .iter()
-        .map(|r| match r {
-            Ok(Some(row)) => format!("{} {} {}", row.seed_pair_id, row.nonce, row.id),
-            Ok(None) => "no round".to_owned(),
-            Err(err) => format!("failed: {err}"),
-        })
-        .collect();
+    let summary = summarize(&results, |row| {
+        format!("{} {} {}", row.seed_pair_id, row.nonce, row.id)
+    });
     assert_eq!(
         summary,
         [
@@ -220,5 +225,54 @@ async fn one_failing_deal_does_not_fail_its_batch(app: &TestApp) {
         .await
         .expect("read");
     assert_eq!(with_key.map(|row| row.nonce), Some(3));
+    // Each dealt row brings its log entry's bytes (the receipt is signed
+    // from them); a row read back does not.
+    let brought: Vec<Option<String>> = results
+        .iter()
+        .map(|r| match r {
+            Ok(Some(row)) => row
+                .log_entry
+                .as_ref()
+                .map(|e| String::from_utf8_lossy(e).into_owned()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        brought[2].as_deref(),
+        Some("{\"type\":\"round\",\"round\":\"batch-round-12\",\"nonce\":3}")
+    );
+    assert!(brought[1].is_none());
+
+    // A pair with one nonce left and two deals in the batch: the batch's
+    // one statement leaves it out, and its deals are taken one by one, so
+    // the first gets the last nonce and the second finds it exhausted.
+    let last = 9_007_199_254_740_990i64;
+    let changed = app
+        .tamper(
+            "UPDATE seed_pairs SET next_nonce = $1 WHERE next_nonce = 1",
+            last,
+        )
+        .await;
+    assert_eq!(changed, 1, "the second pair alone had dealt one round");
+    let near_end = [
+        request(&first, None),
+        request(&second, None),
+        request(&second, None),
+    ];
+    let results = store
+        .insert_rounds(&near_end, false, |i, ctx| dealing(i + 20, ctx))
+        .await
+        .expect("the batch commits");
+    let summary = summarize(&results, |row| {
+        format!("{} {}", row.seed_pair_id, row.nonce)
+    });
+    assert_eq!(
+        summary,
+        [
+            format!("{first} 5"),
+            format!("{second} {last}"),
+            "no round".to_owned(),
+        ]
+    );
 }
 on_both_backends!(one_failing_deal_does_not_fail_its_batch);

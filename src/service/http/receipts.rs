@@ -55,11 +55,16 @@ pub(super) async fn receipt(
         .into_iter()
         .next()
         .ok_or_else(|| anyhow::anyhow!("log entry {index} is missing"))?;
-    Ok(Some(Receipt {
+    signed(state, index, entry).map(Some)
+}
+
+/// The receipt of `entry`, at `index`, signed.
+pub(super) fn signed(state: &AppState, index: u64, entry: Vec<u8>) -> Result<Receipt, ApiError> {
+    Ok(Receipt {
         log_index: index,
         signature: state.log.sign_receipt(index, &entry),
         entry: String::from_utf8(entry).map_err(anyhow::Error::from)?,
-    }))
+    })
 }
 
 /// The receipt of `index` with its proof, as a response: 200 with the proof,

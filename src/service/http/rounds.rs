@@ -97,7 +97,7 @@ pub async fn create(
         .dealer
         .deal_round(&pair_id, game, idempotency_key.as_deref())
         .await?;
-    let (row, replayed) = match outcome {
+    let (mut row, replayed) = match outcome {
         InsertRound::Dealt(row) => {
             state.metrics.round_dealt(game.type_name());
             tracing::info!(round = %row.id, seed_pair = %pair_id, nonce = row.nonce, game = game.type_name(), "round dealt");
@@ -138,7 +138,15 @@ pub async fn create(
         }
     };
     let mut round = visible_round(&state, &row, &pair, true)?;
-    round.receipt = super::receipts::receipt(&state, row.log_index).await?;
+    // A round just dealt brings its entry's bytes: no read of the log.
+    round.receipt = match (row.log_entry.take(), row.log_index) {
+        (Some(entry), Some(index)) => Some(super::receipts::signed(
+            &state,
+            u64::try_from(index).map_err(anyhow::Error::from)?,
+            entry,
+        )?),
+        _ => super::receipts::receipt(&state, row.log_index).await?,
+    };
     let mut response = (StatusCode::CREATED, Json(round)).into_response();
     if replayed {
         response
@@ -202,7 +210,7 @@ pub async fn close(
         return Err(ApiError::not_found("round", &id));
     }
     let row = match state.dealer.close_round(&id).await? {
-        CloseRound::Closed(row) => row,
+        CloseRound::Closed(row) => *row,
         CloseRound::NotFound => return Err(ApiError::not_found("round", &id)),
     };
     Ok(Json(

@@ -39,9 +39,13 @@ pub enum InsertRound {
 /// The outcome of closing a round.
 #[derive(Debug)]
 pub enum CloseRound {
-    Closed(RoundRow),
+    Closed(Box<RoundRow>),
     NotFound,
 }
+
+/// A pair's row after a batch took its nonces: its id, its next nonce
+/// after them, its sealed seed and its client seed.
+type TakenNonces = (String, i64, Option<Vec<u8>>, Option<String>);
 
 /// One deal of a batch: the pair, and the request's idempotency key.
 #[derive(Clone, Debug)]
@@ -118,10 +122,9 @@ impl Store {
     ///
     /// With `isolated`, each request runs in a savepoint of its own, so one
     /// that fails is rolled back alone and the others commit. Without, the
-    /// batch runs in as few statements as it can (one nonce update per deal,
-    /// then one statement each for the log indexes, the log entries and the
-    /// rounds), and the first request that fails fails the whole batch (an
-    /// outer error): run it again isolated.
+    /// batch runs in four statements (the nonces of every pair, the log
+    /// indexes, the log entries, the rounds), and the first request that
+    /// fails fails the whole batch (an outer error): run it again isolated.
     pub async fn insert_rounds<F>(
         &self,
         requests: &[RoundRequest],
@@ -147,7 +150,7 @@ impl Store {
                         return Ok(None);
                     };
                     let log_index = append_log_entry!($tx, &round.log_entry);
-                    let row: RoundRow = sqlx::query_as(INSERT)
+                    let mut row: RoundRow = sqlx::query_as(INSERT)
                         .bind(&round.id)
                         .bind(&request.pair_id)
                         .bind(nonce)
@@ -159,6 +162,7 @@ impl Store {
                         .bind(log_index)
                         .fetch_one(&mut *$tx)
                         .await?;
+                    row.log_entry = Some(round.log_entry);
                     Ok(Some(row))
                 }
             };
@@ -186,11 +190,11 @@ impl Store {
         }))
     }
 
-    /// [`Store::insert_rounds`] without savepoints, in as few statements as
-    /// a batch allows: each deal takes its pair's nonce (one statement each,
-    /// since each pair has its own counter), then the batch takes its log
-    /// indexes at once and inserts every log entry and every round in one
-    /// statement each. The first failure fails the batch.
+    /// [`Store::insert_rounds`] without savepoints, in four statements: one
+    /// `UPDATE … FROM (VALUES …)` advances every pair's nonce by its number
+    /// of deals, then the batch takes its log indexes at once and inserts
+    /// every log entry and every round in one statement each. The first
+    /// failure fails the batch.
     async fn insert_rounds_together<F>(
         &self,
         requests: &[RoundRequest],
@@ -202,10 +206,70 @@ impl Store {
         const TAKE_INDEXES: &str = "UPDATE log_state SET next_index = next_index + $1 \
              WHERE id = 1 RETURNING next_index - $1";
         Ok(write_tx!(self, |tx| {
-            // (request index, nonce, the new round)
+            // Every pair's nonces for the batch in one statement; a pair
+            // it leaves out (missing, not active, or too near its last
+            // nonce for all its deals) is taken deal by deal below.
+            let mut counts: Vec<(&str, i64)> = Vec::new();
+            for request in requests {
+                match counts.iter_mut().find(|(id, _)| *id == request.pair_id) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((&request.pair_id, 1)),
+                }
+            }
+            let mut update = sqlx::QueryBuilder::new(
+                "UPDATE seed_pairs SET next_nonce = next_nonce + b.column2 FROM (VALUES ",
+            );
+            for (k, (id, n)) in counts.iter().enumerate() {
+                if k > 0 {
+                    update.push(", ");
+                }
+                update
+                    .push("(")
+                    .push_bind(*id)
+                    .push(", CAST(")
+                    .push_bind(*n)
+                    .push(" AS BIGINT))");
+            }
+            update
+                .push(") AS b WHERE seed_pairs.id = b.column1 AND seed_pairs.status = ")
+                .push_bind(PairStatus::Active.as_str())
+                .push(
+                    " AND seed_pairs.next_nonce + b.column2 <= 9007199254740991 \
+                     RETURNING seed_pairs.id, seed_pairs.next_nonce, \
+                     seed_pairs.server_seed_sealed, seed_pairs.client_seed",
+                );
+            let taken: Vec<TakenNonces> = update.build_query_as().fetch_all(&mut *tx).await?;
+            // pair id → (its next nonce in this batch, sealed seed, client seed)
+            let mut pairs: std::collections::HashMap<String, (i64, Vec<u8>, String)> =
+                std::collections::HashMap::with_capacity(taken.len());
+            for (id, next_nonce, sealed, client_seed) in taken {
+                let (Some(sealed), Some(client_seed)) = (sealed, client_seed) else {
+                    anyhow::bail!("an active seed pair without a sealed seed or client seed");
+                };
+                let n = counts
+                    .iter()
+                    .find(|(pair, _)| *pair == id)
+                    .map_or(0, |(_, n)| *n);
+                pairs.insert(id, (next_nonce - n, sealed, client_seed));
+            }
+            // (request index, nonce, the new round), in request order, so a
+            // pair's deals take its nonces in the order they came.
             let mut dealt: Vec<(usize, i64, NewRound)> = Vec::with_capacity(requests.len());
             for (i, request) in requests.iter().enumerate() {
-                if let Some((nonce, round)) = take_nonce_and_deal!(tx, deal, i, request).await? {
+                if let Some((nonce, sealed, client_seed)) = pairs.get_mut(&request.pair_id) {
+                    let round = deal(
+                        i,
+                        &DealContext {
+                            nonce: *nonce as u64,
+                            server_seed_sealed: sealed,
+                            client_seed,
+                        },
+                    )?;
+                    dealt.push((i, *nonce, round));
+                    *nonce += 1;
+                } else if let Some((nonce, round)) =
+                    take_nonce_and_deal!(tx, deal, i, request).await?
+                {
                     dealt.push((i, nonce, round));
                 }
             }
@@ -249,11 +313,12 @@ impl Store {
             let mut by_id: std::collections::HashMap<String, RoundRow> =
                 rows.into_iter().map(|row| (row.id.clone(), row)).collect();
             let mut results: Vec<BatchedRound> = (0..requests.len()).map(|_| Ok(None)).collect();
-            for (i, _, round) in &dealt {
-                let row = by_id
+            for (i, _, round) in dealt {
+                let mut row = by_id
                     .remove(&round.id)
                     .ok_or_else(|| anyhow::anyhow!("round {} was not returned", round.id))?;
-                results[*i] = Ok(Some(row));
+                row.log_entry = Some(round.log_entry);
+                results[i] = Ok(Some(row));
             }
             results
         }))
@@ -325,7 +390,9 @@ impl Store {
                 .fetch_optional(&mut *tx)
                 .await?
         });
-        Ok(row.map_or(CloseRound::NotFound, CloseRound::Closed))
+        Ok(row.map_or(CloseRound::NotFound, |row| {
+            CloseRound::Closed(Box::new(row))
+        }))
     }
 
     /// Closes every round in play created before `created_before`; returns

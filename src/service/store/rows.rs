@@ -153,6 +153,10 @@ pub struct RoundRow {
     pub idempotency_key: Option<String>,
     /// Log index of the round's entry.
     pub log_index: Option<i64>,
+    /// The entry's bytes, when the round was just dealt (not a column): its
+    /// receipt is signed from them without reading the log back.
+    #[sqlx(skip)]
+    pub log_entry: Option<Vec<u8>>,
 }
 
 /// An API key as stored (the secret itself is never stored).
