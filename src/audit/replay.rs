@@ -12,12 +12,14 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 use std::io::BufRead;
+use std::sync::LazyLock;
 
 use fairdeal_core::{
     Card, ClientSeed, Commitment, CommitmentCheck, CompactDeal, Deal, DealCheck, Game, Layout,
     SeedKey, ServerSeed, compact_deal_with, compare_deals,
 };
 use fairdeal_stats::evidence::{Evidence, StatsReport};
+use memchr::memmem;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -160,8 +162,8 @@ fn cut_round_line(text: &str) -> Option<RoundLine<'_>> {
     cut.literal(r#","game":"#)?;
     // A valid game holds no `,"deal":` (its only string is its type name),
     // and the computed deal's JSON no `,"created_at":"`.
-    let game = cut.until(r#","deal":"#, false)?;
-    let deal = cut.until(r#","created_at":""#, true)?;
+    let game = cut.until_deal()?;
+    let deal = cut.until_created_at()?;
     let created_at = cut.string()?;
     cut.literal("}")?;
     cut.0.is_empty().then_some(())?;
@@ -178,6 +180,11 @@ fn cut_round_line(text: &str) -> Option<RoundLine<'_>> {
         _created_at: Cow::Borrowed(created_at),
     })
 }
+
+/// The key after a round line's game.
+const DEAL_KEY: &str = r#","deal":"#;
+/// The key after a round line's deal (its last field).
+const CREATED_AT_KEY: &str = r#","created_at":""#;
 
 /// The rest of a line being cut by [`cut_round_line`].
 struct Cut<'a>(&'a str);
@@ -218,17 +225,26 @@ impl<'a> Cut<'a> {
         Some(nonce)
     }
 
-    /// The text up to the first (or, with `last`, the last) `marker`; the
-    /// marker is stepped over.
-    fn until(&mut self, marker: &str, last: bool) -> Option<&'a str> {
-        let (text, marker) = (self.0.as_bytes(), marker.as_bytes());
-        let at = if last {
-            memchr::memmem::rfind(text, marker)?
-        } else {
-            memchr::memmem::find(text, marker)?
-        };
+    /// The text up to the first `,"deal":`, which is stepped over.
+    fn until_deal(&mut self) -> Option<&'a str> {
+        static FINDER: LazyLock<memmem::Finder<'static>> =
+            LazyLock::new(|| memmem::Finder::new(DEAL_KEY));
+        let at = FINDER.find(self.0.as_bytes())?;
+        self.step_over(at, DEAL_KEY.len())
+    }
+
+    /// The text up to the last `,"created_at":"`, which is stepped over.
+    fn until_created_at(&mut self) -> Option<&'a str> {
+        static FINDER: LazyLock<memmem::FinderRev<'static>> =
+            LazyLock::new(|| memmem::FinderRev::new(CREATED_AT_KEY));
+        let at = FINDER.rfind(self.0.as_bytes())?;
+        self.step_over(at, CREATED_AT_KEY.len())
+    }
+
+    /// The text before `at`, with `len` bytes from `at` stepped over.
+    fn step_over(&mut self, at: usize, len: usize) -> Option<&'a str> {
         let before = self.0.get(..at)?;
-        self.0 = self.0.get(at + marker.len()..)?;
+        self.0 = self.0.get(at + len..)?;
         Some(before)
     }
 }

@@ -120,6 +120,18 @@ impl Card {
         Self((deck_index % Self::PER_DECK) as u8)
     }
 
+    /// One unshuffled deck, as a constant: copied rather than computed card
+    /// by card where a deal starts.
+    pub(crate) const ONE_DECK: [Card; Card::PER_DECK] = {
+        let mut deck = [Card(0); Card::PER_DECK];
+        let mut i = 0;
+        while i < Card::PER_DECK {
+            deck[i] = Card(i as u8);
+            i += 1;
+        }
+        deck
+    };
+
     /// The rank.
     pub fn rank(self) -> Rank {
         Rank::ALL[usize::from(self.0 % 13)]

@@ -55,8 +55,8 @@ pub fn compact_deal_with(
 ) -> CompactDeal {
     let n = game.decks() as usize * Card::PER_DECK;
     let mut cards = [Card::from_deck_index(0); MAX_CARDS];
-    for (i, card) in cards[..n].iter_mut().enumerate() {
-        *card = Card::from_deck_index(i);
+    for deck in cards[..n].chunks_exact_mut(Card::PER_DECK) {
+        deck.copy_from_slice(&Card::ONE_DECK);
     }
     let mut keystream = Keystream::new(&seed.round_key(client_seed, nonce));
     shuffle(&mut cards[..n], &mut keystream);
