@@ -1,6 +1,6 @@
 //! Deals N holdem-6 rounds and prints the time per deal, from the seed, from
 //! a prepared seed, and from a prepared seed into a `CompactDeal` (what the
-//! service deals): the Rust side of `benches/peers/run.sh`, which times the
+//! audit deals): the Rust side of `benches/peers/run.sh`, which times the
 //! Node.js and Python peers in the same run.
 //!
 //! Run: `cargo run --release --example deal_throughput -- [N]`

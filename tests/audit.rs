@@ -334,3 +334,26 @@ fn near_misses_of_the_exports_layout_are_malformed() {
     spaced[2] = format!("{round}  ");
     assert_eq!(run_audit(&spaced).rounds_verified, 3);
 }
+
+/// The first cards of consecutive rounds are paired for the serial
+/// correlation test; a round whose recorded deal holds no card breaks the
+/// chain, so the rounds on either side of it are not counted as a pair.
+#[test]
+fn an_empty_deal_breaks_the_chain_of_consecutive_rounds() {
+    fn serial_pairs(report: &Report) -> u64 {
+        report
+            .statistics
+            .as_ref()
+            .and_then(|s| s.tests.iter().find(|t| t.name.contains("serial")))
+            .map_or(0, |t| t.samples)
+    }
+    let lines = fair_export(1, 4);
+    assert_eq!(serial_pairs(&run_audit(&lines)), 3);
+    let mut emptied = lines.clone();
+    emptied[3] = edit_round(&lines[3], |round| {
+        round["deal"] = serde_json::json!({ "deck": [] });
+    });
+    let report = run_audit(&emptied);
+    assert_eq!(kinds(&report), vec![("layout", 4)]);
+    assert_eq!(serial_pairs(&report), 1, "rounds 2 and 4 are not a pair");
+}

@@ -35,6 +35,6 @@ rust_seed=$(sed -E 's/.*: ([0-9]+) ns\/deal from the seed.*/\1/' <<<"$rust")
 rust_prepared=$(sed -E 's/.*, ([0-9]+) ns\/deal from a prepared seed.*/\1/' <<<"$rust")
 rust_inline=$(sed -E 's/.*, ([0-9]+) ns\/deal inline.*/\1/' <<<"$rust")
 awk -v r="$rust_seed" -v p="$rust_prepared" -v i="$rust_inline" -v node="$(ns "$node_line")" -v py="$(ns "$python_line")" 'BEGIN {
-  printf "Node.js / fairdeal: %.1fx (from the seed), %.1fx (prepared seed), %.1fx (inline, as the service deals)\n", node / r, node / p, node / i
+  printf "Node.js / fairdeal: %.1fx (from the seed), %.1fx (prepared seed), %.1fx (inline, prepared seed)\n", node / r, node / p, node / i
   printf "Python / fairdeal:  %.0fx (from the seed), %.0fx (prepared seed), %.0fx (inline)\n", py / r, py / p, py / i
 }'

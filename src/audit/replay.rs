@@ -3,10 +3,12 @@
 //! to the published commitment, that fairdeal-v1 gives exactly the recorded
 //! cards, and that each pair's nonces run 0, 1, 2, … with no gap or repeat.
 //!
-//! Lines are read in batches; parsing and the cryptographic checks of a batch
-//! run in parallel on all cores, then the order-dependent checks (nonce
-//! sequence, agreement with the pair line, completeness) run in order. Memory
-//! is bounded by the batch size, whatever the length of the export.
+//! The input is read in blocks of whole lines and checked in batches of at
+//! most 8,192 lines; parsing and the cryptographic checks of a batch run in
+//! parallel on all cores (while the next block is read), then the
+//! order-dependent checks (nonce sequence, agreement with the pair line,
+//! completeness) run in order. Memory is bounded by the block and the
+//! batch, whatever the length of the export or of its lines.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -26,6 +28,9 @@ use serde_json::value::RawValue;
 
 use super::export::{ExportEnd, ExportPair};
 
+/// Lines checked together: a block holds about this many export lines, and
+/// a block of shorter lines is checked this many at a time.
+const BATCH_LINES: usize = 8192;
 /// Lines a worker checks, and counts into its own statistics, at a time.
 const EVIDENCE_CHUNK: usize = 256;
 /// Findings kept in full; beyond this only counted.
@@ -92,8 +97,9 @@ enum Checked<'a> {
         round: RoundLine<'a>,
         /// Problems found from the line alone.
         problems: LineProblems,
-        /// The round's first card, when its game and deal parse.
-        first: Option<Card>,
+        /// The round's first card (`None` for an empty deal), when its
+        /// game and deal were read.
+        first: Option<Option<Card>>,
     },
     End(ExportEnd),
     Malformed(String),
@@ -360,7 +366,7 @@ fn check_round(
     round: &RoundLine<'_>,
     evidence: &mut Evidence,
     exact_only: bool,
-) -> Option<(LineProblems, Option<Card>)> {
+) -> Option<(LineProblems, Option<Option<Card>>)> {
     let name = || round_name(round);
     let computed = SCRATCH.with(|scratch| -> Result<_, String> {
         let mut scratch = scratch.borrow_mut();
@@ -456,7 +462,7 @@ fn check_round(
             first_card(recorded)
         }
     };
-    Some((problems, first))
+    Some((problems, Some(first)))
 }
 
 /// The first card dealt in a round (the top of the shuffled deck).
@@ -762,22 +768,49 @@ impl<R: BufRead> Blocks<R> {
     }
 }
 
-/// The lines of `block`, numbered on from `line_no`, without their `\n` or
-/// `\r\n` (as [`BufRead::lines`] gives them).
-fn split_lines<'a>(block: &'a [u8], line_no: &mut u64) -> Vec<(u64, &'a [u8])> {
-    let mut lines = Vec::with_capacity(block.len() / 512 + 1);
-    let body = block.strip_suffix(b"\n").unwrap_or(block);
-    if block.is_empty() {
-        return lines;
-    }
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', body).chain([body.len()]) {
-        let line = &body[start..end];
+/// Up to `max` lines from the front of `rest` (which moves past them),
+/// numbered on from `line_no`, without their `\n` or `\r\n`: the lines
+/// [`BufRead::lines`] gives.
+fn split_lines<'a>(rest: &mut &'a [u8], line_no: &mut u64, max: usize) -> Vec<(u64, &'a [u8])> {
+    let mut lines = Vec::with_capacity(max.min(rest.len() / 256 + 1));
+    while lines.len() < max && !rest.is_empty() {
+        let line = match memchr::memchr(b'\n', rest) {
+            Some(end) => {
+                let line = &rest[..end];
+                *rest = &rest[end + 1..];
+                line.strip_suffix(b"\r").unwrap_or(line)
+            }
+            // The input's last line, without its newline.
+            None => std::mem::take(rest),
+        };
         *line_no += 1;
-        lines.push((*line_no, line.strip_suffix(b"\r").unwrap_or(line)));
-        start = end + 1;
+        lines.push((*line_no, line));
     }
     lines
+}
+
+/// Checks a batch of lines in parallel, a chunk at a time, each chunk
+/// counting its own statistics.
+fn check_batch<'a>(batch: &[(u64, &'a [u8])]) -> Vec<(Vec<(u64, Checked<'a>)>, Evidence)> {
+    batch
+        .par_chunks(EVIDENCE_CHUNK)
+        .map(|chunk| {
+            let mut counted = Evidence::default();
+            let items = chunk
+                .iter()
+                .map(|&(line, bytes)| {
+                    // Invalid UTF-8 is a malformed line, not the end of the
+                    // audit.
+                    let item = match std::str::from_utf8(bytes) {
+                        Ok(text) => check_line(text, &mut counted),
+                        Err(_) => Checked::Malformed("not valid UTF-8".to_owned()),
+                    };
+                    (line, item)
+                })
+                .collect();
+            (items, counted)
+        })
+        .collect()
 }
 
 /// Progress callback: lines and rounds read so far.
@@ -808,96 +841,91 @@ pub fn audit_observed(
     let mut next = blocks.next_block(None)?;
     let mut spare = None;
     while let Some(block) = next.take() {
-        let batch = split_lines(&block, &mut line_no);
-        // Lines are checked, and their deals counted into the statistics,
-        // in parallel, a chunk at a time, while this thread reads the next
-        // block; the order-dependent checks follow.
-        let mut checked: Vec<(Vec<(u64, Checked<'_>)>, Evidence)> = Vec::new();
-        let mut read = Ok(None);
-        rayon::in_place_scope(|scope| {
-            scope.spawn(|_| {
-                checked = batch
-                    .par_chunks(EVIDENCE_CHUNK)
-                    .map(|chunk| {
-                        let mut counted = Evidence::default();
-                        let items = chunk
-                            .iter()
-                            .map(|&(line, bytes)| {
-                                // Invalid UTF-8 is a malformed line, not the
-                                // end of the audit.
-                                let item = match std::str::from_utf8(bytes) {
-                                    Ok(text) => check_line(text, &mut counted),
-                                    Err(_) => Checked::Malformed("not valid UTF-8".to_owned()),
-                                };
-                                (line, item)
-                            })
-                            .collect();
-                        (items, counted)
-                    })
-                    .collect();
-            });
-            read = blocks.next_block(spare.take());
-        });
-        next = read?;
-        for (_, counted) in &checked {
-            evidence.merge(counted);
-        }
-        for (line, item) in checked.into_iter().flat_map(|(items, _)| items) {
-            report.lines = line;
-            if sequence.ended && !matches!(item, Checked::Blank) {
-                report.add(line, "record", "a record after the end line".to_owned());
+        // A block is checked a batch of lines at a time, so that memory
+        // stays bounded however short its lines are.
+        let mut rest: &[u8] = &block;
+        let mut first_batch = true;
+        loop {
+            let batch = split_lines(&mut rest, &mut line_no, BATCH_LINES);
+            // Lines are checked, and their deals counted into the
+            // statistics, in parallel, a chunk at a time (while this thread
+            // reads the next block, for a block's first batch); the
+            // order-dependent checks follow.
+            let mut checked = Vec::new();
+            if first_batch {
+                let mut read = Ok(None);
+                rayon::in_place_scope(|scope| {
+                    scope.spawn(|_| checked = check_batch(&batch));
+                    read = blocks.next_block(spare.take());
+                });
+                next = read?;
+                first_batch = false;
+            } else {
+                checked = check_batch(&batch);
             }
-            match item {
-                Checked::Blank => {}
-                Checked::Malformed(why) => {
-                    report.add(line, "malformed", format!("malformed line: {why}"))
+            for (_, counted) in &checked {
+                evidence.merge(counted);
+            }
+            for (line, item) in checked.into_iter().flat_map(|(items, _)| items) {
+                report.lines = line;
+                if sequence.ended && !matches!(item, Checked::Blank) {
+                    report.add(line, "record", "a record after the end line".to_owned());
                 }
-                Checked::Pair(pair, problems) => {
-                    sequence.close_pair(&mut report);
-                    for problem in problems {
-                        report.add(line, "table", format!("pair {}: {problem}", pair.id));
+                match item {
+                    Checked::Blank => {}
+                    Checked::Malformed(why) => {
+                        report.add(line, "malformed", format!("malformed line: {why}"))
                     }
-                    report.seed_pairs += 1;
-                    sequence.pair = Some((pair, line, 0));
-                }
-                Checked::Round {
-                    round,
-                    problems,
-                    first,
-                } => {
-                    report.rounds += 1;
-                    if let Some(first) = first {
-                        if let Some(previous) = sequence.previous_first {
-                            evidence.add_consecutive_first_cards(previous, first);
+                    Checked::Pair(pair, problems) => {
+                        sequence.close_pair(&mut report);
+                        for problem in problems {
+                            report.add(line, "table", format!("pair {}: {problem}", pair.id));
                         }
-                        sequence.previous_first = Some(first);
+                        report.seed_pairs += 1;
+                        sequence.pair = Some((pair, line, 0));
                     }
-                    if problems.is_empty() {
-                        report.rounds_verified += 1;
+                    Checked::Round {
+                        round,
+                        problems,
+                        first,
+                    } => {
+                        report.rounds += 1;
+                        if let Some(first) = first {
+                            if let (Some(previous), Some(first)) = (sequence.previous_first, first)
+                            {
+                                evidence.add_consecutive_first_cards(previous, first);
+                            }
+                            sequence.previous_first = first;
+                        }
+                        if problems.is_empty() {
+                            report.rounds_verified += 1;
+                        }
+                        for (kind, detail) in problems {
+                            report.add(line, kind, detail);
+                        }
+                        observe(line, &round);
+                        sequence.round(line, &round, &mut report);
                     }
-                    for (kind, detail) in problems {
-                        report.add(line, kind, detail);
-                    }
-                    observe(line, &round);
-                    sequence.round(line, &round, &mut report);
-                }
-                Checked::End(end) => {
-                    sequence.close_pair(&mut report);
-                    sequence.ended = true;
-                    if end.seed_pairs != report.seed_pairs || end.rounds != report.rounds {
-                        report.add(
-                            line,
-                            "record",
-                            format!(
-                                "the end line counts {} pairs and {} rounds, but {} and {} were read",
-                                end.seed_pairs, end.rounds, report.seed_pairs, report.rounds
-                            ),
-                        );
+                    Checked::End(end) => {
+                        sequence.close_pair(&mut report);
+                        sequence.ended = true;
+                        if end.seed_pairs != report.seed_pairs || end.rounds != report.rounds {
+                            report.add(
+                                    line,
+                                    "record",
+                                    format!(
+                                        "the end line counts {} pairs and {} rounds, but {} and {} were read",
+                                        end.seed_pairs, end.rounds, report.seed_pairs, report.rounds
+                                    ),
+                                );
+                        }
                     }
                 }
             }
+            if rest.is_empty() {
+                break;
+            }
         }
-        drop(batch);
         spare = Some(block);
         progress(report.lines, report.rounds);
     }
@@ -929,18 +957,24 @@ mod tests {
         };
         let (mut lines, mut line_no, mut spare) = (Vec::new(), 0, None);
         while let Some(block) = blocks.next_block(spare.take()).expect("in memory") {
-            for (n, line) in split_lines(&block, &mut line_no) {
-                assert_eq!(n, lines.len() as u64 + 1, "numbered in order");
-                lines.push(line.to_vec());
+            let mut rest: &[u8] = &block;
+            while !rest.is_empty() {
+                let batch = split_lines(&mut rest, &mut line_no, 1000);
+                assert!(!batch.is_empty() && batch.len() <= 1000);
+                for (n, line) in batch {
+                    assert_eq!(n, lines.len() as u64 + 1, "numbered in order");
+                    lines.push(line.to_vec());
+                }
             }
             spare = Some(block);
         }
         lines
     }
 
-    /// Blocks end at line ends, whatever the reads and the line lengths:
-    /// the lines are `BufRead::lines`'s, CRLF, empty lines, a line longer
-    /// than a block and a last line without its newline included.
+    /// Blocks end at line ends, whatever the reads and the line lengths,
+    /// and are split a batch of lines at a time: the lines are
+    /// `BufRead::lines`'s, CRLF, empty lines, a line longer than a block and
+    /// a last line without its newline (ending in CR) included.
     #[test]
     fn blocks_give_the_lines_bufread_gives() {
         let mut input = Vec::new();
@@ -950,7 +984,7 @@ mod tests {
             input.extend_from_slice(if i % 5 == 0 { b"\r\n" } else { b"\n" });
         }
         input.extend(std::iter::repeat_n(b'x', BLOCK_BYTES + 12_345));
-        input.extend_from_slice(b"\n\nlast line, no newline");
+        input.extend_from_slice(b"\n\n\n\r\nlast line, no newline\r");
         let expected: Vec<Vec<u8>> = input
             .lines()
             .map(|l| l.expect("ASCII").into_bytes())
