@@ -263,6 +263,43 @@ fn new_round(
     })
 }
 
+/// Most pairs [`ActivePairs`] keeps (it is cleared when full).
+const ACTIVE_PAIRS_MAX: usize = 4096;
+
+/// Pairs as last read while active, for the deal path, which would
+/// otherwise read its pair on every request. What a deal's answer takes
+/// from its pair (the owner, the commitment, the client seed, no revealed
+/// seed) does not change while the pair is active. A pair revealed since
+/// (by this process, which forgets it, or by another) is refused by the
+/// database's own status check when dealt, and forgotten then; the dealing
+/// never trusts this copy.
+#[derive(Default)]
+struct ActivePairs(Mutex<std::collections::HashMap<String, PairRow>>);
+
+impl ActivePairs {
+    fn get(&self, id: &str) -> Option<PairRow> {
+        let pairs = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        pairs.get(id).cloned()
+    }
+
+    /// Remembers `pair` if it is active.
+    fn put(&self, pair: &PairRow) {
+        if pair.status != PairStatus::Active {
+            return;
+        }
+        let mut pairs = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if pairs.len() >= ACTIVE_PAIRS_MAX {
+            pairs.clear();
+        }
+        pairs.insert(pair.id.clone(), pair.clone());
+    }
+
+    fn forget(&self, id: &str) {
+        let mut pairs = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        pairs.remove(id);
+    }
+}
+
 /// The service's dealer.
 pub struct Dealer {
     store: Store,
@@ -270,6 +307,8 @@ pub struct Dealer {
     queue: Arc<DealQueue>,
     /// Operator key rows read in the last second (`service::keys::KeyCache`).
     keys: super::keys::KeyCache,
+    /// Pairs as last read while active, for the deal path.
+    active: ActivePairs,
     /// How long each phase of a table pair (commit, then reveal) may take.
     table_phase_ms: i64,
 }
@@ -295,6 +334,7 @@ impl Dealer {
             key,
             queue,
             keys: super::keys::KeyCache::default(),
+            active: ActivePairs::default(),
             table_phase_ms: tables::DEFAULT_PHASE.as_millis() as i64,
         }
     }
@@ -303,6 +343,20 @@ impl Dealer {
     pub fn with_table_phase(mut self, phase: std::time::Duration) -> Self {
         self.table_phase_ms = i64::try_from(phase.as_millis()).unwrap_or(i64::MAX).max(1);
         self
+    }
+
+    /// Pair `id` for a deal's answer: as last read while active, or read
+    /// now. Whether the deal happens is the database's verdict, not this
+    /// copy's.
+    pub async fn pair_for_deal(&self, id: &str) -> anyhow::Result<Option<PairRow>> {
+        if let Some(pair) = self.active.get(id) {
+            return Ok(Some(pair));
+        }
+        let pair = self.store.pair(id).await?;
+        if let Some(pair) = &pair {
+            self.active.put(pair);
+        }
+        Ok(pair)
     }
 
     pub fn store(&self) -> &Store {
@@ -403,7 +457,10 @@ impl Dealer {
                 Err(err) if is_idempotency_race(&err) => continue,
                 Err(err) => return Err(err),
                 Ok(Some(row)) => return Ok(InsertRound::Dealt(row)),
-                Ok(None) => return self.store.why_no_round(pair_id).await,
+                Ok(None) => {
+                    self.active.forget(pair_id);
+                    return self.store.why_no_round(pair_id).await;
+                }
             }
         }
         anyhow::bail!("idempotency key race did not settle")
@@ -439,6 +496,7 @@ impl Dealer {
     /// seats' contributions still to come (the same seats unless `next`
     /// names others).
     pub async fn rotate(&self, pair_id: &str, next: Successor) -> anyhow::Result<Rotate> {
+        self.active.forget(pair_id);
         let successor_id = new_id();
         let (client_seed, seats) = match next {
             Successor::ClientSeed(client_seed) => {

@@ -276,3 +276,38 @@ async fn one_failing_deal_does_not_fail_its_batch(app: &TestApp) {
     );
 }
 on_both_backends!(one_failing_deal_does_not_fail_its_batch);
+
+/// The deal path keeps a copy of each pair it last read while active, to
+/// answer without reading it again. The copy never decides: another
+/// tenant's pair is still a 404 after its owner has dealt on it, and a pair
+/// revealed behind this process's back (as another process would) is
+/// refused by the database, named as revealed, and deals nothing.
+async fn a_pair_read_while_active_decides_nothing(app: &TestApp) {
+    let pair_id = app.operator.active_pair("copied").await;
+    let holdem = json!({"type": "holdem", "players": 6});
+    let first = app.operator.deal(&pair_id, holdem.clone()).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let other = crate::tenants::operator_of(app, "other-backend", "other-tenant").await;
+    let refused = other.deal(&pair_id, holdem.clone()).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND, "{}", refused.text);
+    // Revealed by "another process": only the database knows.
+    let changed = app
+        .tamper(
+            "UPDATE seed_pairs SET status = 'revealed', server_seed = server_seed_hash, \
+             server_seed_sealed = NULL WHERE next_nonce = $1",
+            1i64,
+        )
+        .await;
+    assert_eq!(changed, 1);
+    for _ in 0..2 {
+        let late = app.operator.deal(&pair_id, holdem.clone()).await;
+        assert_eq!(late.status, StatusCode::CONFLICT, "{}", late.text);
+        assert!(late.text.contains("revealed"), "{}", late.text);
+    }
+    let rounds = app
+        .public
+        .get(&format!("/v1/seed-pairs/{pair_id}/rounds"))
+        .await;
+    assert_eq!(rounds.json["rounds"].as_array().map(Vec::len), Some(1));
+}
+on_both_backends!(a_pair_read_while_active_decides_nothing);

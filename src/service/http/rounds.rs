@@ -85,10 +85,17 @@ pub async fn create(
     ApiJson(request): ApiJson<CreateRoundRequest>,
 ) -> Result<Response, ApiError> {
     let idempotency_key = idempotency_key(&headers)?;
-    // Read once, before dealing: the answer shows the round with it. A pair
-    // cannot be revealed while this round is in play, so what the view takes
-    // from it (commitment, client seed, no seed) still holds after the deal.
-    let pair = operator.pair(&state, &pair_id).await?;
+    // Read before dealing (as last read while active, when it was): the
+    // answer shows the round with it. A pair cannot be revealed while this
+    // round is in play, so what the view takes from it (commitment, client
+    // seed, no seed) still holds after the deal. Another tenant's pair is
+    // answered like a missing one.
+    let pair = state
+        .dealer
+        .pair_for_deal(&pair_id)
+        .await?
+        .filter(|pair| operator.owns(pair))
+        .ok_or_else(|| ApiError::not_found("seed pair", &pair_id))?;
     let game = request
         .game
         .to_game()
