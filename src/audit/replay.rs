@@ -322,16 +322,19 @@ impl Scratch {
     }
 
     /// The line's client seed, checked once while lines repeat it.
-    fn client(&mut self, round: &RoundLine<'_>) -> Result<ClientSeed, String> {
-        match &self.client {
-            Some(client) if client.as_str() == round.client_seed => Ok(client.clone()),
-            _ => {
-                let client = ClientSeed::new(round.client_seed.as_ref())
-                    .map_err(|e| format!("client_seed: {e}"))?;
-                self.client = Some(client.clone());
-                Ok(client)
-            }
+    fn client(&mut self, round: &RoundLine<'_>) -> Result<&ClientSeed, String> {
+        let known = self
+            .client
+            .as_ref()
+            .is_some_and(|client| client.as_str() == round.client_seed);
+        if !known {
+            let client = ClientSeed::new(round.client_seed.as_ref())
+                .map_err(|e| format!("client_seed: {e}"))?;
+            self.client = Some(client);
         }
+        self.client
+            .as_ref()
+            .ok_or_else(|| "no client seed".to_owned())
     }
 
     /// The line's game, parsed once while lines repeat its JSON.
@@ -370,12 +373,14 @@ fn check_round(
     let name = || round_name(round);
     let computed = SCRATCH.with(|scratch| -> Result<_, String> {
         let mut scratch = scratch.borrow_mut();
+        let scratch = &mut *scratch;
         scratch.seed(round)?;
-        let client = scratch.client(round)?;
+        scratch.client(round)?;
         let game = scratch.game(round)?;
         let seed = scratch.seed.as_ref().ok_or("no seed")?;
+        let client = scratch.client.as_ref().ok_or("no client seed")?;
         let commitment = seed.commitment;
-        let computed = compact_deal_with(&seed.key, &client, round.nonce, game);
+        let computed = compact_deal_with(&seed.key, client, round.nonce, game);
         let json = &mut scratch.json;
         json.clear();
         computed.write_json(json);
