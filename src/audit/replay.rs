@@ -293,8 +293,8 @@ thread_local! {
 }
 
 impl Scratch {
-    /// The line's seed, checked against its commitment once per seed.
-    fn seed(&mut self, round: &RoundLine<'_>) -> Result<&LastSeed, String> {
+    /// Keeps the line's seed, checked against its commitment once per seed.
+    fn seed(&mut self, round: &RoundLine<'_>) -> Result<(), String> {
         let known = self.seed.as_ref().is_some_and(|l| {
             l.server_seed == *round.server_seed && l.server_seed_hash == *round.server_seed_hash
         });
@@ -318,11 +318,11 @@ impl Scratch {
                 key: SeedKey::new(&seed),
             });
         }
-        self.seed.as_ref().ok_or_else(|| "no seed".to_owned())
+        Ok(())
     }
 
-    /// The line's client seed, checked once while lines repeat it.
-    fn client(&mut self, round: &RoundLine<'_>) -> Result<&ClientSeed, String> {
+    /// Keeps the line's client seed, checked once while lines repeat it.
+    fn client(&mut self, round: &RoundLine<'_>) -> Result<(), String> {
         let known = self
             .client
             .as_ref()
@@ -332,9 +332,7 @@ impl Scratch {
                 .map_err(|e| format!("client_seed: {e}"))?;
             self.client = Some(client);
         }
-        self.client
-            .as_ref()
-            .ok_or_else(|| "no client seed".to_owned())
+        Ok(())
     }
 
     /// The line's game, parsed once while lines repeat its JSON.
