@@ -15,6 +15,7 @@ use crate::service::http::{self, AppState};
 use crate::service::integrator;
 use crate::service::metrics::Metrics;
 use crate::service::sealing::MasterKey;
+use crate::service::store::WAL_CHECKPOINT_PERIOD;
 use crate::telemetry::{self, LogFormat};
 use crate::time::now_ms;
 use crate::tlog::key::LogKey;
@@ -232,6 +233,21 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     };
     let log_interval = Duration::from_secs_f64(opts.log_interval);
     let integrating = tokio::spawn(integrator::run(store.clone(), log_key, log_interval));
+    let checkpointing = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(WAL_CHECKPOINT_PERIOD);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticker.tick().await;
+                match store.checkpoint_wal().await {
+                    Ok(None) => return,
+                    Ok(Some(_)) => {}
+                    Err(err) => tracing::warn!(error = %err, "WAL checkpoint failed"),
+                }
+            }
+        })
+    };
     let shutdown = shutdown_signal();
     let listener = TcpListener::bind(opts.listen)
         .await
@@ -294,6 +310,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     }
     http::serve_with(listener, state, limits, shutdown).await?;
     integrating.abort();
+    checkpointing.abort();
     closer.abort();
     voider.abort();
     store.close().await;

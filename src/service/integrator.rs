@@ -19,16 +19,23 @@ pub fn checkpoint_body(origin: &str, size: u64, root: &Hash) -> String {
     format!("{origin}\n{size}\n{root}\n")
 }
 
-/// Integrates everything pending now; the new size if the tree grew.
+/// Integrates everything pending now, a batch at a time; the new size if
+/// the tree grew. Entries appended meanwhile wait for the next call: under
+/// a steady stream of deals this makes one transaction and one checkpoint
+/// per call, not one per commit of deals, which would take the writer's
+/// turn from the deals after every batch.
 pub async fn integrate_now(store: &Store, key: &LogKey) -> anyhow::Result<Option<u64>> {
     let mut grown = None;
-    while let Some(size) = store
+    while let Some(done) = store
         .integrate_log(BATCH, |size, root| {
             key.sign_note(&checkpoint_body(key.origin(), size, &root))
         })
         .await?
     {
-        grown = Some(size);
+        grown = Some(done.size);
+        if !done.behind {
+            break;
+        }
     }
     Ok(grown)
 }

@@ -37,6 +37,7 @@ mod outages;
 mod process;
 mod rounds;
 mod seed_pairs;
+mod store;
 mod tables;
 mod tenants;
 mod verify;

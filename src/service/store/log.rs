@@ -17,6 +17,9 @@ pub struct ClientSeedHolder {
     pub reveal_log_index: Option<i64>,
 }
 
+/// Stored hashes per `INSERT` statement (two parameters each).
+const HASHES_PER_INSERT: usize = 1000;
+
 /// A signed checkpoint as stored.
 #[derive(Clone, Debug)]
 pub struct LogCheckpoint {
@@ -91,6 +94,14 @@ fn grow(start: u64, entries: &[Vec<u8>], known: &mut MemoryHashes) -> anyhow::Re
     }
 }
 
+/// What one integration did: the tree's new size, and whether entries
+/// appended before it began are still left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Integrated {
+    pub size: u64,
+    pub behind: bool,
+}
+
 impl Store {
     /// Integrates up to `batch` entries not yet in the tree: computes their
     /// stored hashes and the new root, and stores them with the checkpoint
@@ -98,11 +109,65 @@ impl Store {
     /// integrates at a time (SQLite has one writer; PostgreSQL takes an
     /// advisory lock, and a process that does not get it does nothing).
     /// The root of a size is fixed by the entries, which never change, so
-    /// no two checkpoints can disagree. Returns the new size, if it grew.
-    pub async fn integrate_log<F>(&self, batch: u64, sign: F) -> anyhow::Result<Option<u64>>
+    /// no two checkpoints can disagree. Returns the new size, if it grew,
+    /// and whether entries appended before this call are still left out
+    /// (more than `batch` were pending).
+    ///
+    /// The reading, hashing and signing happen before the write
+    /// transaction, which only stores the result (if the tree is still the
+    /// size it was read at): the writer's turn, which deals wait for, is
+    /// not held while a second's worth of entries is hashed.
+    pub async fn integrate_log<F>(&self, batch: u64, sign: F) -> anyhow::Result<Option<Integrated>>
     where
         F: Fn(u64, Hash) -> anyhow::Result<String>,
     {
+        let (next, integrated): (i64, i64) = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT next_index, integrated_size FROM log_state WHERE id = 1")
+                .fetch_one(pool)
+                .await
+        })?;
+        let (start, end) = (
+            integrated as u64,
+            (next as u64).min(integrated as u64 + batch),
+        );
+        if end == start && self.log_checkpoint_at(integrated).await? {
+            return Ok(None);
+        }
+        let rows: Vec<(Vec<u8>,)> = with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT entry FROM log_entries WHERE idx >= $1 AND idx < $2 ORDER BY idx",
+            )
+            .bind(start as i64)
+            .bind(end as i64)
+            .fetch_all(pool)
+            .await
+        })?;
+        let entries: Vec<Vec<u8>> = rows.into_iter().map(|(entry,)| entry).collect();
+        anyhow::ensure!(
+            entries.len() as u64 == end - start,
+            "log entries {start}..{end} are not all stored"
+        );
+        let mut known = MemoryHashes::default();
+        let (added, root) = loop {
+            match grow(start, &entries, &mut known)? {
+                Grown::Done(added, root) => break (added, root),
+                Grown::Needs(missing) => {
+                    for index in missing {
+                        let (hash,): (Vec<u8>,) = with_pool!(self, |pool| {
+                            sqlx::query_as("SELECT hash FROM log_hashes WHERE idx = $1")
+                                .bind(index as i64)
+                                .fetch_one(pool)
+                                .await
+                        })?;
+                        let hash: [u8; 32] = hash
+                            .try_into()
+                            .map_err(|_| anyhow::anyhow!("a stored log hash is not 32 bytes"))?;
+                        known.0.insert(index, Hash(hash));
+                    }
+                }
+            }
+        };
+        let note = sign(end, root)?;
         let is_postgres = matches!(self, Store::Postgres(_));
         Ok(write_tx!(self, |tx| {
             if is_postgres {
@@ -113,73 +178,53 @@ impl Store {
                     return Ok(None);
                 }
             }
-            let (next, integrated): (i64, i64) =
-                sqlx::query_as("SELECT next_index, integrated_size FROM log_state WHERE id = 1")
+            // Another process may have integrated since the read: then
+            // its checkpoint stands (the same root for the same size).
+            let (now,): (i64,) =
+                sqlx::query_as("SELECT integrated_size FROM log_state WHERE id = 1")
                     .fetch_one(&mut *tx)
                     .await?;
-            let (start, end) = (
-                integrated as u64,
-                (next as u64).min(integrated as u64 + batch),
-            );
-            let has_checkpoint: Option<(i64,)> =
-                sqlx::query_as("SELECT size FROM log_checkpoints WHERE size = $1")
-                    .bind(integrated)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-            if end == start && has_checkpoint.is_some() {
+            if now != integrated {
                 return Ok(None);
             }
-            let rows: Vec<(Vec<u8>,)> = sqlx::query_as(
-                "SELECT entry FROM log_entries WHERE idx >= $1 AND idx < $2 ORDER BY idx",
-            )
-            .bind(start as i64)
-            .bind(end as i64)
-            .fetch_all(&mut *tx)
-            .await?;
-            let entries: Vec<Vec<u8>> = rows.into_iter().map(|(entry,)| entry).collect();
-            anyhow::ensure!(
-                entries.len() as u64 == end - start,
-                "log entries {start}..{end} are not all stored"
-            );
-            let mut known = MemoryHashes::default();
-            let (added, root) = loop {
-                match grow(start, &entries, &mut known)? {
-                    Grown::Done(added, root) => break (added, root),
-                    Grown::Needs(missing) => {
-                        for index in missing {
-                            let (hash,): (Vec<u8>,) =
-                                sqlx::query_as("SELECT hash FROM log_hashes WHERE idx = $1")
-                                    .bind(index as i64)
-                                    .fetch_one(&mut *tx)
-                                    .await?;
-                            let hash: [u8; 32] = hash.try_into().map_err(|_| {
-                                anyhow::anyhow!("a stored log hash is not 32 bytes")
-                            })?;
-                            known.0.insert(index, Hash(hash));
-                        }
-                    }
-                }
-            };
-            for (index, hash) in &added {
-                sqlx::query("INSERT INTO log_hashes (idx, hash) VALUES ($1, $2)")
-                    .bind(*index as i64)
-                    .bind(hash.0.to_vec())
-                    .execute(&mut *tx)
-                    .await?;
+            // Multi-row inserts: a statement per hash would hold the
+            // writer for a millisecond per few dozen hashes.
+            for chunk in added.chunks(HASHES_PER_INSERT) {
+                let mut insert = sqlx::QueryBuilder::new("INSERT INTO log_hashes (idx, hash) ");
+                insert.push_values(chunk, |mut row, (index, hash)| {
+                    row.push_bind(*index as i64).push_bind(hash.0.to_vec());
+                });
+                insert.build().execute(&mut *tx).await?;
             }
-            let note = sign(end, root)?;
-            sqlx::query("INSERT INTO log_checkpoints (size, root, note) VALUES ($1, $2, $3)")
-                .bind(end as i64)
-                .bind(root.0.to_vec())
-                .bind(&note)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO log_checkpoints (size, root, note) VALUES ($1, $2, $3) \
+                 ON CONFLICT (size) DO NOTHING",
+            )
+            .bind(end as i64)
+            .bind(root.0.to_vec())
+            .bind(&note)
+            .execute(&mut *tx)
+            .await?;
             sqlx::query("UPDATE log_state SET integrated_size = $1 WHERE id = 1")
                 .bind(end as i64)
                 .execute(&mut *tx)
                 .await?;
-            Some(end)
+            Some(Integrated {
+                size: end,
+                behind: end < next as u64,
+            })
         }))
+    }
+
+    /// Whether a checkpoint of `size` entries is stored.
+    async fn log_checkpoint_at(&self, size: i64) -> Result<bool, sqlx::Error> {
+        let row: Option<(i64,)> = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT size FROM log_checkpoints WHERE size = $1")
+                .bind(size)
+                .fetch_optional(pool)
+                .await
+        })?;
+        Ok(row.is_some())
     }
 
     /// The latest signed checkpoint, if any.

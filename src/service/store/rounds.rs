@@ -273,7 +273,7 @@ impl Store {
                     dealt.push((i, nonce, round));
                 }
             }
-            let mut rows: Vec<RoundRow> = Vec::new();
+            let mut results: Vec<BatchedRound> = (0..requests.len()).map(|_| Ok(None)).collect();
             if !dealt.is_empty() {
                 let count = dealt.len() as i64;
                 let (first,): (i64,) = sqlx::query_as(TAKE_INDEXES)
@@ -306,19 +306,30 @@ impl Store {
                             .push_bind(first + k as i64);
                     },
                 );
-                insert.push(concat!(" RETURNING ", round_columns!()));
-                rows = insert.build_query_as().fetch_all(&mut *tx).await?;
-            }
-            // RETURNING gives no promise of order: match rows by round id.
-            let mut by_id: std::collections::HashMap<String, RoundRow> =
-                rows.into_iter().map(|row| (row.id.clone(), row)).collect();
-            let mut results: Vec<BatchedRound> = (0..requests.len()).map(|_| Ok(None)).collect();
-            for (i, _, round) in dealt {
-                let mut row = by_id
-                    .remove(&round.id)
-                    .ok_or_else(|| anyhow::anyhow!("round {} was not returned", round.id))?;
-                row.log_entry = Some(round.log_entry);
-                results[i] = Ok(Some(row));
+                let inserted = insert.build().execute(&mut *tx).await?.rows_affected();
+                anyhow::ensure!(
+                    inserted == count as u64,
+                    "{inserted} of a batch's {count} rounds were inserted"
+                );
+                // The rows as inserted, built here rather than read back: every
+                // column is a value this batch bound.
+                for (k, (i, nonce, round)) in dealt.into_iter().enumerate() {
+                    let request = &requests[i];
+                    results[i] = Ok(Some(RoundRow {
+                        id: round.id,
+                        seed_pair_id: request.pair_id.clone(),
+                        nonce,
+                        game: round.game,
+                        deal: String::new(),
+                        deal_sealed: Some(round.deal_sealed),
+                        status: RoundStatus::InPlay,
+                        created_at: round.created_at,
+                        closed_at: None,
+                        idempotency_key: request.idempotency_key.clone(),
+                        log_index: Some(first + k as i64),
+                        log_entry: Some(round.log_entry),
+                    }));
+                }
             }
             results
         }))
