@@ -152,16 +152,8 @@ impl Store {
             match grow(start, &entries, &mut known)? {
                 Grown::Done(added, root) => break (added, root),
                 Grown::Needs(missing) => {
-                    for index in missing {
-                        let (hash,): (Vec<u8>,) = with_pool!(self, |pool| {
-                            sqlx::query_as("SELECT hash FROM log_hashes WHERE idx = $1")
-                                .bind(index as i64)
-                                .fetch_one(pool)
-                                .await
-                        })?;
-                        let hash: [u8; 32] = hash
-                            .try_into()
-                            .map_err(|_| anyhow::anyhow!("a stored log hash is not 32 bytes"))?;
+                    let hashes = self.log_hashes(&missing).await?;
+                    for (index, hash) in missing.into_iter().zip(hashes) {
                         known.0.insert(index, Hash(hash));
                     }
                 }
