@@ -9,5 +9,5 @@ mod process;
 pub(crate) use app::on_both_backends;
 pub use app::{TestApp, serve_app, serve_app_with, spawn_app};
 pub use client::{Client, Reply, id};
-pub use database::{Backend, TestDatabase, random_master_key_hex};
+pub use database::{Backend, TestDatabase, random_master_key_hex, run_sql};
 pub use process::{Deployment, log_reaches, run_monitor};

@@ -9,23 +9,9 @@ use fairdeal::service::store::Store;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::harness::{Backend, TestDatabase, serve_app};
+use crate::harness::{Backend, TestDatabase, run_sql as run, serve_app};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// Runs `sql` on the store's pool.
-async fn run(store: &Store, sql: &str) -> Result<u64, sqlx::Error> {
-    match store {
-        Store::Sqlite(pool, _) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-        Store::Postgres(pool) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-    }
-}
 
 async fn upgrade(backend: Backend) {
     let Some(db) = TestDatabase::create(backend).await else {

@@ -8,21 +8,11 @@ use fairdeal::service::integrator;
 use fairdeal::service::store::{Integrated, Store};
 use fairdeal::tlog::key::LogKey;
 
-use crate::harness::{Backend, TestDatabase, random_master_key_hex};
+use crate::harness::{Backend, TestDatabase, random_master_key_hex, run_sql};
 
 /// Runs `sql` on the store's pool; the rows it changed.
-async fn run(store: &Store, sql: &'static str) -> u64 {
-    match store {
-        Store::Sqlite(pool, _) => sqlx::query(sql)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-        Store::Postgres(pool) => sqlx::query(sql)
-            .execute(pool)
-            .await
-            .map(|r| r.rows_affected()),
-    }
-    .expect("the statement runs")
+async fn run(store: &Store, sql: &str) -> u64 {
+    run_sql(store, sql).await.expect("the statement runs")
 }
 
 /// A migrated store with no server and no integrator running.

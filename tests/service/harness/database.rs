@@ -89,6 +89,21 @@ impl TestDatabase {
     }
 }
 
+/// Runs `sql` (one statement or several, no parameters) on the store's
+/// pool, behind the service's back; the rows it changed.
+pub async fn run_sql(store: &Store, sql: &str) -> Result<u64, sqlx::Error> {
+    match store {
+        Store::Sqlite(pool, _) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+        Store::Postgres(pool) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+    }
+}
+
 pub fn random_master_key_hex() -> String {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).expect("OS randomness");
