@@ -197,10 +197,16 @@ fn one_tampered_card_in_a_large_export_is_found() {
     let mut lines = fair_export(400, 100);
     let target = 27_183;
     assert!(lines[target].contains("\"type\":\"round\""));
-    let original = lines[target].clone();
-    lines[target] = edit_round(&original, |round| {
+    lines[target] = swap_last_cards(&lines[target]);
+    let report = run_audit(&lines);
+    assert_eq!(report.rounds, 40_000);
+    assert_eq!(kinds(&report), vec![("card", target as u64 + 1)]);
+}
+
+/// Swaps the last two cards of whatever a round's layout ends with.
+fn swap_last_cards(line: &str) -> String {
+    edit_round(line, |round| {
         let deal = &mut round["deal"];
-        // Swap the last two cards of whatever the layout ends with.
         let list = ["rest", "burns", "deck"]
             .into_iter()
             .find(|k| deal.get(*k).is_some())
@@ -208,10 +214,80 @@ fn one_tampered_card_in_a_large_export_is_found() {
         let cards = deal[list].as_array_mut().expect("cards");
         let n = cards.len();
         cards.swap(n - 1, n - 2);
-    });
+    })
+}
+
+/// The audit reads, checks and takes in an export in pieces that overlap
+/// (blocks of about 2 MB, batches of lines within them): faults spread over
+/// every piece of a 40,000-round export are each found once, in line order,
+/// and so is a gap left by a removed round, which only the order of the
+/// lines shows.
+#[test]
+fn faults_in_every_piece_of_a_large_export_are_each_found_once_in_order() {
+    let mut lines = fair_export(400, 100);
+    // Every 997th line that is a round, from the first pairs to the last.
+    let mut expected = Vec::new();
+    for at in (150..lines.len()).step_by(997) {
+        if lines[at].contains("\"type\":\"round\"") {
+            lines[at] = swap_last_cards(&lines[at]);
+            expected.push(("card", at as u64 + 1));
+        }
+    }
+    assert!(expected.len() > 30, "{}", expected.len());
+    // A round removed from the middle of pair 250: the next round's line
+    // names the missing nonce (and the end line's count disagrees).
+    let removed = 250 * 101 + 50;
+    assert!(
+        lines[removed].contains("\"nonce\":49"),
+        "{}",
+        lines[removed]
+    );
+    lines.remove(removed);
+    for finding in &mut expected {
+        if finding.1 > removed as u64 + 1 {
+            finding.1 -= 1;
+        }
+    }
+    expected.push(("nonce_gap", removed as u64 + 1));
+    expected.sort_by_key(|&(_, line)| line);
     let report = run_audit(&lines);
-    assert_eq!(report.rounds, 40_000);
-    assert_eq!(kinds(&report), vec![("card", target as u64 + 1)]);
+    assert_eq!(report.rounds, 39_999);
+    let mut found = kinds(&report);
+    found.retain(|&(kind, _)| kind != "record");
+    assert_eq!(found, expected);
+}
+
+/// A reader that gives `good` bytes and then fails, like a disk or a
+/// connection that goes away mid-export.
+struct FailsAfter<'a> {
+    good: &'a [u8],
+}
+
+impl std::io::Read for FailsAfter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.good.is_empty() {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        let n = buf.len().min(self.good.len());
+        buf[..n].copy_from_slice(&self.good[..n]);
+        self.good = &self.good[n..];
+        Ok(n)
+    }
+}
+
+/// An input that fails after several blocks is the audit's error: no
+/// report of the part that was read, and no thread left waiting.
+#[test]
+fn a_read_error_mid_export_is_the_audits_error() {
+    let text = fair_export(200, 50).join("\n") + "\n";
+    assert!(text.len() > 4 << 20, "more than two blocks: {}", text.len());
+    for cut in [0, 1000, text.len() / 2, text.len() - 10] {
+        let input = std::io::BufReader::new(FailsAfter {
+            good: &text.as_bytes()[..cut],
+        });
+        let err = audit(input, &mut |_, _| {}).expect_err("a read error");
+        assert_eq!(err.to_string(), "the disk went away", "cut at {cut}");
+    }
 }
 
 fn audit_cli(args: &[&str], stdin: Option<&str>) -> Output {

@@ -28,9 +28,11 @@ use serde_json::value::RawValue;
 
 use super::export::{ExportEnd, ExportPair};
 
-/// Lines checked together: a block holds about this many export lines, and
-/// a block of shorter lines is checked this many at a time.
-const BATCH_LINES: usize = 8192;
+/// Lines checked together: a block (about 3,400 export lines) is checked
+/// in a few batches, so that taking in one batch's outcome overlaps
+/// checking the next; a block of shorter lines is checked this many at a
+/// time.
+const BATCH_LINES: usize = 1024;
 /// Lines a worker checks, and counts into its own statistics, at a time.
 const EVIDENCE_CHUNK: usize = 256;
 /// Findings kept in full; beyond this only counted.
@@ -816,11 +818,81 @@ fn check_batch<'a>(batch: &[(u64, &'a [u8])]) -> Vec<(Vec<(u64, Checked<'a>)>, E
         .collect()
 }
 
+/// Takes in a checked batch, in line order: its statistics, its findings,
+/// and the checks that need the lines in order (nonce sequences, the end
+/// line's counts).
+fn take_in(
+    checked: Vec<(Vec<(u64, Checked<'_>)>, Evidence)>,
+    report: &mut Report,
+    sequence: &mut Sequence,
+    evidence: &mut Evidence,
+    observe: &mut dyn FnMut(u64, &RoundLine<'_>),
+) {
+    for (_, counted) in &checked {
+        evidence.merge(counted);
+    }
+    for (line, item) in checked.into_iter().flat_map(|(items, _)| items) {
+        report.lines = line;
+        if sequence.ended && !matches!(item, Checked::Blank) {
+            report.add(line, "record", "a record after the end line".to_owned());
+        }
+        match item {
+            Checked::Blank => {}
+            Checked::Malformed(why) => {
+                report.add(line, "malformed", format!("malformed line: {why}"))
+            }
+            Checked::Pair(pair, problems) => {
+                sequence.close_pair(report);
+                for problem in problems {
+                    report.add(line, "table", format!("pair {}: {problem}", pair.id));
+                }
+                report.seed_pairs += 1;
+                sequence.pair = Some((pair, line, 0));
+            }
+            Checked::Round {
+                round,
+                problems,
+                first,
+            } => {
+                report.rounds += 1;
+                if let Some(first) = first {
+                    if let (Some(previous), Some(first)) = (sequence.previous_first, first) {
+                        evidence.add_consecutive_first_cards(previous, first);
+                    }
+                    sequence.previous_first = first;
+                }
+                if problems.is_empty() {
+                    report.rounds_verified += 1;
+                }
+                for (kind, detail) in problems {
+                    report.add(line, kind, detail);
+                }
+                observe(line, &round);
+                sequence.round(line, &round, report);
+            }
+            Checked::End(end) => {
+                sequence.close_pair(report);
+                sequence.ended = true;
+                if end.seed_pairs != report.seed_pairs || end.rounds != report.rounds {
+                    report.add(
+                        line,
+                        "record",
+                        format!(
+                            "the end line counts {} pairs and {} rounds, but {} and {} were read",
+                            end.seed_pairs, end.rounds, report.seed_pairs, report.rounds
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Progress callback: lines and rounds read so far.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
 /// Audits an export from `input`.
-pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Report> {
+pub fn audit(input: impl BufRead + Send, progress: Progress<'_>) -> std::io::Result<Report> {
     audit_observed(input, progress, &mut |_, _| {})
 }
 
@@ -828,7 +900,7 @@ pub fn audit(input: impl BufRead, progress: Progress<'_>) -> std::io::Result<Rep
 /// record) in order, for checks that need the whole export (such as the
 /// cross-check against a transparency log).
 pub fn audit_observed(
-    input: impl BufRead,
+    input: impl BufRead + Send,
     progress: Progress<'_>,
     observe: &mut dyn FnMut(u64, &RoundLine<'_>),
 ) -> std::io::Result<Report> {
@@ -836,102 +908,59 @@ pub fn audit_observed(
     let mut report = Report::default();
     let mut sequence = Sequence::default();
     let mut evidence = Evidence::default();
-    let mut blocks = Blocks {
-        input,
-        carry: Vec::new(),
-    };
-    let mut line_no = 0u64;
-    let mut next = blocks.next_block(None)?;
-    let mut spare = None;
-    while let Some(block) = next.take() {
-        // A block is checked a batch of lines at a time, so that memory
-        // stays bounded however short its lines are.
-        let mut rest: &[u8] = &block;
-        let mut first_batch = true;
-        loop {
+    // Three things overlap. A thread of its own reads the input a block at
+    // a time (and the caller's reader hashes it, for the provenance); the
+    // pool checks a block's lines a batch at a time; this thread takes in
+    // each batch's outcome (the checks that need the lines in order) while
+    // the pool checks the batch after it.
+    let (block_tx, block_rx) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(0);
+    let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|threads| {
+        threads.spawn(move || {
+            let mut blocks = Blocks {
+                input,
+                carry: Vec::new(),
+            };
+            // Until the input ends, fails, or the audit stops listening.
+            while let Some(read) = blocks.next_block(spare_rx.try_recv().ok()).transpose() {
+                let failed = read.is_err();
+                if block_tx.send(read).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        // Dropped on return, so that an early return ends the reader too.
+        let block_rx = block_rx;
+        let mut line_no = 0u64;
+        for block in &block_rx {
+            let block = block?;
+            // A block is checked a batch of lines at a time, so that memory
+            // stays bounded however short its lines are.
+            let mut rest: &[u8] = &block;
             let batch = split_lines(&mut rest, &mut line_no, BATCH_LINES);
-            // Lines are checked, and their deals counted into the
-            // statistics, in parallel, a chunk at a time (while this thread
-            // reads the next block, for a block's first batch); the
-            // order-dependent checks follow.
-            let mut checked = Vec::new();
-            if first_batch {
-                let mut read = Ok(None);
+            let mut checked = check_batch(&batch);
+            while !rest.is_empty() {
+                let batch = split_lines(&mut rest, &mut line_no, BATCH_LINES);
+                let mut following = Vec::new();
                 rayon::in_place_scope(|scope| {
-                    scope.spawn(|_| checked = check_batch(&batch));
-                    read = blocks.next_block(spare.take());
+                    scope.spawn(|_| following = check_batch(&batch));
+                    take_in(
+                        std::mem::take(&mut checked),
+                        &mut report,
+                        &mut sequence,
+                        &mut evidence,
+                        observe,
+                    );
                 });
-                next = read?;
-                first_batch = false;
-            } else {
-                checked = check_batch(&batch);
+                checked = following;
             }
-            for (_, counted) in &checked {
-                evidence.merge(counted);
-            }
-            for (line, item) in checked.into_iter().flat_map(|(items, _)| items) {
-                report.lines = line;
-                if sequence.ended && !matches!(item, Checked::Blank) {
-                    report.add(line, "record", "a record after the end line".to_owned());
-                }
-                match item {
-                    Checked::Blank => {}
-                    Checked::Malformed(why) => {
-                        report.add(line, "malformed", format!("malformed line: {why}"))
-                    }
-                    Checked::Pair(pair, problems) => {
-                        sequence.close_pair(&mut report);
-                        for problem in problems {
-                            report.add(line, "table", format!("pair {}: {problem}", pair.id));
-                        }
-                        report.seed_pairs += 1;
-                        sequence.pair = Some((pair, line, 0));
-                    }
-                    Checked::Round {
-                        round,
-                        problems,
-                        first,
-                    } => {
-                        report.rounds += 1;
-                        if let Some(first) = first {
-                            if let (Some(previous), Some(first)) = (sequence.previous_first, first)
-                            {
-                                evidence.add_consecutive_first_cards(previous, first);
-                            }
-                            sequence.previous_first = first;
-                        }
-                        if problems.is_empty() {
-                            report.rounds_verified += 1;
-                        }
-                        for (kind, detail) in problems {
-                            report.add(line, kind, detail);
-                        }
-                        observe(line, &round);
-                        sequence.round(line, &round, &mut report);
-                    }
-                    Checked::End(end) => {
-                        sequence.close_pair(&mut report);
-                        sequence.ended = true;
-                        if end.seed_pairs != report.seed_pairs || end.rounds != report.rounds {
-                            report.add(
-                                    line,
-                                    "record",
-                                    format!(
-                                        "the end line counts {} pairs and {} rounds, but {} and {} were read",
-                                        end.seed_pairs, end.rounds, report.seed_pairs, report.rounds
-                                    ),
-                                );
-                        }
-                    }
-                }
-            }
-            if rest.is_empty() {
-                break;
-            }
+            take_in(checked, &mut report, &mut sequence, &mut evidence, observe);
+            // The reader reuses the block's memory; gone if it has ended.
+            let _ = spare_tx.send(block);
+            progress(report.lines, report.rounds);
         }
-        spare = Some(block);
-        progress(report.lines, report.rounds);
-    }
+        Ok::<(), std::io::Error>(())
+    })?;
     if !sequence.ended {
         sequence.close_pair(&mut report);
         report.add(

@@ -50,6 +50,29 @@ async fn parallel_deals_on_one_pair_get_consecutive_nonces(app: &TestApp) {
 on_both_backends!(parallel_deals_on_one_pair_get_consecutive_nonces);
 
 /// A deal with an `Idempotency-Key`.
+/// Ids are UUIDv7s, ascending in the order they were made, so that the
+/// rows of a batch (and of batches that follow) land side by side in the id
+/// indexes instead of one random leaf a row.
+async fn ids_ascend_in_the_order_they_are_made(app: &TestApp) {
+    let first = app.operator.active_pair("table one").await;
+    let second = app.operator.active_pair("table two").await;
+    let mut ids = vec![first.clone(), second.clone()];
+    for k in 0..6 {
+        let pair = if k % 2 == 0 { &first } else { &second };
+        let reply = app.operator.deal(pair, json!({"type": "deck"})).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        ids.push(reply.json["id"].as_str().expect("id").to_owned());
+    }
+    for id in &ids {
+        assert_eq!(id.len(), 36, "{id}");
+        assert_eq!(&id[14..15], "7", "a version 7 UUID: {id}");
+    }
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(sorted, ids, "in the order they were made");
+}
+on_both_backends!(ids_ascend_in_the_order_they_are_made);
+
 async fn deal_with_key(api: Client, pair_id: String, key: &'static str, game: Value) -> Reply {
     let request = api
         .request(Method::POST, &format!("/v1/seed-pairs/{pair_id}/rounds"))

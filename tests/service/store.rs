@@ -1,11 +1,11 @@
 //! The store below the HTTP layer, on a database no server runs on: the
 //! integrator's batches, the one SQLite writer connection after cancelled
-//! writes, and the WAL checkpoint.
+//! writes, the WAL checkpoint, and the readers' page cache.
 
 use std::time::Duration;
 
 use fairdeal::service::integrator;
-use fairdeal::service::store::{Integrated, Store};
+use fairdeal::service::store::{Integrated, READER_CACHE_KIB, Store};
 use fairdeal::tlog::key::LogKey;
 
 use crate::harness::{Backend, TestDatabase, random_master_key_hex, run_sql};
@@ -209,4 +209,34 @@ async fn the_wal_is_checkpointed_off_the_writer_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_wal_is_checkpointed_off_the_writer_postgres() {
     the_wal_is_checkpointed_off_the_writer(Backend::Postgres).await;
+}
+
+/// Pooled SQLite connections only read, so each keeps a small page cache
+/// of its own (memory: each one copies the pages it reads); the writer
+/// keeps SQLite's default of 2,000 KiB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_readers_keep_a_small_page_cache_and_the_writer_the_default() {
+    let Some((_db, store)) = bare_store(Backend::Sqlite).await else {
+        return;
+    };
+    let Store::Sqlite(pool, writer) = &store else {
+        panic!("a SQLite store");
+    };
+    for _ in 0..4 {
+        let reader: i64 = sqlx::query_scalar("PRAGMA cache_size")
+            .fetch_one(pool)
+            .await
+            .expect("pragma");
+        assert_eq!(
+            reader,
+            -i64::from(READER_CACHE_KIB),
+            "KiB, as SQLite says it"
+        );
+    }
+    let mut writer = writer.lock().await;
+    let written: i64 = sqlx::query_scalar("PRAGMA cache_size")
+        .fetch_one(&mut *writer)
+        .await
+        .expect("pragma");
+    assert_eq!(written, -2000);
 }
