@@ -200,7 +200,7 @@ impl DealQueue {
             new_round(&self.key, &batch[i].request.pair_id, batch[i].game, ctx)
         };
         // Deals almost never fail, so a batch (a batch of one too) runs
-        // without a savepoint per deal, in four statements; if one does
+        // without a savepoint per deal, in two to four statements; if one does
         // fail, the batch is rolled back and run again with savepoints, so
         // that it fails alone, with its own error. An unreachable database
         // is not a deal's fault: no second try.

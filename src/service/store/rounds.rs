@@ -122,9 +122,10 @@ impl Store {
     ///
     /// With `isolated`, each request runs in a savepoint of its own, so one
     /// that fails is rolled back alone and the others commit. Without, the
-    /// batch runs in four statements (the nonces of every pair, the log
-    /// indexes, the log entries, the rounds), and the first request that
-    /// fails fails the whole batch (an outer error): run it again isolated.
+    /// batch runs in a few statements (the nonces of every pair, then the
+    /// log indexes, the log entries and the rounds: one statement on
+    /// PostgreSQL, three on SQLite), and the first request that fails fails
+    /// the whole batch (an outer error): run it again isolated.
     pub async fn insert_rounds<F>(
         &self,
         requests: &[RoundRequest],
@@ -190,11 +191,11 @@ impl Store {
         }))
     }
 
-    /// [`Store::insert_rounds`] without savepoints, in four statements: one
-    /// `UPDATE … FROM (VALUES …)` advances every pair's nonce by its number
-    /// of deals, then the batch takes its log indexes at once and inserts
-    /// every log entry and every round in one statement each. The first
-    /// failure fails the batch.
+    /// [`Store::insert_rounds`] without savepoints: one `UPDATE … FROM
+    /// (VALUES …)` advances every pair's nonce by its number of deals, then
+    /// the batch takes its log indexes at once and inserts every log entry
+    /// and every round — in one more statement on PostgreSQL (data-modifying
+    /// CTEs), in three on SQLite. The first failure fails the batch.
     async fn insert_rounds_together<F>(
         &self,
         requests: &[RoundRequest],
@@ -205,6 +206,10 @@ impl Store {
     {
         const TAKE_INDEXES: &str = "UPDATE log_state SET next_index = next_index + $1 \
              WHERE id = 1 RETURNING next_index - $1";
+        // A batch's round rows but their log indexes, in the order
+        // `push_round!` binds them; the deal itself is stored sealed only.
+        const ROUND_COLUMNS: &str = "id, seed_pair_id, nonce, game, deal, deal_sealed, \
+             status, created_at, idempotency_key";
         Ok(write_tx!(self, |tx| {
             // Every pair's nonces for the batch in one statement; a pair
             // it leaves out (missing, not active, or too near its last
@@ -276,41 +281,97 @@ impl Store {
             let mut results: Vec<BatchedRound> = (0..requests.len()).map(|_| Ok(None)).collect();
             if !dealt.is_empty() {
                 let count = dealt.len() as i64;
-                let (first,): (i64,) = sqlx::query_as(TAKE_INDEXES)
-                    .bind(count)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                let mut entries = sqlx::QueryBuilder::new("INSERT INTO log_entries (idx, entry) ");
-                entries.push_values(dealt.iter().enumerate(), |mut row, (k, (_, _, round))| {
-                    row.push_bind(first + k as i64)
-                        .push_bind(round.log_entry.as_slice());
-                });
-                entries.build().execute(&mut *tx).await?;
-                let mut insert = sqlx::QueryBuilder::new(
-                    "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, \
-                     status, created_at, idempotency_key, log_index) ",
-                );
-                insert.push_values(
-                    dealt.iter().enumerate(),
-                    |mut row, (k, (i, nonce, round))| {
-                        let request = &requests[*i];
-                        row.push_bind(round.id.as_str())
-                            .push_bind(request.pair_id.as_str())
-                            .push_bind(*nonce)
-                            .push_bind(round.game.as_str())
+                // The values of a round's row, in the order of ROUND_COLUMNS.
+                macro_rules! push_round {
+                    ($row:ident, $i:expr, $nonce:expr, $round:expr) => {
+                        $row.push_bind($round.id.as_str())
+                            .push_bind(requests[$i].pair_id.as_str())
+                            .push_bind($nonce)
+                            .push_bind($round.game.as_str())
                             .push("''")
-                            .push_bind(round.deal_sealed.as_slice())
+                            .push_bind($round.deal_sealed.as_slice())
                             .push_bind(RoundStatus::InPlay.as_str())
-                            .push_bind(round.created_at)
-                            .push_bind(request.idempotency_key.as_deref())
-                            .push_bind(first + k as i64);
-                    },
-                );
-                let inserted = insert.build().execute(&mut *tx).await?.rows_affected();
-                anyhow::ensure!(
-                    inserted == count as u64,
-                    "{inserted} of a batch's {count} rounds were inserted"
-                );
+                            .push_bind($round.created_at)
+                            .push_bind(requests[$i].idempotency_key.as_deref())
+                    };
+                }
+                let first = if matches!(self, Store::Postgres(_)) {
+                    // One statement, two round trips fewer: the log
+                    // indexes taken, the entries and the rounds inserted,
+                    // by data-modifying CTEs.
+                    let mut insert = sqlx::QueryBuilder::new(
+                        "WITH taken AS (UPDATE log_state SET next_index = next_index + ",
+                    );
+                    insert
+                        .push_bind(count)
+                        .push(" WHERE id = 1 RETURNING next_index - ")
+                        .push_bind(count)
+                        .push(
+                            " AS first), entries AS (INSERT INTO log_entries (idx, entry) \
+                             SELECT taken.first + e.k, e.entry FROM taken, (",
+                        );
+                    insert.push_values(dealt.iter().enumerate(), |mut row, (k, (_, _, round))| {
+                        row.push_bind(k as i64)
+                            .push_bind(round.log_entry.as_slice());
+                    });
+                    insert
+                        .push(") AS e (k, entry)) INSERT INTO rounds (")
+                        .push(ROUND_COLUMNS)
+                        .push(
+                            ", log_index) SELECT r.id, r.pair, r.nonce, r.game, r.deal, \
+                             r.sealed, r.status, r.created_at, r.key, taken.first + r.k \
+                             FROM taken, (",
+                        );
+                    insert.push_values(
+                        dealt.iter().enumerate(),
+                        |mut row, (k, (i, nonce, round))| {
+                            row.push_bind(k as i64);
+                            push_round!(row, *i, *nonce, round);
+                        },
+                    );
+                    insert.push(
+                        ") AS r (k, id, pair, nonce, game, deal, sealed, status, created_at, \
+                         key) RETURNING log_index",
+                    );
+                    let indexes: Vec<(i64,)> = insert.build_query_as().fetch_all(&mut *tx).await?;
+                    anyhow::ensure!(
+                        indexes.len() == dealt.len(),
+                        "{} of a batch's {count} rounds were inserted",
+                        indexes.len()
+                    );
+                    indexes
+                        .iter()
+                        .map(|(index,)| *index)
+                        .min()
+                        .unwrap_or_default()
+                } else {
+                    // SQLite has no data-modifying CTEs: three statements.
+                    let (first,): (i64,) = sqlx::query_as(TAKE_INDEXES)
+                        .bind(count)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    let mut entries =
+                        sqlx::QueryBuilder::new("INSERT INTO log_entries (idx, entry) ");
+                    entries.push_values(dealt.iter().enumerate(), |mut row, (k, (_, _, round))| {
+                        row.push_bind(first + k as i64)
+                            .push_bind(round.log_entry.as_slice());
+                    });
+                    entries.build().execute(&mut *tx).await?;
+                    let mut insert = sqlx::QueryBuilder::new("INSERT INTO rounds (");
+                    insert.push(ROUND_COLUMNS).push(", log_index) ");
+                    insert.push_values(
+                        dealt.iter().enumerate(),
+                        |mut row, (k, (i, nonce, round))| {
+                            push_round!(row, *i, *nonce, round).push_bind(first + k as i64);
+                        },
+                    );
+                    let inserted = insert.build().execute(&mut *tx).await?.rows_affected();
+                    anyhow::ensure!(
+                        inserted == count as u64,
+                        "{inserted} of a batch's {count} rounds were inserted"
+                    );
+                    first
+                };
                 // The rows as inserted, built here rather than read back: every
                 // column is a value this batch bound.
                 for (k, (i, nonce, round)) in dealt.into_iter().enumerate() {
