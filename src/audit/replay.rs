@@ -3,12 +3,12 @@
 //! to the published commitment, that fairdeal-v1 gives exactly the recorded
 //! cards, and that each pair's nonces run 0, 1, 2, … with no gap or repeat.
 //!
-//! The input is read in blocks of whole lines and checked in batches of at
-//! most 8,192 lines; parsing and the cryptographic checks of a batch run in
-//! parallel on all cores (while the next block is read), then the
-//! order-dependent checks (nonce sequence, agreement with the pair line,
-//! completeness) run in order. Memory is bounded by the block and the
-//! batch, whatever the length of the export or of its lines.
+//! The input is read in blocks of whole lines, on a thread of its own, and
+//! checked in batches of at most 1,024 lines: parsing and the cryptographic
+//! checks of a batch run in parallel on all cores while the order-dependent
+//! checks (nonce sequence, agreement with the pair line, completeness) of
+//! the batch before it run in order. Memory is bounded by two blocks and
+//! their batches, whatever the length of the export or of its lines.
 
 use std::borrow::Cow;
 use std::cell::RefCell;

@@ -49,7 +49,6 @@ async fn parallel_deals_on_one_pair_get_consecutive_nonces(app: &TestApp) {
 }
 on_both_backends!(parallel_deals_on_one_pair_get_consecutive_nonces);
 
-/// A deal with an `Idempotency-Key`.
 /// Ids are UUIDv7s, ascending in the order they were made, so that the
 /// rows of a batch (and of batches that follow) land side by side in the id
 /// indexes instead of one random leaf a row.
@@ -73,6 +72,7 @@ async fn ids_ascend_in_the_order_they_are_made(app: &TestApp) {
 }
 on_both_backends!(ids_ascend_in_the_order_they_are_made);
 
+/// A deal with an `Idempotency-Key`.
 async fn deal_with_key(api: Client, pair_id: String, key: &'static str, game: Value) -> Reply {
     let request = api
         .request(Method::POST, &format!("/v1/seed-pairs/{pair_id}/rounds"))

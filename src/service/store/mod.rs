@@ -60,8 +60,9 @@ pub use tables::{
 const WRITER_AUTOCHECKPOINT_PAGES: u32 = 16_000;
 
 /// The page cache of each pooled SQLite connection, in KiB (SQLite's own
-/// default is 2,000 KiB a connection). Those connections only read, and
-/// each keeps a private copy of the pages it reads: with 16 of them that was
+/// default is 2,000 KiB a connection). Writes and migrations go through the
+/// writer, so those connections read (and checkpoint the WAL), and each
+/// keeps a private copy of the pages it reads: with 16 of them that was
 /// 6–8 MB of a server's 38–40 MB under the load runs, for no measurable gain
 /// (a page they miss is read from the operating system's cache). The
 /// writer keeps SQLite's default: a batch of deals revisits its pages.
@@ -368,7 +369,9 @@ impl Store {
     /// takes an advisory lock on PostgreSQL).
     pub async fn migrate(&self) -> anyhow::Result<()> {
         match self {
-            Store::Sqlite(pool, _) => SQLITE_MIGRATIONS.run(pool).await,
+            // On the writer, like every other write (and with its full
+            // page cache: a migration may copy a whole table).
+            Store::Sqlite(_, writer) => SQLITE_MIGRATIONS.run(&mut *writer.lock().await).await,
             Store::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await,
         }
         .context("applying database migrations")
