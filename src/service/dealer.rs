@@ -29,11 +29,10 @@ pub mod tables;
 
 /// A new id: a UUIDv7, the time in milliseconds, then a 42-bit counter
 /// (seeded at random each millisecond, one more for each id within it, so
-/// one process's ids ascend) and 32 random bits. Ids
-/// made one after another land side by side in the id indexes, so a commit
-/// of many rows writes one leaf of each, not one leaf a row. The time an id
-/// shows is no secret: the round or pair says when it was made, and the
-/// public log lists it.
+/// one process's ids ascend) and 32 random bits. Ids made one after another
+/// land side by side in the id indexes, so a commit of many rows writes one
+/// leaf of each, not one leaf a row. The time an id shows is no secret: the
+/// round or pair says when it was made, and the public log lists it.
 fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
