@@ -7,8 +7,9 @@
 #   1. POST /v1/seed-pairs/{id}/rounds spread over 64 pairs (holdem-6)
 #   2. the same on ONE pair (every deal serialises on the pair's row)
 #   3. GET /v1/rounds/{id} as the public (read path)
-# then prints each scenario's requests/s as a ratio to /healthz's, and the
-# server's peak resident memory over the whole run.
+# then prints each scenario's requests/s as a ratio to /healthz's, the bytes
+# each spread deal wrote (and the WAL, on PostgreSQL), and the server's peak
+# resident memory over the whole run.
 # Figures go to docs/PERFORMANCE.md by hand, with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +41,10 @@ deal_script "$key" "${pairs[@]}" > "$work/deal.lua"
 deal_script "$key" "${pairs[0]}" > "$work/one.lua"
 round=$(curl -s -X POST -H "$auth" -H 'content-type: application/json' \
   -d '{"game":{"type":"deck"}}' localhost:$port/v1/seed-pairs/${pairs[1]}/rounds | sed -E 's/^\{"id":"([^"]+)".*/\1/')
+# dealt: the rounds the server has dealt so far.
+dealt() {
+  curl -s localhost:$port/metrics | awk '/^fairdeal_rounds_dealt_total/ {n += $2} END {print n + 0}'
+}
 # scenario NAME WRK-ARGS…: runs wrk, prints its report, and keeps its
 # requests/s and p99 for the summary.
 declare -A rate p99
@@ -52,7 +57,16 @@ scenario() {
   p99[$name]=$(awk '$1 == "99%" {print $2}' "$work/wrk.out")
 }
 scenario "healthz" http://127.0.0.1:$port/healthz
+# What the spread deals write: bytes the server process sends to storage
+# (the database and its WAL, checkpoints included), and on PostgreSQL the
+# WAL the cluster writes; both divided by the rounds dealt.
+written_before=$(awk '/^write_bytes/ {print $2}' /proc/$server/io)
+dealt_before=$(dealt)
+[ "$backend" = postgres ] && lsn_before=$(psql "$admin" -Atc "SELECT pg_current_wal_lsn()")
 scenario "deal holdem-6 over 64 pairs" -s "$work/deal.lua" http://127.0.0.1:$port
+spread=$(( $(dealt) - dealt_before ))
+written=$(( $(awk '/^write_bytes/ {print $2}' /proc/$server/io) - written_before ))
+[ "$backend" = postgres ] && wal=$(psql "$admin" -Atc "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn_before')::bigint")
 scenario "deal holdem-6 on one pair" -s "$work/one.lua" http://127.0.0.1:$port
 scenario "GET /v1/rounds/{id} (public)" http://127.0.0.1:$port/v1/rounds/$round
 echo "== $backend: each scenario against /healthz (same run)"
@@ -60,6 +74,14 @@ for name in "healthz" "deal holdem-6 over 64 pairs" "deal holdem-6 on one pair" 
   awk -v n="$name" -v r="${rate[$name]}" -v h="${rate[healthz]}" -v p="${p99[$name]}" \
     'BEGIN { printf "%-32s %10.0f req/s  %5.3f x healthz  p99 %s\n", n, r, r / h, p }'
 done
+echo "== what a deal writes (the spread deals: $spread rounds)"
+if [ "$spread" -gt 0 ]; then
+  if [ "$backend" = postgres ]; then
+    echo "PostgreSQL WAL: $(( wal / spread )) bytes a deal (the server itself writes no file)"
+  else
+    echo "bytes written by the server (database, WAL, checkpoints): $(( written / spread )) a deal"
+  fi
+fi
 echo "== server memory (VmHWM = peak resident)"
 grep -E 'VmHWM|VmRSS' /proc/$server/status
 echo "== rounds dealt, and nonces on the busy pair"
