@@ -311,6 +311,61 @@ fn audit_cli(args: &[&str], stdin: Option<&str>) -> Output {
     child.wait_with_output().expect("finishes")
 }
 
+/// A service that answers, sends the first lines of an export and then
+/// nothing more (a stalled server): with `--read-timeout 1` the audit gives
+/// up, exits 1 and says why, instead of waiting forever.
+#[test]
+fn a_service_that_stalls_mid_export_ends_the_audit_with_the_reason() {
+    use std::io::{BufRead, BufReader};
+    use std::net::TcpListener;
+
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    let first_lines = fair_export(1, 3)[..2].join("\n") + "\n";
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let server = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().expect("the audit connects");
+        let mut request = BufReader::new(stream.try_clone().expect("clone"));
+        let mut line = String::new();
+        let mut request_line = String::new();
+        while request.read_line(&mut line).expect("request") > 2 {
+            if request_line.is_empty() {
+                request_line = line.clone();
+            }
+            line.clear();
+        }
+        let mut stream = stream;
+        write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/x-ndjson\r\n\
+             transfer-encoding: chunked\r\n\r\n{:x}\r\n{first_lines}\r\n",
+            first_lines.len()
+        )
+        .expect("send");
+        stream.flush().expect("flush");
+        // Holds the connection open, sending nothing, until the test ends.
+        let _ = done_rx.recv_timeout(std::time::Duration::from_secs(30));
+        request_line
+    });
+    let out = audit_cli(&[&base, "--read-timeout", "1", "-q"], None);
+    done_tx.send(()).expect("the server waits");
+    let request_line = server.join().expect("server");
+    assert!(
+        request_line.starts_with("GET /v1/export "),
+        "{request_line}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the service sent nothing for 1 s (--read-timeout)"),
+        "{stderr}"
+    );
+    // Out of range is a usage error, named by its flag.
+    let out = audit_cli(&[&base, "--read-timeout", "0"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--read-timeout"));
+}
+
 #[test]
 fn the_cli_exits_0_on_a_fair_export_and_1_naming_each_fault() {
     let dir = tempfile::tempdir().expect("dir");

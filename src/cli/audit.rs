@@ -82,6 +82,12 @@ pub struct AuditOpts {
     /// log.
     #[arg(long, value_name = "URL", conflicts_with = "hands")]
     pub log: Option<String>,
+    /// When the source is a service: give up once it has sent nothing for
+    /// this many seconds (a stalled service ends the audit with an error
+    /// instead of holding it forever). 1 to 86,400.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub read_timeout: u64,
 }
 
 /// A round as the export and the log both name it.
@@ -144,15 +150,48 @@ fn cross_check_log(
 /// An opened input: a file, standard input or a response body.
 type Source = Box<dyn Read + Send>;
 
-/// Opens the source; the second value is its size in bytes when known.
-fn open(source: &str) -> Result<(Source, Option<u64>), InputError> {
+/// A service's response body, whose reads give up after `seconds` without
+/// a byte, with an error that says so.
+struct Patient {
+    response: reqwest::blocking::Response,
+    seconds: u64,
+}
+
+impl Read for Patient {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.response.read(buf).map_err(|err| {
+            let timed_out = err
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<reqwest::Error>())
+                .is_some_and(reqwest::Error::is_timeout);
+            if timed_out {
+                std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!(
+                        "the service sent nothing for {} s (--read-timeout)",
+                        self.seconds
+                    ),
+                )
+            } else {
+                err
+            }
+        })
+    }
+}
+
+/// Opens the source; the second value is its size in bytes when known. A
+/// service's export is read with `read_timeout` seconds of patience for
+/// each read (and for its answer to begin), however long it runs.
+fn open(source: &str, read_timeout: u64) -> Result<(Source, Option<u64>), InputError> {
     if source == "-" {
         return Ok((Box::new(std::io::stdin()), None));
     }
     if source.starts_with("http://") || source.starts_with("https://") {
         let url = format!("{}/v1/export", source.trim_end_matches('/'));
+        // The blocking client's timeout bounds each wait (the answer, then
+        // every read of the body), not the whole export.
         let response = reqwest::blocking::Client::builder()
-            .timeout(None)
+            .timeout(Duration::from_secs(read_timeout))
             .build()
             .and_then(|client| client.get(&url).send())
             .map_err(|e| InputError::new("SOURCE", format!("cannot read {url}: {e}")))?;
@@ -162,7 +201,13 @@ fn open(source: &str) -> Result<(Source, Option<u64>), InputError> {
                 format!("{url} answered {}", response.status()),
             ));
         }
-        return Ok((Box::new(response), None));
+        return Ok((
+            Box::new(Patient {
+                response,
+                seconds: read_timeout,
+            }),
+            None,
+        ));
     }
     let file = File::open(source)
         .map_err(|e| InputError::new("SOURCE", format!("cannot open {source}: {e}")))?;
@@ -202,8 +247,9 @@ impl<R: Read> Read for Counting<R> {
 fn counted(
     source: &str,
     quiet: bool,
+    read_timeout: u64,
 ) -> Result<(Counting<Source>, Arc<Mutex<Digest>>), InputError> {
-    let (input, size) = open(source)?;
+    let (input, size) = open(source, read_timeout)?;
     let digest = Arc::new(Mutex::new(Digest::default()));
     let reader = Counting {
         inner: input,
@@ -284,8 +330,8 @@ fn statistics_exit(stats: &StatsReport) -> ExitCode {
 }
 
 /// `--hands FILE`: statistics of a hand history.
-fn run_hands(path: &str, format: Format) -> anyhow::Result<ExitCode> {
-    let (input, digest) = counted(path, true)?;
+fn run_hands(path: &str, format: Format, read_timeout: u64) -> anyhow::Result<ExitCode> {
+    let (input, digest) = counted(path, true, read_timeout)?;
     let hands = crate::audit::hand_history::read(BufReader::new(input))
         .context("reading the hand history")?;
     let (evidence, n_hands) = match hands {
@@ -334,8 +380,9 @@ fn audit_source(
     source: &str,
     quiet: bool,
     log: Option<&str>,
+    read_timeout: u64,
 ) -> anyhow::Result<(Report, report::Provenance)> {
-    let (input, digest) = counted(source, quiet)?;
+    let (input, digest) = counted(source, quiet, read_timeout)?;
     let bar = input.bar.clone();
     // Smaller than the audit's reads (256 KiB at a time), so that they go
     // straight into its blocks instead of through this buffer: one copy of
@@ -385,10 +432,11 @@ pub enum Mode {
 
 pub fn run(opts: AuditOpts, mode: Mode) -> anyhow::Result<ExitCode> {
     if let Some(hands) = &opts.hands {
-        return run_hands(hands, opts.format);
+        return run_hands(hands, opts.format, opts.read_timeout);
     }
     let source = opts.source.clone().unwrap_or_default();
-    let (report, provenance) = audit_source(&source, opts.quiet, opts.log.as_deref())?;
+    let (report, provenance) =
+        audit_source(&source, opts.quiet, opts.log.as_deref(), opts.read_timeout)?;
     let judge_records = mode == Mode::Audit;
     let stats = report.statistics.as_ref();
     if !judge_records && stats.is_none() {
