@@ -23,6 +23,11 @@ struct Case {
 
 const JSON: &[(&str, &str)] = &[("content-type", "application/json")];
 const TEXT: &[(&str, &str)] = &[("content-type", "text/plain")];
+const GZIP: &[(&str, &str)] = &[
+    ("content-type", "application/json"),
+    ("content-encoding", "gzip"),
+];
+const UTF16: &[(&str, &str)] = &[("content-type", "application/json; charset=utf-16")];
 const BAD_KEY: &[(&str, &str)] = &[
     ("content-type", "application/json"),
     ("idempotency-key", "has space"),
@@ -79,6 +84,12 @@ const CASES: &[Case] = &[
     Case { method: "POST",   path: "/v1/seed-pairs",                          headers: JSON,    body: br#"{"seats":[1,2]}"#,                                  status: 400, field: Some("seats"),           detail: "must be an array of strings" },
     Case { method: "POST",   path: "/v1/seed-pairs",                          headers: JSON,    body: br#"{"seats":"a,b"}"#,                                  status: 400, field: Some("seats"),           detail: "expected a sequence" },
     Case { method: "POST",   path: "/v1/seed-pairs",                          headers: JSON,    body: br#"{"seats":["a","a"]}"#,                              status: 422, field: Some("seats[1]"),        detail: "repeats" },
+    Case { method: "POST",   path: "/v1/seed-pairs",                          headers: JSON,    body: br#"{"seats":["a",".."]}"#,                             status: 422, field: Some("seats[1]"),        detail: "must not be \".\" or \"..\"" },
+    Case { method: "POST",   path: "/v1/seed-pairs",                          headers: JSON,    body: br#"{"seats":[".","b"]}"#,                              status: 422, field: Some("seats[0]"),        detail: "segment of its URL" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: GZIP,    body: b"\x1f\x8b\x08\x00\x00\x00\x00\x00",                      status: 415, field: None,                    detail: "Content-Encoding \"gzip\" is not accepted" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: UTF16,   body: b"\xff\xfe{\x00}\x00",                                  status: 415, field: None,                    detail: "must be UTF-8; Content-Type says charset=utf-16" },
+    Case { method: "GET",    path: "/v1/seed-pairs?limit=-1",                 headers: JSON,    body: b"",                                                    status: 400, field: Some("limit"),           detail: "must be a whole number, 0 or more" },
+    Case { method: "POST",   path: "/v1/verify",                              headers: JSON,    body: br#"{"server_seed":"x000000000000000000000000000000000000000000000000000000000000000","client_seed":"c","nonce":0,"game":{"type":"deck"}}"#, status: 422, field: Some("server_seed"), detail: "character 1 is not one" },
     Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"holdem","players":6.5}}"#,         status: 400, field: Some("game.players"),    detail: "a whole number" },
     Case { method: "GET",    path: "/v1/seed-pairs/{pair}/rounds?after=-3",   headers: JSON,    body: b"",                                                    status: 422, field: Some("after"),           detail: "must be a nonce (0 or more)" },
     Case { method: "GET",    path: "/v1/seed-pairs/{pair}/rounds?after=9223372036854775808", headers: JSON, body: b"",                                      status: 400, field: Some("after"),           detail: "number too large" },

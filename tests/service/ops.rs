@@ -44,6 +44,38 @@ async fn health_readiness_and_metrics_answer(app: &TestApp) {
 }
 on_both_backends!(health_readiness_and_metrics_answer);
 
+/// A method is any token a client cares to send: as a label it would grow
+/// the metrics (and the memory behind them) by a series a request.
+async fn methods_outside_http_are_one_label(app: &TestApp) {
+    for n in 0..50 {
+        let method =
+            reqwest::Method::from_bytes(format!("PROBE{n:04}{}", "X".repeat(2000)).as_bytes())
+                .expect("a token");
+        let reply = app
+            .public
+            .send(app.public.request(method, "/healthz"))
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{}",
+            reply.text
+        );
+    }
+    let metrics = app.public.get("/metrics").await.text;
+    assert!(
+        !metrics.contains("PROBE"),
+        "a method as sent became a label"
+    );
+    assert!(
+        metrics.contains(
+            "fairdeal_http_responses_total{method=\"other\",route=\"/healthz\",status=\"405\"} 50"
+        ),
+        "{metrics}"
+    );
+}
+on_both_backends!(methods_outside_http_are_one_label);
+
 #[test]
 fn openapi_yaml_is_generated_from_the_code() {
     let generated = fairdeal::service::http::openapi_yaml();

@@ -55,6 +55,13 @@ async fn whole_lifecycle_deals_every_game_and_verifies_after_rotation(app: &Test
         .await;
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert_eq!(again.content_type(), "application/problem+json");
+    // The same seed again is a retry: the same answer, no second entry.
+    let retry = api
+        .put_json(&client_seed, &json!({"client_seed": "🂡 lucky"}))
+        .await;
+    assert_eq!(retry.status, StatusCode::OK, "{}", retry.text);
+    assert_eq!(retry.header("idempotent-replayed"), Some("true"));
+    assert_eq!(retry.json, set.json);
 
     let games = [
         json!({"type": "holdem", "players": 6}),
@@ -183,11 +190,33 @@ async fn rotation_is_refused_while_a_round_is_in_play(app: &TestApp) {
     assert_eq!(round.json["status"], "closed");
     let rotated = api.rotate(&pair_id, "x").await;
     assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
-    let again = api.rotate(&pair_id, "x").await;
+    assert_eq!(rotated.header("idempotent-replayed"), None);
+    // The same rotation again is a retry whose answer was lost: the same
+    // pairs and receipts, and nothing new.
+    let successor = id(&rotated.json["current"]);
+    let retry = api.rotate(&pair_id, "x").await;
+    assert_eq!(retry.status, StatusCode::OK, "{}", retry.text);
+    assert_eq!(retry.header("idempotent-replayed"), Some("true"));
+    assert_eq!(retry.json, rotated.json);
+    let listed = api
+        .get("/v1/seed-pairs?status=active&limit=1000")
+        .await
+        .success();
+    let active: Vec<&str> = listed["seed_pairs"]
+        .as_array()
+        .expect("pairs")
+        .iter()
+        .filter_map(|p| p["predecessor_id"].as_str())
+        .filter(|p| *p == pair_id)
+        .collect();
+    assert_eq!(active.len(), 1, "one successor: {listed}");
+    // Another rotation of a revealed pair is refused, naming its successor.
+    let again = api.rotate(&pair_id, "y").await;
     assert_eq!(
         again.status,
         StatusCode::CONFLICT,
         "a revealed pair cannot rotate again"
     );
+    assert!(again.text.contains(&successor), "{}", again.text);
 }
 on_both_backends!(rotation_is_refused_while_a_round_is_in_play);

@@ -16,14 +16,21 @@ pub enum Error {
         n_chars: usize,
     },
     /// The server seed has a character outside `0-9a-fA-F`.
-    ServerSeedNotHex,
+    ServerSeedNotHex {
+        /// The first such character's position, from 1 (never the
+        /// character: a mistyped seed is still a secret).
+        position: usize,
+    },
     /// The commitment is not 64 characters long.
     CommitmentLength {
         /// How many characters were given.
         n_chars: usize,
     },
     /// The commitment has a character outside `0-9a-fA-F`.
-    CommitmentNotHex,
+    CommitmentNotHex {
+        /// The first such character's position, from 1.
+        position: usize,
+    },
     /// The client seed is empty.
     ClientSeedEmpty,
     /// The client seed is longer than 64 bytes of UTF-8.
@@ -165,8 +172,10 @@ impl Error {
     /// The input field at fault.
     pub fn field(&self) -> Field {
         match self {
-            Error::ServerSeedLength { .. } | Error::ServerSeedNotHex => Field::ServerSeed,
-            Error::CommitmentLength { .. } | Error::CommitmentNotHex => Field::ServerSeedHash,
+            Error::ServerSeedLength { .. } | Error::ServerSeedNotHex { .. } => Field::ServerSeed,
+            Error::CommitmentLength { .. } | Error::CommitmentNotHex { .. } => {
+                Field::ServerSeedHash
+            }
             Error::ClientSeedEmpty
             | Error::ClientSeedTooLong { .. }
             | Error::ClientSeedControlCharacter { .. } => Field::ClientSeed,
@@ -188,15 +197,17 @@ impl fmt::Display for Error {
                 f,
                 "server seed must be 64 hexadecimal characters (32 bytes); got {n_chars} characters"
             ),
-            Error::ServerSeedNotHex => f.write_str(
-                "server seed must be 64 hexadecimal characters (0-9, a-f); it contains another character",
+            Error::ServerSeedNotHex { position } => write!(
+                f,
+                "server seed must be 64 hexadecimal characters (0-9, a-f, either case); character {position} is not one"
             ),
             Error::CommitmentLength { n_chars } => write!(
                 f,
                 "commitment (server seed hash) must be 64 hexadecimal characters; got {n_chars} characters"
             ),
-            Error::CommitmentNotHex => f.write_str(
-                "commitment (server seed hash) must be 64 hexadecimal characters (0-9, a-f); it contains another character",
+            Error::CommitmentNotHex { position } => write!(
+                f,
+                "commitment (server seed hash) must be 64 hexadecimal characters (0-9, a-f, either case); character {position} is not one"
             ),
             Error::ClientSeedEmpty => f.write_str("client seed must be 1 to 64 bytes of UTF-8; it is empty"),
             Error::ClientSeedTooLong { n_bytes } => write!(
@@ -257,9 +268,9 @@ mod tests {
                 "server seed must be 64 hexadecimal characters (32 bytes); got 3 characters",
             ),
             (
-                Error::ServerSeedNotHex,
+                Error::ServerSeedNotHex { position: 7 },
                 "server_seed",
-                "server seed must be 64 hexadecimal characters (0-9, a-f); it contains another character",
+                "server seed must be 64 hexadecimal characters (0-9, a-f, either case); character 7 is not one",
             ),
             (
                 Error::CommitmentLength { n_chars: 65 },
@@ -267,9 +278,9 @@ mod tests {
                 "commitment (server seed hash) must be 64 hexadecimal characters; got 65 characters",
             ),
             (
-                Error::CommitmentNotHex,
+                Error::CommitmentNotHex { position: 64 },
                 "server_seed_hash",
-                "commitment (server seed hash) must be 64 hexadecimal characters (0-9, a-f); it contains another character",
+                "commitment (server seed hash) must be 64 hexadecimal characters (0-9, a-f, either case); character 64 is not one",
             ),
             (
                 Error::ClientSeedEmpty,

@@ -56,7 +56,9 @@ impl ServerSeed {
             return Err(Error::ServerSeedLength { n_chars });
         }
         let mut bytes = [0u8; SERVER_SEED_LEN];
-        hex::decode_to_slice(text, &mut bytes).map_err(|_| Error::ServerSeedNotHex)?;
+        hex::decode_to_slice(text, &mut bytes).map_err(|_| Error::ServerSeedNotHex {
+            position: first_non_hex(text),
+        })?;
         Ok(Self(bytes))
     }
 
@@ -83,6 +85,14 @@ impl fmt::Debug for ServerSeed {
     }
 }
 
+/// The position (from 1, in characters) of `text`'s first character that is
+/// not a hexadecimal digit.
+fn first_non_hex(text: &str) -> usize {
+    text.chars()
+        .position(|c| !c.is_ascii_hexdigit())
+        .map_or(0, |i| i + 1)
+}
+
 /// The published SHA-256 hash of a server seed, written as 64 lowercase hex.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Commitment([u8; 32]);
@@ -95,7 +105,9 @@ impl Commitment {
             return Err(Error::CommitmentLength { n_chars });
         }
         let mut bytes = [0u8; 32];
-        hex::decode_to_slice(text, &mut bytes).map_err(|_| Error::CommitmentNotHex)?;
+        hex::decode_to_slice(text, &mut bytes).map_err(|_| Error::CommitmentNotHex {
+            position: first_non_hex(text),
+        })?;
         Ok(Self(bytes))
     }
 
@@ -242,7 +254,7 @@ mod tests {
     fn server_seed_errors_never_echo_the_input() {
         let secret = "d4905855cea6d293c9b84ccf823ec7840e6c1562df0e5b4d796ecd45dce3801z";
         let err = ServerSeed::from_hex(secret).expect_err("not hex");
-        assert_eq!(err, Error::ServerSeedNotHex);
+        assert_eq!(err, Error::ServerSeedNotHex { position: 64 });
         assert!(!err.to_string().contains("d4905855"));
     }
 
@@ -260,7 +272,7 @@ mod tests {
         assert_eq!(err(""), Some(Error::ServerSeedLength { n_chars: 0 }));
         // Multi-byte characters count as characters, not bytes, and are not hex.
         let odd = format!("{}é", "0".repeat(63));
-        assert_eq!(err(&odd), Some(Error::ServerSeedNotHex));
+        assert_eq!(err(&odd), Some(Error::ServerSeedNotHex { position: 64 }));
         assert!(ServerSeed::from_hex(&"AB".repeat(32)).is_ok());
     }
 

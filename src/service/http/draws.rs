@@ -17,7 +17,8 @@ use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::{
     ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
-    OperatorAuthProblems, Problem, QueryProblems, ViewerAuthProblems,
+    OperatorAuthProblems, Problem, QueryProblems, ViewerAuthProblems, identity_encoding,
+    utf8_charset,
 };
 use super::receipts::{Receipt, receipt};
 use super::rounds::idempotency_key;
@@ -234,34 +235,24 @@ enum BodyKind {
 /// The body's kind from its headers, or 415 saying what is taken.
 fn body_kind(headers: &HeaderMap) -> Result<BodyKind, ApiError> {
     let unsupported = |detail: String| ApiError::unsupported(detail);
-    if let Some(encoding) = headers.get(header::CONTENT_ENCODING) {
-        let encoding = encoding.to_str().unwrap_or("(not text)").trim();
-        if !encoding.eq_ignore_ascii_case("identity") {
-            return Err(unsupported(format!(
-                "Content-Encoding {encoding:?} is not accepted: send the list uncompressed"
-            )));
-        }
-    }
+    identity_encoding(headers, "the list")?;
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    let mut parts = content_type.split(';');
-    let mime = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+    let mime = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
     if mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json")) {
+        utf8_charset(content_type, "the commitment")?;
         return Ok(BodyKind::Json);
     }
     if mime == "text/plain" {
-        let charset = parts
-            .filter_map(|p| p.split_once('='))
-            .find(|(name, _)| name.trim().eq_ignore_ascii_case("charset"))
-            .map(|(_, value)| value.trim().trim_matches('"').to_ascii_lowercase());
-        return match charset.as_deref() {
-            None | Some("utf-8" | "utf8" | "us-ascii") => Ok(BodyKind::List),
-            Some(other) => Err(unsupported(format!(
-                "the list must be UTF-8; Content-Type says charset={other}"
-            ))),
-        };
+        utf8_charset(content_type, "the list")?;
+        return Ok(BodyKind::List);
     }
     Err(unsupported(format!(
         "send the list as text/plain (UTF-8, one entrant a line) or its commitment as \
@@ -315,7 +306,9 @@ fn checked(new: NewDraw) -> Result<NewDraw, ApiError> {
         (status = 201, description = "The draw, committed and awaiting its client seed", body = DrawView),
         (status = 200, description = "A retry with the same Idempotency-Key: the draw it made", body = DrawView),
         DatabaseUnavailable,
-        JsonBodyProblems,
+        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "A list over 256 MiB, or a JSON commitment over 16 KiB", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Neither text/plain nor JSON, compressed, or a charset other than UTF-8", body = Problem, content_type = "application/problem+json"),
         OperatorAuthProblems,
         QueryProblems,
         (status = 408, description = "The list stopped arriving (30 s idle, 30 min in all); nothing kept", body = Problem, content_type = "application/problem+json"),

@@ -317,8 +317,44 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// 415 unless `what` comes as sent: the API decodes no `Content-Encoding`
+/// (gzip, say) but `identity`, and says so rather than read compressed bytes
+/// as text.
+pub(super) fn identity_encoding(headers: &header::HeaderMap, what: &str) -> Result<(), ApiError> {
+    match headers.get(header::CONTENT_ENCODING) {
+        Some(encoding) => {
+            let encoding = encoding.to_str().unwrap_or("(not text)").trim();
+            if encoding.eq_ignore_ascii_case("identity") {
+                Ok(())
+            } else {
+                Err(ApiError::unsupported(format!(
+                    "Content-Encoding {encoding:?} is not accepted: send {what} uncompressed"
+                )))
+            }
+        }
+        None => Ok(()),
+    }
+}
+
+/// 415 if `content_type` names a charset other than UTF-8 (or its subset
+/// US-ASCII): the API reads `what` as UTF-8 only.
+pub(super) fn utf8_charset(content_type: &str, what: &str) -> Result<(), ApiError> {
+    let charset = content_type
+        .split(';')
+        .skip(1)
+        .filter_map(|p| p.split_once('='))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("charset"))
+        .map(|(_, value)| value.trim().trim_matches('"').to_ascii_lowercase());
+    match charset.as_deref() {
+        None | Some("utf-8" | "utf8" | "us-ascii") => Ok(()),
+        Some(other) => Err(ApiError::unsupported(format!(
+            "{what} must be UTF-8; Content-Type says charset={other}"
+        ))),
+    }
+}
+
 /// A JSON request body, read into `T`: 413 when over the size limit, 415 when
-/// not declared as JSON, 400 naming the path of a syntax or type error
+/// not declared as JSON (or compressed, or not UTF-8), 400 naming the path of a syntax or type error
 /// (unknown fields included). The one way a handler takes a JSON body.
 #[derive(Debug)]
 pub struct ApiJson<T>(pub T);
@@ -327,16 +363,19 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
-        let is_json = request
-            .headers()
+        let headers = request.headers();
+        identity_encoding(headers, "the body")?;
+        let content_type = headers
             .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|mime| {
-                let mime = mime.trim();
-                mime.eq_ignore_ascii_case("application/json")
-                    || (mime.starts_with("application/") && mime.ends_with("+json"))
-            });
+            .and_then(|v| v.to_str().ok());
+        let is_json = content_type.is_some_and(|v| {
+            let mime = v.split(';').next().unwrap_or_default().trim();
+            mime.eq_ignore_ascii_case("application/json")
+                || (mime.starts_with("application/") && mime.ends_with("+json"))
+        });
+        if is_json {
+            utf8_charset(content_type.unwrap_or_default(), "the body")?;
+        }
         let body = Bytes::from_request(request, state)
             .await
             .map_err(|rejection| {
@@ -423,6 +462,14 @@ impl<T: DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for ApiJson<T> 
 #[derive(Debug)]
 pub struct ApiQuery<T>(pub T);
 
+/// How Rust's integer parsing fails (`std::num::IntErrorKind`'s messages).
+const INTEGER_ERRORS: &[&str] = &[
+    "invalid digit found in string",
+    "cannot parse integer from empty string",
+    "number too large to fit in target type",
+    "number too small to fit in target type",
+];
+
 impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = ApiError;
 
@@ -441,10 +488,18 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
         let value = serde_path_to_error::deserialize(deserializer).map_err(|err| {
             let path = err.path().to_string();
             let inner = err.into_inner().to_string();
+            // A number's parse error says what is wrong but not what is
+            // wanted: every number in a query is a count or an index.
+            let rule = if INTEGER_ERRORS.iter().any(|e| inner.starts_with(e)) {
+                "must be a whole number, 0 or more, written in digits: "
+            } else {
+                ""
+            };
             match field_at(&path, &inner) {
-                Some(field) => {
-                    ApiError::malformed(format!("{field}: {inner} (query string)"), Some(field))
-                }
+                Some(field) => ApiError::malformed(
+                    format!("{field}: {rule}{inner} (query string)"),
+                    Some(field),
+                ),
                 None => ApiError::malformed(format!("the query string is invalid: {inner}"), None),
             }
         })?;

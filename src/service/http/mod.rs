@@ -10,11 +10,11 @@ use std::time::Instant;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::handler::Handler;
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{self, MethodFilter, MethodRouter};
-use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use utoipa::OpenApi;
 use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
@@ -189,11 +189,22 @@ pub fn router_with(state: AppState, limits: &Limits) -> Router {
         .layer(middleware::from_fn_with_state(state, observe))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(
-            // Method, path and status only: never headers (Authorization) or bodies.
+            // Method, path and status only: never headers (Authorization),
+            // queries or bodies.
             TraceLayer::new_for_http()
-                .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
+                .make_span_with(request_span)
                 .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
+}
+
+/// `response` marked as the answer to a retry (`Idempotent-Replayed:
+/// true`): nothing new was made.
+fn replayed(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        "idempotent-replayed",
+        axum::http::HeaderValue::from_static("true"),
+    );
+    response
 }
 
 async fn not_found() -> error::ApiError {
@@ -208,17 +219,46 @@ async fn method_not_allowed() -> Response {
     )
 }
 
+/// The request's method as a label or log field: one of the methods HTTP
+/// defines, or `other`. A client may send any token as a method (thousands
+/// of bytes, a new one each request), and a label or field taken from it
+/// as sent would grow the metrics without bound.
+pub(crate) fn method_name(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::HEAD => "HEAD",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::OPTIONS => "OPTIONS",
+        Method::TRACE => "TRACE",
+        Method::CONNECT => "CONNECT",
+        _ => "other",
+    }
+}
+
+/// A request's span: its method ([`method_name`]) and path; the query is
+/// left out (it may carry a tenant's labels).
+fn request_span(request: &Request) -> tracing::Span {
+    tracing::info_span!(
+        "request",
+        method = method_name(request.method()),
+        path = request.uri().path(),
+    )
+}
+
 /// Records latency and status per route template.
 async fn observe(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = request.method().as_str().to_owned();
+    let method = method_name(request.method());
     let route = request
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
     let response = next.run(request).await;
     state.metrics.observe(
-        &method,
+        method,
         &route,
         response.status().as_u16(),
         started.elapsed().as_secs_f64(),

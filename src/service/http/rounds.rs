@@ -2,7 +2,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
@@ -154,13 +154,12 @@ pub async fn create(
         )?),
         _ => super::receipts::receipt(&state, row.log_index).await?,
     };
-    let mut response = (StatusCode::CREATED, Json(round)).into_response();
-    if replayed {
+    let response = (StatusCode::CREATED, Json(round)).into_response();
+    Ok(if replayed {
+        super::replayed(response)
+    } else {
         response
-            .headers_mut()
-            .insert("idempotent-replayed", HeaderValue::from_static("true"));
-    }
-    Ok(response)
+    })
 }
 
 /// Read a round.

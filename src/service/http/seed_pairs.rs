@@ -4,6 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::auth::{Operator, Viewer};
@@ -17,7 +18,7 @@ use super::wire::{
     ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotateRequest,
     RotationResult, RoundPage, SeedPair, parse_pair_cursor,
 };
-use crate::service::dealer::{Owner, PairLabel};
+use crate::service::dealer::{Owner, PairLabel, Successor};
 use crate::service::store::{PairFilter, PairRow, Rotate, SetClientSeed};
 
 /// Commit to a new seed pair.
@@ -116,17 +117,21 @@ pub(super) fn page_size(limit: Option<u32>, max: u32) -> Result<u32, ApiError> {
 }
 
 /// Set the pair's client seed (once).
+///
+/// Setting the seed the pair already has is a retry: it answers 200 with the
+/// pair as it is now and the header `Idempotent-Replayed: true`, and changes
+/// nothing. Another seed is 409.
 #[utoipa::path(put, path = "/v1/seed-pairs/{id}/client-seed", tag = "seed pairs",
     security(("operator_key" = [])),
     params(("id" = String, Path, description = "Seed pair id")),
     request_body = ClientSeedRequest,
     responses(
-        (status = 200, description = "The pair, now active", body = SeedPair),
+        (status = 200, description = "The pair, now active (or as it is now, to a retry)", body = SeedPair),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
         PairNotFound,
-        (status = 409, description = "The client seed is already set", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Another client seed is already set", body = Problem, content_type = "application/problem+json"),
         InvalidClientSeed,
     ))]
 pub async fn set_client_seed(
@@ -134,14 +139,23 @@ pub async fn set_client_seed(
     operator: Operator,
     ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
-) -> Result<Json<SeedPair>, ApiError> {
+) -> Result<Response, ApiError> {
     let client_seed = request.client_seed()?;
     operator.pair(&state, &id).await?;
+    // The pair with the receipt of its client seed's entry.
+    let answer = async |pair: &PairRow| -> Result<Response, ApiError> {
+        let mut view = SeedPair::view(pair, true);
+        view.receipt = receipt(&state, pair.client_seed_log_index).await?;
+        Ok(Json(view).into_response())
+    };
     match state.dealer.set_client_seed(&id, &client_seed).await? {
-        SetClientSeed::Set(pair) => {
-            let mut view = SeedPair::view(&pair, true);
-            view.receipt = receipt(&state, pair.client_seed_log_index).await?;
-            Ok(Json(view))
+        SetClientSeed::Set(pair) => answer(&pair).await,
+        // The same seed again: a retry whose first answer was lost.
+        SetClientSeed::AlreadySet(pair)
+            if pair.seats.is_none()
+                && pair.client_seed.as_deref() == Some(client_seed.as_str()) =>
+        {
+            Ok(super::replayed(answer(&pair).await?))
         }
         SetClientSeed::NotFound => Err(ApiError::not_found("seed pair", &id)),
         SetClientSeed::AlreadySet(pair) if pair.seats.is_some() => Err(ApiError::conflict(
@@ -154,7 +168,8 @@ pub async fn set_client_seed(
         SetClientSeed::AlreadySet(pair) => Err(ApiError::conflict(
             "Client seed already set",
             format!(
-                "seed pair {id} is {}; its client seed can be set only once, while it awaits one",
+                "seed pair {id} is {} with another client seed; a client seed can be set only once, \
+                 while the pair awaits one",
                 pair.status
             ),
         )),
@@ -237,12 +252,16 @@ pub async fn rounds(
 /// same seats, or `seats`), awaiting new contributions. Refused (409) while
 /// any round of the pair is in play: revealing the seed mid-hand would
 /// expose the undealt cards.
+///
+/// Rotating a one-player pair again with the client seed its successor
+/// took is a retry: it answers 200 with the same pairs (as they are now) and
+/// receipts, with the header `Idempotent-Replayed: true`.
 #[utoipa::path(post, path = "/v1/seed-pairs/{id}/rotate", tag = "seed pairs",
     security(("operator_key" = [])),
     params(("id" = String, Path, description = "Seed pair id")),
     request_body = RotateRequest,
     responses(
-        (status = 200, description = "The revealed pair and the new current pair", body = RotationResult),
+        (status = 200, description = "The revealed pair and the new current pair (the same, to a retry)", body = RotationResult),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
@@ -255,34 +274,54 @@ pub async fn rotate(
     operator: Operator,
     ApiPath(id): ApiPath<String>,
     request: Option<ApiJson<RotateRequest>>,
-) -> Result<Json<RotationResult>, ApiError> {
+) -> Result<Response, ApiError> {
     let successor = request
         .map(|ApiJson(request)| request)
         .unwrap_or_default()
         .successor()?;
     operator.pair(&state, &id).await?;
+    // The client seed a retry would find on the successor.
+    let retry_seed = match &successor {
+        Successor::ClientSeed(seed) => Some(seed.as_str().to_owned()),
+        Successor::Table(_) => None,
+    };
     match state.dealer.rotate(&id, successor).await? {
         Rotate::Rotated { revealed, current } => {
             tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");
-            let mut receipts = Vec::new();
-            for index in [
-                revealed.reveal_log_index,
-                current.commit_log_index,
-                current.client_seed_log_index,
-            ] {
-                receipts.extend(receipt(&state, index).await?);
-            }
-            Ok(Json(RotationResult {
-                revealed: pair_view(&state, &revealed, true).await?,
-                current: pair_view(&state, &current, true).await?,
-                receipts,
-            }))
+            Ok(Json(rotation(&state, &revealed, &current).await?).into_response())
         }
         Rotate::NotFound => Err(ApiError::not_found("seed pair", &id)),
-        Rotate::NotActive(status) => Err(ApiError::conflict(
-            "Seed pair not active",
-            format!("seed pair {id} is {status}; only an active pair can be rotated"),
-        )),
+        Rotate::NotActive(status) => {
+            let pair = operator.pair(&state, &id).await?;
+            let next = match &pair.successor_id {
+                Some(next) => state.dealer.store().pair(next).await?,
+                None => None,
+            };
+            match next {
+                // The rotation this request asks for has been made: a retry.
+                Some(next)
+                    if next.seats.is_none()
+                        && retry_seed.is_some()
+                        && next.client_seed == retry_seed =>
+                {
+                    Ok(super::replayed(
+                        Json(rotation(&state, &pair, &next).await?).into_response(),
+                    ))
+                }
+                Some(next) => Err(ApiError::conflict(
+                    "Seed pair not active",
+                    format!(
+                        "seed pair {id} is {status}, rotated already: its successor is {}; \
+                         only an active pair can be rotated",
+                        next.id
+                    ),
+                )),
+                None => Err(ApiError::conflict(
+                    "Seed pair not active",
+                    format!("seed pair {id} is {status}; only an active pair can be rotated"),
+                )),
+            }
+        }
         Rotate::RoundsInPlay(ids) => Err(ApiError::rounds_in_play(ids)),
         Rotate::NeedsClientSeed => Err(ApiError::invalid(
             "client_seed",
@@ -294,4 +333,26 @@ pub async fn rotate(
              rotate with no body (the same seats) or with seats",
         )),
     }
+}
+
+/// What a rotation answers: both pairs, and the receipts of the reveal, the
+/// successor's commitment and its client seed.
+async fn rotation(
+    state: &AppState,
+    revealed: &PairRow,
+    current: &PairRow,
+) -> Result<RotationResult, ApiError> {
+    let mut receipts = Vec::new();
+    for index in [
+        revealed.reveal_log_index,
+        current.commit_log_index,
+        current.client_seed_log_index,
+    ] {
+        receipts.extend(receipt(state, index).await?);
+    }
+    Ok(RotationResult {
+        revealed: pair_view(state, revealed, true).await?,
+        current: pair_view(state, current, true).await?,
+        receipts,
+    })
 }

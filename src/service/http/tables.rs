@@ -47,6 +47,15 @@ fn check_distinguishable(labels: &[String]) -> Result<(), ApiError> {
                 ),
             ));
         }
+        // A label is a path segment of the seat's endpoints, and clients
+        // (browsers, curl, HTTP libraries) resolve these two away.
+        if label == "." || label == ".." {
+            return Err(ApiError::invalid(
+                &field,
+                "must not be \".\" or \"..\": a seat's label is a segment of its URL \
+                 (…/seats/{seat}/commitment), and clients remove these two",
+            ));
+        }
         if label.trim() != label {
             return Err(ApiError::invalid(
                 &field,
