@@ -7,9 +7,11 @@
 #   1. POST /v1/seed-pairs/{id}/rounds spread over 64 pairs (holdem-6)
 #   2. the same on ONE pair (every deal serialises on the pair's row)
 #   3. GET /v1/rounds/{id} as the public (read path)
-# then prints each scenario's requests/s as a ratio to /healthz's, the bytes
-# each spread deal wrote (and the WAL, on PostgreSQL), and the server's peak
-# resident memory over the whole run.
+# then prints each scenario's requests/s as a ratio to /healthz's, the
+# server's CPU time a request and how busy the machine was (what bounds a
+# scenario: the CPU when the machine is busy, a serial path when it is not),
+# the bytes each spread deal wrote (and the WAL, on PostgreSQL), and the
+# server's peak resident memory over the whole run.
 # Figures go to docs/PERFORMANCE.md by hand, with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,16 +47,30 @@ round=$(curl -s -X POST -H "$auth" -H 'content-type: application/json' \
 dealt() {
   curl -s localhost:$port/metrics | awk '/^fairdeal_rounds_dealt_total/ {n += $2} END {print n + 0}'
 }
+# The server's CPU time so far (user and system, in clock ticks), and the
+# machine's busy and total ticks (all cores, from /proc/stat).
+server_ticks() { awk '{print $14 + $15}' /proc/$server/stat; }
+machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8}' /proc/stat; }
+tick_us=$(( 1000000 / $(getconf CLK_TCK) ))
 # scenario NAME WRK-ARGS…: runs wrk, prints its report, and keeps its
-# requests/s and p99 for the summary.
-declare -A rate p99
+# requests/s, p99, the server's CPU a request and the machine's busy share
+# for the summary.
+declare -A rate p99 cpu busy
 scenario() {
-  local name=$1
+  local name=$1 ticks0 ticks1 m0 m1
   shift
   echo "== $backend: $name, $connections connections, ${seconds}s"
+  ticks0=$(server_ticks)
+  m0=$(machine_ticks)
   wrk -t2 -c"$connections" -d"${seconds}s" --latency "$@" | tee "$work/wrk.out"
+  ticks1=$(server_ticks)
+  m1=$(machine_ticks)
   rate[$name]=$(awk '/^Requests\/sec:/ {print $2}' "$work/wrk.out")
   p99[$name]=$(awk '$1 == "99%" {print $2}' "$work/wrk.out")
+  local requests
+  requests=$(awk '/ requests in / {print $1}' "$work/wrk.out")
+  cpu[$name]=$(( (ticks1 - ticks0) * tick_us / (requests > 0 ? requests : 1) ))
+  busy[$name]=$(echo "$m0 $m1" | awk '{printf "%.0f", 100 * ($3 - $1) / ($4 - $2)}')
 }
 scenario "healthz" http://127.0.0.1:$port/healthz
 # What the spread deals write: bytes the server process sends to storage
@@ -72,7 +88,8 @@ scenario "GET /v1/rounds/{id} (public)" http://127.0.0.1:$port/v1/rounds/$round
 echo "== $backend: each scenario against /healthz (same run)"
 for name in "healthz" "deal holdem-6 over 64 pairs" "deal holdem-6 on one pair" "GET /v1/rounds/{id} (public)"; do
   awk -v n="$name" -v r="${rate[$name]}" -v h="${rate[healthz]}" -v p="${p99[$name]}" \
-    'BEGIN { printf "%-32s %10.0f req/s  %5.3f x healthz  p99 %s\n", n, r, r / h, p }'
+    -v c="${cpu[$name]}" -v ch="${cpu[healthz]}" -v b="${busy[$name]}" \
+    'BEGIN { printf "%-32s %10.0f req/s  %5.3f x healthz  p99 %-8s server CPU %4d us a request (%4.1f x healthz), machine %s%% busy\n", n, r, r / h, p, c, c / (ch > 0 ? ch : 1), b }'
 done
 echo "== what a deal writes (the spread deals: $spread rounds)"
 if [ "$spread" -gt 0 ]; then

@@ -27,6 +27,12 @@ const GZIP: &[(&str, &str)] = &[
     ("content-type", "application/json"),
     ("content-encoding", "gzip"),
 ];
+/// Two Content-Encoding headers: the second one counts too.
+const GZIP_AFTER_IDENTITY: &[(&str, &str)] = &[
+    ("content-type", "application/json"),
+    ("content-encoding", "identity"),
+    ("content-encoding", "gzip"),
+];
 const UTF16: &[(&str, &str)] = &[("content-type", "application/json; charset=utf-16")];
 const BAD_KEY: &[(&str, &str)] = &[
     ("content-type", "application/json"),
@@ -87,8 +93,11 @@ const CASES: &[Case] = &[
     Case { method: "POST",   path: "/v1/seed-pairs",                          headers: JSON,    body: br#"{"seats":["a",".."]}"#,                             status: 422, field: Some("seats[1]"),        detail: "must not be \".\" or \"..\"" },
     Case { method: "POST",   path: "/v1/seed-pairs",                          headers: JSON,    body: br#"{"seats":[".","b"]}"#,                              status: 422, field: Some("seats[0]"),        detail: "segment of its URL" },
     Case { method: "POST",   path: ROUNDS,                                    headers: GZIP,    body: b"\x1f\x8b\x08\x00\x00\x00\x00\x00",                      status: 415, field: None,                    detail: "Content-Encoding \"gzip\" is not accepted" },
+    Case { method: "POST",   path: "/v1/draws",                               headers: UTF16,   body: b"\xff\xfe{\x00}\x00",                                  status: 415, field: None,                    detail: "the commitment must be UTF-8" },
+    Case { method: "POST",   path: "/v1/draws",                               headers: GZIP,    body: b"\x1f\x8b\x08\x00\x00\x00\x00\x00",                      status: 415, field: None,                    detail: "send the body uncompressed" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: GZIP_AFTER_IDENTITY, body: b"\x1f\x8b\x08\x00",                            status: 415, field: None,                    detail: "Content-Encoding \"gzip\"" },
     Case { method: "POST",   path: ROUNDS,                                    headers: UTF16,   body: b"\xff\xfe{\x00}\x00",                                  status: 415, field: None,                    detail: "must be UTF-8; Content-Type says charset=utf-16" },
-    Case { method: "GET",    path: "/v1/seed-pairs?limit=-1",                 headers: JSON,    body: b"",                                                    status: 400, field: Some("limit"),           detail: "must be a whole number, 0 or more" },
+    Case { method: "GET",    path: "/v1/seed-pairs?limit=-1",                 headers: JSON,    body: b"",                                                    status: 400, field: Some("limit"),           detail: "must be a whole number written in digits, without a sign" },
     Case { method: "POST",   path: "/v1/verify",                              headers: JSON,    body: br#"{"server_seed":"x000000000000000000000000000000000000000000000000000000000000000","client_seed":"c","nonce":0,"game":{"type":"deck"}}"#, status: 422, field: Some("server_seed"), detail: "character 1 is not one" },
     Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"holdem","players":6.5}}"#,         status: 400, field: Some("game.players"),    detail: "a whole number" },
     Case { method: "GET",    path: "/v1/seed-pairs/{pair}/rounds?after=-3",   headers: JSON,    body: b"",                                                    status: 422, field: Some("after"),           detail: "must be a nonce (0 or more)" },
@@ -143,5 +152,15 @@ async fn bad_input_is_refused_with_the_field_and_the_rule(app: &TestApp) {
         pair.json["client_seed"], "bad input",
         "no bad request changed the seed"
     );
+    // What those refusals turn on is taken when it is plain: UTF-8 named in
+    // any case, the identity coding.
+    let plain = app
+        .operator
+        .request(Method::POST, &ROUNDS.replace("{pair}", &pair_id))
+        .header("content-type", "application/json; charset=UTF-8")
+        .header("content-encoding", "identity")
+        .body(r#"{"game":{"type":"deck"}}"#);
+    let dealt = app.operator.send(plain).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
 }
 on_both_backends!(bad_input_is_refused_with_the_field_and_the_rule);

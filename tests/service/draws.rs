@@ -3,7 +3,6 @@
 //! lists refused at their line with nothing stored; lists committed by hash;
 //! retries, tenants and the order of events.
 
-use fairdeal::service::store::Store;
 use fairdeal_core::{ClientSeed, Commitment, Draw, ServerSeed, draw, parse_list};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -28,15 +27,11 @@ async fn upload(app: &TestApp, list: impl Into<reqwest::Body>, query: &str) -> R
 
 /// Rows in `table` (draws or draw_entries), read behind the service.
 async fn rows(app: &TestApp, table: &str) -> i64 {
-    let sql: &'static str = match table {
+    app.number(match table {
         "draws" => "SELECT COUNT(*) FROM draws",
         _ => "SELECT COUNT(*) FROM draw_entries",
-    };
-    match app.dealer.store() {
-        Store::Sqlite(pool, _) => sqlx::query_scalar(sql).fetch_one(pool).await,
-        Store::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await,
-    }
-    .expect("count")
+    })
+    .await
 }
 
 /// The log entry of a receipt, as JSON.
@@ -97,6 +92,8 @@ async fn a_million_line_raffle_is_committed_drawn_and_checkable(app: &TestApp) {
         .put_json(&seed_path, &json!({"client_seed": "drand 5123456"}))
         .await;
     assert_eq!(retry.status, StatusCode::OK, "{}", retry.text);
+    assert_eq!(retry.header("idempotent-replayed"), Some("true"));
+    assert_eq!(retry.json, set.json, "a retry answers as the first did");
     let other = app
         .operator
         .put_json(&seed_path, &json!({"client_seed": "another"}))
@@ -137,8 +134,8 @@ async fn a_million_line_raffle_is_committed_drawn_and_checkable(app: &TestApp) {
     // Running again answers the same draw; the public sees it whole.
     let again = app.operator.post(&format!("/v1/draws/{id}/run")).await;
     assert_eq!(again.status, StatusCode::OK);
-    assert_eq!(again.json["result"], run.json["result"]);
-    assert_eq!(again.json["server_seed"], run.json["server_seed"]);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.json, run.json, "a retry answers as the first did");
     let after = app.public.get(&format!("/v1/draws/{id}")).await;
     assert_eq!(after.json["result"], run.json["result"]);
     assert_eq!(after.json["server_seed"], run.json["server_seed"]);
@@ -428,6 +425,8 @@ async fn retries_tenants_and_strangers(app: &TestApp) {
     let retry = app.operator.send(send("raffle-1", 1)).await;
     assert_eq!(retry.status, StatusCode::OK, "{}", retry.text);
     assert_eq!(retry.id(), first.id(), "a retry gets the same draw");
+    assert_eq!(retry.header("idempotent-replayed"), Some("true"));
+    assert_eq!(retry.json["receipt"], first.json["receipt"]);
     let reused = app.operator.send(send("raffle-1", 2)).await;
     assert_eq!(
         reused.status,

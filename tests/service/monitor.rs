@@ -23,19 +23,7 @@ async fn monitor(app: &TestApp, state: Option<&Path>) -> (Output, Value) {
 
 /// Waits until every entry appended so far is in a checkpoint.
 async fn integrated(app: &TestApp) {
-    let next: i64 = match app.dealer.store() {
-        Store::Sqlite(pool, _) => {
-            sqlx::query_scalar("SELECT next_index FROM log_state")
-                .fetch_one(pool)
-                .await
-        }
-        Store::Postgres(pool) => {
-            sqlx::query_scalar("SELECT next_index FROM log_state")
-                .fetch_one(pool)
-                .await
-        }
-    }
-    .expect("next index");
+    let next = app.number("SELECT next_index FROM log_state").await;
     checkpoint_of(app, next as u64).await;
 }
 

@@ -56,12 +56,15 @@ async fn whole_lifecycle_deals_every_game_and_verifies_after_rotation(app: &Test
     assert_eq!(again.status, StatusCode::CONFLICT);
     assert_eq!(again.content_type(), "application/problem+json");
     // The same seed again is a retry: the same answer, no second entry.
+    const LOG_SIZE: &str = "SELECT next_index FROM log_state";
+    let logged = app.number(LOG_SIZE).await;
     let retry = api
         .put_json(&client_seed, &json!({"client_seed": "🂡 lucky"}))
         .await;
     assert_eq!(retry.status, StatusCode::OK, "{}", retry.text);
     assert_eq!(retry.header("idempotent-replayed"), Some("true"));
     assert_eq!(retry.json, set.json);
+    assert_eq!(app.number(LOG_SIZE).await, logged, "a retry logs nothing");
 
     let games = [
         json!({"type": "holdem", "players": 6}),
@@ -194,10 +197,16 @@ async fn rotation_is_refused_while_a_round_is_in_play(app: &TestApp) {
     // The same rotation again is a retry whose answer was lost: the same
     // pairs and receipts, and nothing new.
     let successor = id(&rotated.json["current"]);
+    let logged = app.number("SELECT next_index FROM log_state").await;
     let retry = api.rotate(&pair_id, "x").await;
     assert_eq!(retry.status, StatusCode::OK, "{}", retry.text);
     assert_eq!(retry.header("idempotent-replayed"), Some("true"));
     assert_eq!(retry.json, rotated.json);
+    assert_eq!(
+        app.number("SELECT next_index FROM log_state").await,
+        logged,
+        "a retry logs nothing"
+    );
     let listed = api
         .get("/v1/seed-pairs?status=active&limit=1000")
         .await

@@ -63,6 +63,13 @@ async fn each_tenant_sees_and_acts_on_its_own_pairs_only(app: &TestApp) {
                 &json!({"client_seed": "theirs"}),
             )
             .await,
+        // Even the seed the pair has: a retry is the owner's only.
+        brand_b
+            .put_json(
+                &format!("/v1/seed-pairs/{pair}/client-seed"),
+                &json!({"client_seed": "mine"}),
+            )
+            .await,
         brand_b
             .post_json(
                 &format!("/v1/seed-pairs/{pair}/rounds"),
@@ -105,6 +112,10 @@ async fn each_tenant_sees_and_acts_on_its_own_pairs_only(app: &TestApp) {
     let rotated = brand_a.rotate(&pair, "next").await.success();
     assert_eq!(rotated["current"]["label"], "table-7");
     let successor = rotated["current"]["id"].as_str().expect("id").to_owned();
+    // A retry of that rotation is the owner's only too.
+    let retried = brand_b.rotate(&pair, "next").await;
+    assert_eq!(retried.status, StatusCode::NOT_FOUND, "{}", retried.text);
+    assert!(!retried.text.contains(&successor), "{}", retried.text);
     let refused = brand_b
         .post_json(
             &format!("/v1/seed-pairs/{successor}/rounds"),

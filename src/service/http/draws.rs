@@ -235,7 +235,7 @@ enum BodyKind {
 /// The body's kind from its headers, or 415 saying what is taken.
 fn body_kind(headers: &HeaderMap) -> Result<BodyKind, ApiError> {
     let unsupported = |detail: String| ApiError::unsupported(detail);
-    identity_encoding(headers, "the list")?;
+    identity_encoding(headers, "the body")?;
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -304,7 +304,7 @@ fn checked(new: NewDraw) -> Result<NewDraw, ApiError> {
     )),
     responses(
         (status = 201, description = "The draw, committed and awaiting its client seed", body = DrawView),
-        (status = 200, description = "A retry with the same Idempotency-Key: the draw it made", body = DrawView),
+        (status = 200, description = "A retry with the same Idempotency-Key: the draw it made", body = DrawView, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
         DatabaseUnavailable,
         (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "A list over 256 MiB, or a JSON commitment over 16 KiB", body = Problem, content_type = "application/problem+json"),
@@ -472,7 +472,11 @@ async fn existing(state: &AppState, row: DrawRow, new: &NewDraw) -> Result<Respo
             ),
         ));
     }
-    Ok((StatusCode::OK, Json(view(state, &row, true).await?)).into_response())
+    let mut body = view(state, &row, true).await?;
+    body.receipt = receipt(state, row.commit_log_index).await?;
+    Ok(super::replayed(
+        (StatusCode::OK, Json(body)).into_response(),
+    ))
 }
 
 fn upload_error(err: UploadError) -> ApiError {
@@ -602,7 +606,7 @@ pub async fn get(
     params(("id" = String, Path, description = "Draw id")),
     request_body = ClientSeedRequest,
     responses(
-        (status = 200, description = "The draw, ready to run", body = DrawView),
+        (status = 200, description = "The draw, ready to run", body = DrawView, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
@@ -615,19 +619,21 @@ pub async fn set_client_seed(
     operator: Operator,
     ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
-) -> Result<Json<DrawView>, ApiError> {
+) -> Result<Response, ApiError> {
     let client_seed = request.client_seed()?;
     operators_draw(&state, &operator, &id).await?;
     match state.dealer.set_draw_client_seed(&id, &client_seed).await? {
         DrawUpdate::Done(row) => {
             let mut body = view(&state, &row, true).await?;
             body.receipt = receipt(&state, row.client_seed_log_index).await?;
-            Ok(Json(body))
+            Ok(Json(body).into_response())
         }
         DrawUpdate::NotFound => Err(draw_not_found(&id)),
         // The same seed again (a retry), before or after the run.
         DrawUpdate::Refused(row) if row.client_seed.as_deref() == Some(client_seed.as_str()) => {
-            Ok(Json(view(&state, &row, true).await?))
+            let mut body = view(&state, &row, true).await?;
+            body.receipt = receipt(&state, row.client_seed_log_index).await?;
+            Ok(super::replayed(Json(body).into_response()))
         }
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
             "Client seed already set",
@@ -648,7 +654,7 @@ pub async fn set_client_seed(
     security(("operator_key" = [])),
     params(("id" = String, Path, description = "Draw id")),
     responses(
-        (status = 200, description = "The draw, drawn: winners and revealed seed", body = DrawView),
+        (status = 200, description = "The draw, drawn: winners and revealed seed", body = DrawView, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
         DatabaseUnavailable,
         OperatorAuthProblems,
         (status = 404, description = "No such draw", body = Problem, content_type = "application/problem+json"),
@@ -658,7 +664,7 @@ pub async fn run(
     State(state): State<AppState>,
     operator: Operator,
     ApiPath(id): ApiPath<String>,
-) -> Result<Json<DrawView>, ApiError> {
+) -> Result<Response, ApiError> {
     let row = operators_draw(&state, &operator, &id).await?;
     let outcome = if row.status == DrawStatus::Ready {
         state.dealer.run_draw(&row).await?
@@ -670,10 +676,12 @@ pub async fn run(
             tracing::info!(draw = %row.id, "draw run, seed revealed");
             let mut body = view(&state, &row, true).await?;
             body.receipt = receipt(&state, row.result_log_index).await?;
-            Ok(Json(body))
+            Ok(Json(body).into_response())
         }
         DrawUpdate::Refused(row) if row.status == DrawStatus::Drawn => {
-            Ok(Json(view(&state, &row, true).await?))
+            let mut body = view(&state, &row, true).await?;
+            body.receipt = receipt(&state, row.result_log_index).await?;
+            Ok(super::replayed(Json(body).into_response()))
         }
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
             "Draw not ready",

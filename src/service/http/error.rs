@@ -321,19 +321,22 @@ impl IntoResponse for ApiError {
 /// (gzip, say) but `identity`, and says so rather than read compressed bytes
 /// as text.
 pub(super) fn identity_encoding(headers: &header::HeaderMap, what: &str) -> Result<(), ApiError> {
-    match headers.get(header::CONTENT_ENCODING) {
-        Some(encoding) => {
-            let encoding = encoding.to_str().unwrap_or("(not text)").trim();
-            if encoding.eq_ignore_ascii_case("identity") {
-                Ok(())
-            } else {
-                Err(ApiError::unsupported(format!(
-                    "Content-Encoding {encoding:?} is not accepted: send {what} uncompressed"
-                )))
+    // Every Content-Encoding header, and every coding each one lists.
+    for value in headers.get_all(header::CONTENT_ENCODING) {
+        let Ok(codings) = value.to_str() else {
+            return Err(ApiError::unsupported(format!(
+                "Content-Encoding is not text; send {what} uncompressed"
+            )));
+        };
+        for coding in codings.split(',').map(str::trim) {
+            if !(coding.is_empty() || coding.eq_ignore_ascii_case("identity")) {
+                return Err(ApiError::unsupported(format!(
+                    "Content-Encoding {coding:?} is not accepted: send {what} uncompressed"
+                )));
             }
         }
-        None => Ok(()),
     }
+    Ok(())
 }
 
 /// 415 if `content_type` names a charset other than UTF-8 (or its subset
@@ -462,12 +465,11 @@ impl<T: DeserializeOwned, S: Send + Sync> OptionalFromRequest<S> for ApiJson<T> 
 #[derive(Debug)]
 pub struct ApiQuery<T>(pub T);
 
-/// How Rust's integer parsing fails (`std::num::IntErrorKind`'s messages).
-const INTEGER_ERRORS: &[&str] = &[
+/// How Rust's integer parsing says a number is not digits alone
+/// (`std::num::IntErrorKind`'s messages).
+const NOT_DIGITS: &[&str] = &[
     "invalid digit found in string",
     "cannot parse integer from empty string",
-    "number too large to fit in target type",
-    "number too small to fit in target type",
 ];
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
@@ -490,8 +492,10 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
             let inner = err.into_inner().to_string();
             // A number's parse error says what is wrong but not what is
             // wanted: every number in a query is a count or an index.
-            let rule = if INTEGER_ERRORS.iter().any(|e| inner.starts_with(e)) {
-                "must be a whole number, 0 or more, written in digits: "
+            let rule = if NOT_DIGITS.iter().any(|e| inner.starts_with(e)) {
+                "must be a whole number written in digits, without a sign: "
+            } else if inner.starts_with("number too ") {
+                "is out of range: "
             } else {
                 ""
             };
@@ -666,7 +670,7 @@ shared_problems! {
     JsonBodyProblems {
         "400" => "Malformed body",
         "413" => "Body over 16 KiB",
-        "415" => "Body not JSON",
+        "415" => "Body not JSON, compressed, or not UTF-8",
     }
     /// What [`ApiQuery`] refuses.
     QueryProblems { "400" => "Bad query parameters" }

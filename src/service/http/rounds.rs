@@ -69,7 +69,7 @@ pub(super) fn visible_round(
     ),
     request_body = CreateRoundRequest,
     responses(
-        (status = 201, description = "The dealt round, with its cards", body = Round),
+        (status = 201, description = "The dealt round, with its cards", body = Round, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,

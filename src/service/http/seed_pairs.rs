@@ -126,7 +126,7 @@ pub(super) fn page_size(limit: Option<u32>, max: u32) -> Result<u32, ApiError> {
     params(("id" = String, Path, description = "Seed pair id")),
     request_body = ClientSeedRequest,
     responses(
-        (status = 200, description = "The pair, now active (or as it is now, to a retry)", body = SeedPair),
+        (status = 200, description = "The pair, now active (or as it is now, to a retry)", body = SeedPair, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
@@ -261,7 +261,7 @@ pub async fn rounds(
     params(("id" = String, Path, description = "Seed pair id")),
     request_body = RotateRequest,
     responses(
-        (status = 200, description = "The revealed pair and the new current pair (the same, to a retry)", body = RotationResult),
+        (status = 200, description = "The revealed pair and the new current pair (the same, to a retry)", body = RotationResult, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
@@ -296,7 +296,8 @@ pub async fn rotate(
             let next = match &pair.successor_id {
                 Some(next) => state.dealer.store().pair(next).await?,
                 None => None,
-            };
+            }
+            .filter(|next| operator.owns(next));
             match next {
                 // The rotation this request asks for has been made: a retry.
                 Some(next)

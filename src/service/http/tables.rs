@@ -3,6 +3,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use fairdeal_core::{Contribution, Seats, TableError};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -243,7 +244,7 @@ pub struct SeatResult {
     ),
     request_body = CommitmentRequest,
     responses(
-        (status = 200, description = "Committed", body = SeatResult),
+        (status = 200, description = "Committed", body = SeatResult, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
@@ -256,7 +257,7 @@ pub async fn commit(
     operator: Operator,
     ApiPath((id, seat)): ApiPath<(String, String)>,
     request: Result<ApiJson<CommitmentRequest>, ApiError>,
-) -> Result<Json<SeatResult>, ApiError> {
+) -> Result<Response, ApiError> {
     let ApiJson(request) = request.map_err(|err| err.with_seat(&seat))?;
     check_commitment(&request.commitment)
         .map_err(|rule| ApiError::invalid("commitment", rule).with_seat(&seat))?;
@@ -285,7 +286,7 @@ pub async fn commit(
     ),
     request_body = ContributionRequest,
     responses(
-        (status = 200, description = "Revealed (the pair is active once every seat has)", body = SeatResult),
+        (status = 200, description = "Revealed (the pair is active once every seat has)", body = SeatResult, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
@@ -298,7 +299,7 @@ pub async fn contribute(
     operator: Operator,
     ApiPath((id, seat)): ApiPath<(String, String)>,
     request: Result<ApiJson<ContributionRequest>, ApiError>,
-) -> Result<Json<SeatResult>, ApiError> {
+) -> Result<Response, ApiError> {
     let ApiJson(request) = request.map_err(|err| err.with_seat(&seat))?;
     let contribution = Contribution::new(request.contribution).map_err(|err| {
         let rule = match err {
@@ -322,7 +323,7 @@ async fn answer(
     seat: &str,
     outcome: Result<SeatTaken, SeatRefused>,
     what: &str,
-) -> Result<Json<SeatResult>, ApiError> {
+) -> Result<Response, ApiError> {
     let taken = match outcome {
         Ok(taken) => taken,
         Err(refused) => return Err(refusal(state, id, seat, refused, what).await),
@@ -336,11 +337,17 @@ async fn answer(
         }
         _ => None,
     };
-    Ok(Json(SeatResult {
+    let response = Json(SeatResult {
         seed_pair: pair_view(state, &taken.pair, true).await?,
         receipt: receipt(state, taken.log_index).await?,
         client_seed_receipt,
-    }))
+    })
+    .into_response();
+    Ok(if taken.retried {
+        super::replayed(response)
+    } else {
+        response
+    })
 }
 
 /// The problem for a refused commitment or contribution. A phase found over

@@ -58,6 +58,16 @@ impl TestApp {
         }
         .expect("the statement runs")
     }
+
+    /// The one whole number `sql` (a `SELECT` of one row and column)
+    /// reads from the app's database.
+    pub async fn number(&self, sql: &'static str) -> i64 {
+        match self.dealer.store() {
+            Store::Sqlite(pool, _) => sqlx::query_scalar(sql).fetch_one(pool).await,
+            Store::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await,
+        }
+        .expect("the query reads one number")
+    }
 }
 
 /// Starts a server; `None` when the backend is PostgreSQL and it is not
