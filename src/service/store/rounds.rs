@@ -221,6 +221,12 @@ impl Store {
                     None => counts.push((&request.pair_id, 1)),
                 }
             }
+            // In the order of their ids: on PostgreSQL, the update then locks
+            // its pairs in one order whenever it reads them in this list's
+            // order (an index lookup a pair), so the batches of two
+            // processes sharing pairs wait for each other instead of
+            // deadlocking.
+            counts.sort_unstable_by_key(|(id, _)| *id);
             let mut update = sqlx::QueryBuilder::new(
                 "UPDATE seed_pairs SET next_nonce = next_nonce + b.column2 FROM (VALUES ",
             );
