@@ -1,7 +1,9 @@
 //! Upgrading a database that already holds pairs and rounds: migration 0010
 //! (table pairs) rebuilds SQLite's `seed_pairs` and changes PostgreSQL's
-//! checks; every row survives, foreign keys still hold, and the service goes
-//! on dealing, rotating and exporting the old pairs.
+//! checks, 0011 makes the idempotency keys' unique constraint a partial
+//! index (rebuilding SQLite's `rounds`); every row survives, foreign keys
+//! and unique keys still hold, and the service goes on dealing, rotating
+//! and exporting the old pairs.
 
 use std::borrow::Cow;
 
@@ -54,8 +56,9 @@ async fn upgrade(backend: Backend) {
          INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, next_server_seed_hash, \
            next_server_seed_sealed, created_at, label) \
          VALUES ('waiting', 'awaiting_client_seed', 'h3', 'x', 'h4', 'y', 3, 'table-1'); \
-         INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at) \
-         VALUES ('r0', 'old', 0, '{\"type\":\"deck\"}', '{}', 'closed', 1);",
+         INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at, \
+           idempotency_key) \
+         VALUES ('r0', 'old', 0, '{\"type\":\"deck\"}', '{}', 'closed', 1, 'hand-1');",
     )
     .await
     .expect("rows of the old schema");
@@ -104,6 +107,36 @@ async fn upgrade(backend: Backend) {
     assert!(
         run(
             &store,
+            "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at, \
+               idempotency_key) VALUES ('again', 'old', 5, '{}', '{}', 'closed', 1, 'hand-1')"
+        )
+        .await
+        .is_err(),
+        "an idempotency key is still unique on its pair"
+    );
+    assert!(
+        run(
+            &store,
+            "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at) \
+             VALUES ('r0', 'old', 6, '{}', '{}', 'closed', 1)"
+        )
+        .await
+        .is_err(),
+        "a round id is still unique"
+    );
+    assert!(
+        run(
+            &store,
+            "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at) \
+             VALUES ('dup-nonce', 'old', 0, '{}', '{}', 'closed', 1)"
+        )
+        .await
+        .is_err(),
+        "a nonce is still unique on its pair"
+    );
+    assert!(
+        run(
+            &store,
             "UPDATE seed_pairs SET status = 'void' WHERE id = 'new'"
         )
         .await
@@ -133,6 +166,8 @@ async fn upgrade(backend: Backend) {
         "seed_pairs_by_tenant_label",
         "seed_pairs_client_seed",
         "seed_pairs_phase_deadline",
+        "rounds_pair_idempotency_unique",
+        "rounds_in_play",
     ] {
         let sql = match backend {
             Backend::Sqlite => {
