@@ -97,13 +97,97 @@ fn a_wrong_revealed_seed_fails_the_commitment() {
         .filter(|f| f.kind == "commitment")
         .map(|f| f.line)
         .collect();
-    assert_eq!(commitment, vec![2, 3, 4]);
+    // The pair's line on its own, then each round.
+    assert_eq!(commitment, vec![1, 2, 3, 4]);
     assert!(
-        report.findings[0].detail.contains("wrong commitment"),
+        report.findings[0]
+            .detail
+            .contains("SHA-256 of its server_seed is not its server_seed_hash"),
+        "{:?}",
+        report.findings
+    );
+    assert!(
+        report.findings[1].detail.contains("wrong commitment"),
         "{:?}",
         report.findings
     );
     assert!(!report.passed());
+}
+
+/// A pair that dealt nothing has no round to repeat its seed: its own line
+/// is checked against its commitment.
+#[test]
+fn a_pair_without_rounds_is_held_to_its_commitment() {
+    let mut lines = fair_export(2, 1);
+    // Pair 0 (line 1) loses its one round (line 2) and says it dealt none.
+    lines.remove(1);
+    lines[0] = edit_round(&lines[0], |pair| pair["rounds"] = 0.into());
+    let last = lines.len() - 1;
+    lines[last] = edit_round(&lines[last], |end| end["rounds"] = 1.into());
+    assert!(run_audit(&lines).passed(), "the fair version passes");
+    lines[0] = edit_round(&lines[0], |pair| {
+        pair["server_seed"] = "cd".repeat(32).into()
+    });
+    let report = run_audit(&lines);
+    assert_eq!(kinds(&report), vec![("commitment", 1)]);
+    assert_finding(&report, "commitment", 1, "not the one committed to");
+    lines[0] = edit_round(&lines[0], |pair| pair["server_seed"] = "not hex".into());
+    assert_finding(
+        &run_audit(&lines),
+        "commitment",
+        1,
+        "server_seed: server seed must be",
+    );
+}
+
+/// A pair listed twice would have its rounds counted twice in the
+/// statistics.
+#[test]
+fn a_pair_listed_twice_is_named() {
+    // Ids as the service makes them (UUIDs, kept as numbers) and any other.
+    for id in [None, Some("01964a2e-5b1c-7d3e-9f00-123456789abc")] {
+        let mut lines = fair_export(2, 3);
+        if let Some(id) = id {
+            lines[0] = edit_round(&lines[0], |pair| pair["id"] = id.into());
+            for round in &mut lines[1..4] {
+                *round = edit_round(round, |round| round["seed_pair_id"] = id.into());
+            }
+            assert!(run_audit(&lines).passed(), "a fair export with UUIDs");
+        }
+        // Pair 0 and its rounds (lines 1 to 4) again, before the end line.
+        let again: Vec<String> = lines[..4].to_vec();
+        let end = lines.pop().expect("the end line");
+        lines.extend(again);
+        lines.push(edit_round(&end, |end| {
+            end["seed_pairs"] = 3.into();
+            end["rounds"] = 9.into();
+        }));
+        let report = run_audit(&lines);
+        assert_eq!(kinds(&report), vec![("record", 9)], "{:?}", report.findings);
+        assert_finding(&report, "record", 9, "listed again (first on line 1)");
+    }
+}
+
+/// What an export holds reaches a terminal with its control characters
+/// escaped: an id cannot clear the screen or hide the verdict.
+#[test]
+fn findings_print_control_characters_escaped() {
+    let mut lines = fair_export(1, 2);
+    let renamed = edit_round(&lines[1], |round| {
+        round["id"] = "\u{1b}[2J\u{1b}]0;pwned\u{7}".into()
+    });
+    lines[1] = swap_last_cards(&renamed);
+    let report = run_audit(&lines);
+    assert!(!report.passed());
+    let printed: Vec<String> = report.findings.iter().map(ToString::to_string).collect();
+    assert!(
+        printed.iter().any(|p| p.contains("\\u{1b}[2J")),
+        "{printed:?}"
+    );
+    assert!(
+        printed.iter().all(|p| !p.chars().any(char::is_control)),
+        "{printed:?}"
+    );
 }
 
 #[test]
@@ -275,6 +359,28 @@ impl std::io::Read for FailsAfter<'_> {
     }
 }
 
+/// A line without end (a hostile source streaming one) ends the audit with
+/// that reason once it passes 4 MiB, instead of taking all memory.
+#[test]
+fn a_line_without_end_is_refused_not_held() {
+    struct Endless;
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            buf.fill(b'x');
+            Ok(buf.len())
+        }
+    }
+    let mut lines = fair_export(1, 2);
+    lines.pop();
+    let start = lines.join("\n") + "\n";
+    let input = std::io::BufReader::new(std::io::Read::chain(start.as_bytes(), Endless));
+    let err = audit(input, &mut |_, _| {}).expect_err("refused");
+    assert!(
+        err.to_string().contains("a line longer than 4 MiB"),
+        "{err}"
+    );
+}
+
 /// An input that fails after several blocks is the audit's error: no
 /// report of the part that was read, and no thread left waiting.
 #[test]
@@ -347,7 +453,11 @@ fn a_service_that_stalls_mid_export_ends_the_audit_with_the_reason() {
         let _ = done_rx.recv_timeout(std::time::Duration::from_secs(30));
         request_line
     });
-    let out = audit_cli(&[&base, "--read-timeout", "1", "-q"], None);
+    // The export's own URL is taken as the service's address too.
+    let out = audit_cli(
+        &[&format!("{base}/v1/export"), "--read-timeout", "1", "-q"],
+        None,
+    );
     done_tx.send(()).expect("the server waits");
     let request_line = server.join().expect("server");
     assert!(
@@ -390,6 +500,10 @@ fn the_cli_exits_0_on_a_fair_export_and_1_naming_each_fault() {
     let out = audit_cli(&["/no/such/export.ndjson"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open /no/such/export.ndjson"));
+    // A directory is input that cannot be read, not an export that fails.
+    let out = audit_cli(&[dir.path().to_str().expect("path")], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
 }
 
 /// The audit reads a round line in the export's own layout without a JSON
@@ -487,4 +601,39 @@ fn an_empty_deal_breaks_the_chain_of_consecutive_rounds() {
     let report = run_audit(&emptied);
     assert_eq!(kinds(&report), vec![("layout", 4)]);
     assert_eq!(serial_pairs(&report), 1, "rounds 2 and 4 are not a pair");
+}
+
+/// A server that answers every request with an endless body: `monitor`
+/// stops reading at 16 MiB and says so, instead of taking all memory.
+#[test]
+fn the_monitor_refuses_an_endless_answer() {
+    use std::io::{BufRead, BufReader};
+    use std::net::TcpListener;
+
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut request = BufReader::new(stream.try_clone().expect("clone"));
+                let mut line = String::new();
+                while request.read_line(&mut line).unwrap_or(0) > 2 {
+                    line.clear();
+                }
+                let mut stream = stream;
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\n");
+                let chunk = [b'x'; 64 << 10];
+                // Until the monitor hangs up.
+                while stream.write_all(&chunk).is_ok() {}
+            });
+        }
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .args(["monitor", &base])
+        .output()
+        .expect("monitor runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("more than 16 MiB"), "{stderr}");
 }

@@ -11,3 +11,23 @@ pub mod report;
 pub mod table_checks;
 
 pub use replay::{Finding, Report, add_to_evidence, audit, audit_observed};
+
+/// `text` for a terminal: its control characters escaped (`\u{1b}`), so that
+/// what an export or a log holds (ids, labels) cannot move the cursor, clear
+/// the screen or hide the verdict. The JSON reports escape by themselves.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().any(char::is_control) {
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    }
+}

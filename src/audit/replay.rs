@@ -52,10 +52,11 @@ pub struct Finding {
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let detail = super::printable(&self.detail);
         if self.line == 0 {
-            write!(f, "end of input: {}", self.detail)
+            write!(f, "end of input: {detail}")
         } else {
-            write!(f, "line {}: {}", self.line, self.detail)
+            write!(f, "line {}: {detail}", self.line)
         }
     }
 }
@@ -93,8 +94,9 @@ impl Report {
 
 /// A line, parsed and (for rounds) checked, in parallel.
 enum Checked<'a> {
-    /// A pair line, with what is wrong with its table record (if a table).
-    Pair(ExportPair, Vec<String>),
+    /// A pair line, with what is wrong with it on its own: its revealed
+    /// seed against its commitment, its table record (if a table).
+    Pair(ExportPair, LineProblems),
     Round {
         round: RoundLine<'a>,
         /// Problems found from the line alone.
@@ -562,11 +564,18 @@ fn check_line<'a>(text: &'a str, evidence: &mut Evidence) -> Checked<'a> {
     };
     let parsed = match kind.as_deref() {
         Some("seed_pair") => serde_json::from_str(text).map(|pair: ExportPair| {
-            let problems = pair
-                .table
-                .as_ref()
-                .map(|table| table.problems(&pair.client_seed))
-                .unwrap_or_default();
+            let mut problems: LineProblems = pair_commitment_problem(&pair)
+                .map(|problem| ("commitment", problem))
+                .into_iter()
+                .collect();
+            if let Some(table) = &pair.table {
+                problems.extend(
+                    table
+                        .problems(&pair.client_seed)
+                        .into_iter()
+                        .map(|problem| ("table", problem)),
+                );
+            }
             Checked::Pair(pair, problems)
         }),
         Some("round") => serde_json::from_str(text).map(|round: RoundLine<'_>| {
@@ -589,13 +598,33 @@ fn check_line<'a>(text: &'a str, evidence: &mut Evidence) -> Checked<'a> {
     parsed.unwrap_or_else(|err| Checked::Malformed(format!("not a valid record ({err})")))
 }
 
+/// What is wrong with a pair's revealed seed on its own: it is not 64 hex
+/// characters, or it does not hash to the pair's commitment. (Its rounds
+/// repeat both and are checked one by one; a pair without rounds has only
+/// this check.)
+fn pair_commitment_problem(pair: &ExportPair) -> Option<String> {
+    let seed = match ServerSeed::from_hex(&pair.server_seed) {
+        Ok(seed) => seed,
+        Err(err) => return Some(format!("pair {}: server_seed: {err}", pair.id)),
+    };
+    match Commitment::from_hex(&pair.server_seed_hash) {
+        Err(err) => Some(format!("pair {}: server_seed_hash: {err}", pair.id)),
+        Ok(commitment) if seed.commitment() != commitment => Some(format!(
+            "pair {}: SHA-256 of its server_seed is not its server_seed_hash: the seed revealed \
+             is not the one committed to",
+            pair.id
+        )),
+        Ok(_) => None,
+    }
+}
+
 /// The kinds of problem one export line has on its own (the half of the
 /// audit that runs in parallel): none for a blank line or a valid record
 /// whose round, if it is one, verifies. For the fuzz target and for tools
 /// that check a line at a time.
 pub fn line_problems(text: &str) -> Vec<&'static str> {
     match check_line(text, &mut Evidence::default()) {
-        Checked::Pair(_, problems) => problems.iter().map(|_| "table").collect(),
+        Checked::Pair(_, problems) => problems.iter().map(|(kind, _)| *kind).collect(),
         Checked::Blank | Checked::End(_) => Vec::new(),
         Checked::Malformed(_) => vec!["malformed"],
         Checked::Round { problems, .. } => problems.iter().map(|(kind, _)| *kind).collect(),
@@ -611,6 +640,14 @@ struct Sequence {
     ended: bool,
     /// The first card of the pair's previous round, for serial correlation.
     previous_first: Option<Card>,
+    /// Every pair read so far, and its line: a pair listed twice would
+    /// count its rounds twice in the statistics. Its id as a 128-bit number
+    /// when it is a UUID (the service's are: about 32 bytes a pair), else
+    /// whole. (Round ids are not kept: that would make the audit's memory
+    /// grow with the rounds, and a round's id is not what its cards are
+    /// checked by.)
+    pair_uuids: std::collections::HashMap<u128, u64>,
+    pair_ids: std::collections::HashMap<String, u64>,
 }
 
 impl Sequence {
@@ -649,6 +686,7 @@ impl Sequence {
             );
             return;
         }
+
         for (field, mine, theirs) in [
             (
                 "server_seed",
@@ -723,6 +761,9 @@ impl Sequence {
 const BLOCK_BYTES: usize = 2 << 20;
 /// Bytes asked of the input per read.
 const READ_BYTES: usize = 256 << 10;
+/// The longest line read: an export's longest (a table pair's, an 8-deck
+/// shoe) are a few KiB; a line may still be longer than a block.
+const MAX_LINE_BYTES: usize = 2 * BLOCK_BYTES;
 
 /// The input read a block of whole lines at a time: lines need no
 /// allocation of their own, and their UTF-8 is checked in parallel.
@@ -768,6 +809,17 @@ impl<R: BufRead> Blocks<R> {
             }
             if let Some(at) = memchr::memrchr(b'\n', &block[start..]) {
                 last_newline = Some(start + at);
+            }
+            // A line is held whole: one without end would take all memory.
+            if block.len() - last_newline.map_or(0, |end| end + 1) > MAX_LINE_BYTES {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "a line longer than {} MiB (an export's longest are a few KiB): \
+                         this is not an export",
+                        MAX_LINE_BYTES >> 20
+                    ),
+                ));
             }
         }
     }
@@ -843,8 +895,19 @@ fn take_in(
             }
             Checked::Pair(pair, problems) => {
                 sequence.close_pair(report);
-                for problem in problems {
-                    report.add(line, "table", format!("pair {}: {problem}", pair.id));
+                for (kind, problem) in problems {
+                    report.add(line, kind, problem);
+                }
+                let earlier = match uuid::Uuid::try_parse(&pair.id) {
+                    Ok(id) => sequence.pair_uuids.insert(id.as_u128(), line),
+                    Err(_) => sequence.pair_ids.insert(pair.id.clone(), line),
+                };
+                if let Some(first) = earlier {
+                    report.add(
+                        line,
+                        "record",
+                        format!("pair {}: listed again (first on line {first})", pair.id),
+                    );
                 }
                 report.seed_pairs += 1;
                 sequence.pair = Some((pair, line, 0));

@@ -78,8 +78,9 @@ pub struct AuditOpts {
     pub format: Format,
     /// Cross-check the export against this service's transparency log
     /// (its base URL): every round of a pair the log reveals must be in the
-    /// export with the same nonce and game, and every exported round in the
-    /// log.
+    /// export with the same nonce, game and id, and every exported round in
+    /// the log; the commitment, client seed and revealed seed its rounds
+    /// give each pair must be the ones the log holds for it.
     #[arg(long, value_name = "URL", conflicts_with = "hands")]
     pub log: Option<String>,
     /// When the source is a service: give up once it has sent nothing for
@@ -93,11 +94,19 @@ pub struct AuditOpts {
 /// A round as the export and the log both name it.
 type RoundKey = (String, u64);
 
-/// Compares the export's rounds with the log's rounds of revealed pairs,
-/// adding a `log` finding for each difference.
+/// What the export says of a round: its line, game and id.
+type ExportedRound = (u64, serde_json::Value, String);
+
+/// What the export's rounds say of their pair: the first one's line, then
+/// the commitment, the revealed seed and the client seed.
+type ExportedPair = (u64, String, String, String);
+
+/// Compares the export's rounds and pairs with the log's entries for
+/// revealed pairs, adding a `log` finding for each difference.
 fn cross_check_log(
     base: &str,
-    exported: &std::collections::HashMap<RoundKey, (u64, serde_json::Value)>,
+    exported: &std::collections::HashMap<RoundKey, ExportedRound>,
+    pairs: &std::collections::HashMap<String, ExportedPair>,
     report: &mut Report,
 ) -> anyhow::Result<()> {
     let view = super::monitor::read_log(base.trim_end_matches('/'))
@@ -112,6 +121,51 @@ fn cross_check_log(
         .filter(|e| e["type"] == "reveal")
         .filter_map(|e| e["seed_pair"].as_str())
         .collect();
+    // What the log says of each pair: its commitment, its client seed's
+    // SHA-256, its revealed seed.
+    let mut said: std::collections::HashMap<(&str, &str), &str> = std::collections::HashMap::new();
+    for entry in &entries {
+        let Some(pair) = entry["seed_pair"].as_str() else {
+            continue;
+        };
+        for (kind, field) in [
+            ("commit", "server_seed_hash"),
+            ("client_seed", "client_seed_sha256"),
+            ("reveal", "server_seed"),
+        ] {
+            if entry["type"] == kind
+                && let Some(value) = entry[field].as_str()
+            {
+                said.insert((pair, field), value);
+            }
+        }
+    }
+    for (pair, (line, commitment, server_seed, client_seed)) in pairs {
+        let client_seed_sha256 = crate::tlog::entry::client_seed_sha256(client_seed);
+        for (field, ours, what) in [
+            ("server_seed_hash", commitment.as_str(), "commitment"),
+            ("server_seed", server_seed.as_str(), "revealed server seed"),
+            (
+                "client_seed_sha256",
+                client_seed_sha256.as_str(),
+                "client seed",
+            ),
+        ] {
+            match said.get(&(pair.as_str(), field)) {
+                Some(logged) if logged.eq_ignore_ascii_case(ours) => {}
+                Some(_) => report.add(
+                    *line,
+                    "log",
+                    format!("pair {pair}: the export's {what} is not the one the log holds"),
+                ),
+                None => report.add(
+                    *line,
+                    "log",
+                    format!("pair {pair}: the log holds no {what} for it"),
+                ),
+            }
+        }
+    }
     let mut logged = std::collections::HashMap::new();
     for entry in entries.iter().filter(|e| e["type"] == "round") {
         let (Some(pair), Some(nonce)) = (entry["seed_pair"].as_str(), entry["nonce"].as_u64())
@@ -119,25 +173,36 @@ fn cross_check_log(
             continue;
         };
         if revealed.contains(pair) {
-            logged.insert((pair.to_owned(), nonce), entry["game"].clone());
+            logged.insert(
+                (pair.to_owned(), nonce),
+                (
+                    entry["game"].clone(),
+                    entry["round"].as_str().unwrap_or_default(),
+                ),
+            );
         }
     }
-    for ((pair, nonce), game) in &logged {
+    for ((pair, nonce), (game, id)) in &logged {
         match exported.get(&(pair.clone(), *nonce)) {
             None => report.add(
                 0,
                 "log",
                 format!("pair {pair} nonce {nonce} is in the log but not in the export"),
             ),
-            Some((line, exported_game)) if exported_game != game => report.add(
+            Some((line, exported_game, _)) if exported_game != game => report.add(
                 *line,
                 "log",
                 format!("pair {pair} nonce {nonce}: the export's game differs from the log's"),
             ),
+            Some((line, _, exported_id)) if exported_id != id => report.add(
+                *line,
+                "log",
+                format!("pair {pair} nonce {nonce}: the export's round id differs from the log's"),
+            ),
             Some(_) => {}
         }
     }
-    for ((pair, nonce), (line, _)) in exported {
+    for ((pair, nonce), (line, _, _)) in exported {
         if !logged.contains_key(&(pair.clone(), *nonce)) {
             report.add(*line, "log", format!(
                 "pair {pair} nonce {nonce} is in the export but not among the log's revealed rounds"
@@ -187,7 +252,11 @@ fn open(source: &str, read_timeout: u64) -> Result<(Source, Option<u64>), InputE
         return Ok((Box::new(std::io::stdin()), None));
     }
     if source.starts_with("http://") || source.starts_with("https://") {
-        let url = format!("{}/v1/export", source.trim_end_matches('/'));
+        // The service's address: a URL that names the export already is
+        // taken as meant.
+        let base = source.trim_end_matches('/');
+        let base = base.strip_suffix("/v1/export").unwrap_or(base);
+        let url = format!("{base}/v1/export");
         // The blocking client's timeout bounds each wait (the answer, then
         // every read of the body), not the whole export.
         let response = reqwest::blocking::Client::builder()
@@ -211,7 +280,16 @@ fn open(source: &str, read_timeout: u64) -> Result<(Source, Option<u64>), InputE
     }
     let file = File::open(source)
         .map_err(|e| InputError::new("SOURCE", format!("cannot open {source}: {e}")))?;
-    let size = file.metadata().ok().map(|m| m.len());
+    let metadata = file.metadata().ok();
+    if metadata.as_ref().is_some_and(std::fs::Metadata::is_dir) {
+        return Err(InputError::new(
+            "SOURCE",
+            format!(
+                "{source} is a directory; give an export file, - for standard input, or the service's URL"
+            ),
+        ));
+    }
+    let size = metadata.map(|m| m.len());
     Ok((Box::new(file), size))
 }
 
@@ -396,16 +474,30 @@ fn audit_source(
             bar.set_message(format!("{rounds} rounds · {rate:.0} rounds/s"));
         };
         let mut exported = std::collections::HashMap::new();
+        let mut pairs = std::collections::HashMap::new();
         let mut observe = |line: u64, round: &crate::audit::replay::RoundLine<'_>| {
             if log.is_some() {
                 let game = serde_json::from_str(round.game).unwrap_or_default();
-                exported.insert((round.seed_pair_id.to_string(), round.nonce), (line, game));
+                exported.insert(
+                    (round.seed_pair_id.to_string(), round.nonce),
+                    (line, game, round.id.to_string()),
+                );
+                pairs
+                    .entry(round.seed_pair_id.to_string())
+                    .or_insert_with(|| {
+                        (
+                            line,
+                            round.server_seed_hash.to_string(),
+                            round.server_seed.to_string(),
+                            round.client_seed.to_string(),
+                        )
+                    });
             }
         };
         let mut report =
             audit_observed(reader, &mut progress, &mut observe).context("reading the export")?;
         if let Some(base) = log {
-            cross_check_log(base, &exported, &mut report)?;
+            cross_check_log(base, &exported, &pairs, &mut report)?;
         }
         report
     };

@@ -88,6 +88,29 @@ pub(crate) fn parse_positive_seconds(text: &str) -> Result<f64, String> {
 }
 
 impl DatabaseOpts {
+    /// [`DatabaseOpts::open`] for a command that reads what the service
+    /// keeps (an export, a listing): on the embedded SQLite default, the
+    /// database must exist already, so that a mistyped `--data-dir` is an
+    /// error rather than a new, empty database that looks like no data.
+    pub async fn open_existing(&self) -> anyhow::Result<Store> {
+        if self.database_url.is_none() {
+            let file = self.data_dir.join("fairdeal.db");
+            if !file.exists() {
+                return Err(super::InputError::new(
+                    "--data-dir",
+                    format!(
+                        "there is no database at {}: `fairdeal serve` creates it in its data \
+                         directory; give that one (--data-dir or FAIRDEAL_DATA_DIR), or \
+                         DATABASE_URL",
+                        file.display()
+                    ),
+                )
+                .into());
+            }
+        }
+        self.open().await
+    }
+
     /// Creates the data directory, connects, and applies migrations.
     pub async fn open(&self) -> anyhow::Result<Store> {
         if !self.data_dir.exists() {

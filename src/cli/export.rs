@@ -30,7 +30,7 @@ pub fn run(opts: ExportOpts) -> anyhow::Result<ExitCode> {
     };
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
-        let store = opts.db.open().await?;
+        let store = opts.db.open_existing().await?;
         let (tx, mut rx) = mpsc::channel::<String>(1024);
         let producer = {
             let store = store.clone();

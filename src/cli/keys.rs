@@ -49,7 +49,12 @@ pub fn run(opts: KeysOpts) -> anyhow::Result<ExitCode> {
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
-        let store = opts.db.open().await?;
+        // A key is made where it is asked for; it is listed and revoked
+        // only where the service keeps its keys.
+        let store = match &opts.command {
+            KeysCommand::Create { .. } => opts.db.open().await?,
+            _ => opts.db.open_existing().await?,
+        };
         let code = match &opts.command {
             KeysCommand::Create { name, tenant } => {
                 let new = crate::service::keys::generate(name, tenant, now_ms())?;

@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::InputError;
 use crate::audit::monitor::{Finding, LogView, MonitorReport, MonitorState, check};
+use crate::audit::printable;
 use crate::audit::table_checks::{LoggedTable, check_table_record};
 use crate::tlog::tiles::{TILE_WIDTH, TilePath, split_entry_bundle};
 
@@ -84,11 +85,7 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
             "{path} answered {}",
             response.status()
         );
-        Ok(Some(serde_json::from_slice(
-            &response
-                .bytes()
-                .with_context(|| format!("reading {path}"))?,
-        )?))
+        Ok(Some(serde_json::from_slice(&body(response, &path)?)?))
     };
     // What the log said of each table, to hold the API's record against
     // once every entry is read.
@@ -258,10 +255,28 @@ fn get(client: &reqwest::blocking::Client, url: &str) -> anyhow::Result<Vec<u8>>
         "{url} answered {}",
         response.status()
     );
-    Ok(response
-        .bytes()
-        .with_context(|| format!("reading {url}"))?
-        .to_vec())
+    body(response, url)
+}
+
+/// The most the monitor reads of one answer: the largest the service gives
+/// (a page of 1,000 rounds, a bundle of 256 entries) are a few MiB, and a
+/// hostile server's endless answer must not take all memory.
+const MAX_ANSWER_BYTES: u64 = 16 << 20;
+
+/// The body of `response` (to `what`), at most [`MAX_ANSWER_BYTES`].
+fn body(response: reqwest::blocking::Response, what: &str) -> anyhow::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    response
+        .take(MAX_ANSWER_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {what}"))?;
+    anyhow::ensure!(
+        bytes.len() as u64 <= MAX_ANSWER_BYTES,
+        "{what} answered more than {} MiB: not a fairdeal log",
+        MAX_ANSWER_BYTES >> 20
+    );
+    Ok(bytes)
 }
 
 /// The tiles covering `count` items of one level: (index, width).
@@ -377,8 +392,12 @@ fn print_text(report: &MonitorReport) {
     }
     for finding in &report.findings {
         match finding.index {
-            Some(index) => println!("  {} at entry {index}: {}", finding.kind, finding.detail),
-            None => println!("  {}: {}", finding.kind, finding.detail),
+            Some(index) => println!(
+                "  {} at entry {index}: {}",
+                finding.kind,
+                printable(&finding.detail)
+            ),
+            None => println!("  {}: {}", finding.kind, printable(&finding.detail)),
         }
     }
     if report.passed() {

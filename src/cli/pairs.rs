@@ -77,7 +77,7 @@ pub fn run(opts: PairsOpts) -> anyhow::Result<ExitCode> {
     };
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
-        let store = opts.db.open().await?;
+        let store = opts.db.open_existing().await?;
         let rows = store
             .tenant_pairs(tenant, &filter, after, i64::from(*limit) + 1)
             .await

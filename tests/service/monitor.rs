@@ -229,6 +229,60 @@ async fn an_export_is_cross_checked_against_the_log(app: &TestApp) {
                     .is_some_and(|d| d.contains("nonce 2 is in the log but not in the export"))
         });
     assert!(named, "{report:#}");
+
+    // An export made over: another seed (and its commitment) with every
+    // deal dealt again from it, round ids changed. On its own it verifies;
+    // against the log its commitment, seed and ids are not the ones logged.
+    let other = fairdeal_core::ServerSeed::from_hex(&"5e".repeat(32)).expect("hex");
+    let forged: String = export
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).expect("JSON");
+            if record["type"] == "seed_pair" || record["type"] == "round" {
+                record["server_seed"] = other.reveal_hex().into();
+                record["server_seed_hash"] = other.commitment().to_string().into();
+            }
+            if record["type"] == "round" {
+                let client = fairdeal_core::ClientSeed::new(
+                    record["client_seed"].as_str().expect("client seed"),
+                )
+                .expect("valid");
+                let game: fairdeal_core::Game =
+                    serde_json::from_value(record["game"].clone()).expect("game");
+                let nonce = record["nonce"].as_u64().expect("nonce");
+                let deal = fairdeal_core::deal(&other, &client, nonce, game);
+                record["deal"] = serde_json::to_value(&deal).expect("deal JSON");
+                record["id"] = format!("forged-{nonce}").into();
+            }
+            format!("{record}\n")
+        })
+        .collect();
+    let report = fairdeal::audit::audit(forged.as_bytes(), &mut |_, _| {}).expect("in memory");
+    assert!(report.passed(), "on its own: {:?}", report.findings);
+    let out = audit(forged, "forged.ndjson").await;
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    let details: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["kind"] == "log")
+        .filter_map(|f| f["detail"].as_str())
+        .collect();
+    for words in [
+        "the export's commitment is not the one the log holds",
+        "the export's revealed server seed is not the one the log holds",
+        "nonce 0: the export's round id differs from the log's",
+    ] {
+        assert!(
+            details.iter().any(|d| d.contains(words)),
+            "{words}: {details:#?}"
+        );
+    }
+    assert!(
+        !details.iter().any(|d| d.contains("client seed")),
+        "the client seed was kept: {details:#?}"
+    );
 }
 on_both_backends!(an_export_is_cross_checked_against_the_log);
 

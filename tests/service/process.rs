@@ -539,3 +539,34 @@ async fn sigterm_lets_requests_in_flight_finish() {
     store.close().await;
     db.remove().await;
 }
+
+/// A command that reads what the service keeps, pointed at a data directory
+/// the service never used, says so (exit 2) instead of making an empty
+/// database there and reporting it as no data.
+#[test]
+fn reading_commands_refuse_a_data_directory_without_a_database() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data_dir = dir.path().join("mistyped");
+    for args in [
+        &["export"][..],
+        &["keys", "list"][..],
+        &["keys", "revoke", "backend"][..],
+        &["pairs", "list", "--tenant", "default"][..],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args(args)
+            .arg("--data-dir")
+            .arg(&data_dir)
+            .env_remove("DATABASE_URL")
+            .env_remove("FAIRDEAL_DATA_DIR")
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("there is no database at") && stderr.contains("--data-dir"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!data_dir.join("fairdeal.db").exists(), "{args:?} made one");
+    }
+}
