@@ -500,6 +500,15 @@ fn the_cli_exits_0_on_a_fair_export_and_1_naming_each_fault() {
     let out = audit_cli(&["/no/such/export.ndjson"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open /no/such/export.ndjson"));
+    // A service that is not there is named with the cause.
+    let out = audit_cli(&["http://127.0.0.1:1"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr).to_lowercase();
+    assert!(
+        stderr.contains("cannot read source: http://127.0.0.1:1/v1/export")
+            && stderr.contains("refused"),
+        "{stderr}"
+    );
     // A directory is input that cannot be read, not an export that fails.
     let out = audit_cli(&[dir.path().to_str().expect("path")], None);
     assert_eq!(out.status.code(), Some(2));

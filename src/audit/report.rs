@@ -30,12 +30,16 @@ pub fn verdict_word(verdict: Verdict) -> &'static str {
 fn summary_line(test: &Outcome) -> String {
     match (test.p_value, test.needed) {
         (Some(p), _) => format!(
-            "{}: {} (statistic {:.2}{}, p = {}, {} {})",
+            "{}: {} (statistic {:.2}{}, p {}, {} {})",
             test.name,
             verdict_word(test.verdict),
             test.statistic.unwrap_or_default(),
             test.df.map(|df| format!(", {df} df")).unwrap_or_default(),
-            format_p_value(p),
+            // `= 0.0123`, or `< 1e-300` for what underflows.
+            match format_p_value(p) {
+                text if text.starts_with('<') => text,
+                text => format!("= {text}"),
+            },
             test.samples,
             test.unit
         ),
@@ -339,4 +343,32 @@ pub fn html(
     );
     out.push_str("</body></html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use fairdeal_stats::evidence::{Outcome, Verdict};
+
+    use super::summary_line;
+
+    #[test]
+    fn a_p_value_reads_as_a_comparison() {
+        let outcome = |p: f64| Outcome {
+            name: "runs",
+            what: "",
+            unit: "decks",
+            samples: 10,
+            needed: None,
+            statistic: Some(1.0),
+            df: None,
+            p_value: Some(p),
+            verdict: Verdict::Pass,
+            cells: Vec::new(),
+            residuals: None,
+        };
+        assert!(summary_line(&outcome(0.25)).contains("p = 0.25"));
+        let underflow = summary_line(&outcome(0.0));
+        assert!(underflow.contains("p < 1e-300"), "{underflow}");
+        assert!(!underflow.contains("= <"), "{underflow}");
+    }
 }

@@ -263,7 +263,9 @@ fn open(source: &str, read_timeout: u64) -> Result<(Source, Option<u64>), InputE
             .timeout(Duration::from_secs(read_timeout))
             .build()
             .and_then(|client| client.get(&url).send())
-            .map_err(|e| InputError::new("SOURCE", format!("cannot read {url}: {e}")))?;
+            .map_err(|e| {
+                InputError::unreadable("SOURCE", format!("{url}: {}", super::error_chain(&e)))
+            })?;
         if !response.status().is_success() {
             return Err(InputError::new(
                 "SOURCE",

@@ -38,11 +38,23 @@ pub fn run(opts: ExportOpts) -> anyhow::Result<ExitCode> {
         };
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
-        while let Some(line) = rx.recv().await {
-            out.write_all(line.as_bytes())?;
-            out.write_all(b"\n")?;
+        let written: std::io::Result<()> = async {
+            while let Some(line) = rx.recv().await {
+                out.write_all(line.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            out.flush()
         }
-        out.flush()?;
+        .await;
+        match written {
+            // The reader has all it wanted (`| head`): stop, as a filter does.
+            Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => {
+                producer.abort();
+                store.close().await;
+                return Ok(ExitCode::SUCCESS);
+            }
+            other => other?,
+        }
         producer.await.context("the export task")??;
         store.close().await;
         Ok(ExitCode::SUCCESS)

@@ -79,6 +79,9 @@ pub struct InputError {
     pub flag: &'static str,
     /// The rule broken.
     pub message: String,
+    /// How the message begins: `invalid` (the flag's value breaks a rule)
+    /// or `cannot read` (what it names could not be read).
+    verb: &'static str,
 }
 
 impl InputError {
@@ -87,6 +90,16 @@ impl InputError {
         Self {
             flag,
             message: message.to_string(),
+            verb: "invalid",
+        }
+    }
+
+    /// What `flag` names (a file, a service) could not be read: also exit
+    /// 2, but not said to be invalid.
+    pub fn unreadable(flag: &'static str, message: impl fmt::Display) -> Self {
+        Self {
+            verb: "cannot read",
+            ..Self::new(flag, message)
         }
     }
 
@@ -110,8 +123,25 @@ impl InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid {}: {}", self.flag, self.message)
+        write!(f, "{} {}: {}", self.verb, self.flag, self.message)
     }
 }
 
 impl std::error::Error for InputError {}
+
+/// `err` and every error below it, as one line: an HTTP client's error
+/// says "error sending request" and leaves the cause (refused, no such
+/// host) to its sources.
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}

@@ -428,12 +428,12 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    let view = read_log(&base).map_err(|e| InputError::new("URL", format!("{e:#}")))?;
+    let view = read_log(&base).map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
     let within_ms = (opts.reveal_within * 86_400_000.0) as i64;
     let mut report = check(&view, previous.as_ref(), crate::time::now_ms(), within_ms)?;
     if opts.check_api {
         let found = check_api(&base, &view.entries)
-            .map_err(|e| InputError::new("URL", format!("{e:#}")))?;
+            .map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
         report.findings.extend(found);
     }
     if opts.json {

@@ -93,6 +93,19 @@ async fn the_export_lists_revealed_pairs_only_and_resumes_from_a_cursor(app: &Te
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), export.text);
+    // A reader that stops early (`| head`) ends it quietly, as a filter.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .args(["export", "--database-url", &app.db.url, "--data-dir"])
+        .arg(app.db.dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("export runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("export ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
 
     // And the auditor can read a running service directly.
     let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
