@@ -28,7 +28,8 @@ pub enum PairsCommand {
         /// Whose pairs.
         #[arg(long, default_value = DEFAULT_TENANT)]
         tenant: String,
-        /// Only pairs in this status: awaiting_client_seed, active or revealed.
+        /// Only pairs in this status: awaiting_client_seed,
+        /// awaiting_contributions (a table), active, revealed or void.
         #[arg(long)]
         status: Option<String>,
         /// Only pairs with this label.
@@ -52,13 +53,17 @@ pub fn run(opts: PairsOpts) -> anyhow::Result<ExitCode> {
         after,
         limit,
     } = &opts.command;
+    crate::service::keys::check_name(tenant).map_err(|e| InputError::new("--tenant", e))?;
     let status = status
         .as_deref()
         .map(|text| {
             PairStatus::try_from(text.to_owned()).map_err(|_| {
                 InputError::new(
                     "--status",
-                    format!("must be awaiting_client_seed, active or revealed; got {text:?}"),
+                    format!(
+                        "must be awaiting_client_seed, awaiting_contributions, active, revealed \
+                         or void; got {text:?}"
+                    ),
                 )
             })
         })

@@ -569,4 +569,13 @@ fn reading_commands_refuse_a_data_directory_without_a_database() {
         );
         assert!(!data_dir.join("fairdeal.db").exists(), "{args:?} made one");
     }
+    // A tenant no key could have is a usage error, as for `keys create`.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .args(["pairs", "list", "--tenant", "bad t", "--data-dir"])
+        .arg(&data_dir)
+        .env_remove("DATABASE_URL")
+        .output()
+        .expect("the binary runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid --tenant"));
 }
