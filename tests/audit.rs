@@ -154,17 +154,25 @@ fn a_pair_listed_twice_is_named() {
             }
             assert!(run_audit(&lines).passed(), "a fair export with UUIDs");
         }
-        // Pair 0 and its rounds (lines 1 to 4) again, before the end line.
+        // Pair 0 and its rounds (lines 1 to 4) twice more, before the end
+        // line: lines 9 to 12 and 13 to 16.
         let again: Vec<String> = lines[..4].to_vec();
         let end = lines.pop().expect("the end line");
+        lines.extend(again.clone());
         lines.extend(again);
         lines.push(edit_round(&end, |end| {
-            end["seed_pairs"] = 3.into();
-            end["rounds"] = 9.into();
+            end["seed_pairs"] = 4.into();
+            end["rounds"] = 12.into();
         }));
         let report = run_audit(&lines);
-        assert_eq!(kinds(&report), vec![("record", 9)], "{:?}", report.findings);
+        assert_eq!(
+            kinds(&report),
+            vec![("record", 9), ("record", 13)],
+            "{:?}",
+            report.findings
+        );
         assert_finding(&report, "record", 9, "listed again (first on line 1)");
+        assert_finding(&report, "record", 13, "listed again (first on line 1)");
     }
 }
 
@@ -499,7 +507,9 @@ fn the_cli_exits_0_on_a_fair_export_and_1_naming_each_fault() {
 
     let out = audit_cli(&["/no/such/export.ndjson"], None);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open /no/such/export.ndjson"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot read SOURCE: /no/such/export.ndjson")
+    );
     // A service that is not there is named with the cause.
     let out = audit_cli(&["http://127.0.0.1:1"], None);
     assert_eq!(out.status.code(), Some(2));

@@ -8,7 +8,9 @@
 //! checks of a batch run in parallel on all cores while the order-dependent
 //! checks (nonce sequence, agreement with the pair line, completeness) of
 //! the batch before it run in order. Memory is bounded by two blocks and
-//! their batches, whatever the length of the export or of its lines.
+//! their batches, whatever the length of the export (a line may be at most
+//! 4 MiB), and 16 bytes a pair, for the pair ids that name a pair listed
+//! twice.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -44,7 +46,8 @@ pub struct Finding {
     /// 1-based line of the export (0 for the end of the input).
     pub line: u64,
     /// `malformed`, `commitment`, `card`, `layout`, `record`, `nonce_gap`,
-    /// `nonce_repeat`, `missing_rounds`, `truncated`, `table`.
+    /// `nonce_repeat`, `missing_rounds`, `truncated`, `table`, and with
+    /// `--log`, `log`.
     pub kind: &'static str,
     /// What is wrong, in words.
     pub detail: String,
@@ -640,14 +643,14 @@ struct Sequence {
     ended: bool,
     /// The first card of the pair's previous round, for serial correlation.
     previous_first: Option<Card>,
-    /// Every pair read so far, and its line: a pair listed twice would
-    /// count its rounds twice in the statistics. Its id as a 128-bit number
-    /// when it is a UUID (the service's are: about 32 bytes a pair), else
-    /// whole. (Round ids are not kept: that would make the audit's memory
-    /// grow with the rounds, and a round's id is not what its cards are
-    /// checked by.)
-    pair_uuids: std::collections::HashMap<u128, u64>,
-    pair_ids: std::collections::HashMap<String, u64>,
+    /// Every pair read so far, and the line it was first on: a pair listed
+    /// twice would count its rounds twice in the statistics. Its id as a
+    /// 128-bit number: the UUID itself (the service's ids), or the first 16
+    /// bytes of the SHA-256 of any other id, so that a hostile export's long
+    /// ids take no more. (Round ids are not kept: that would make the
+    /// audit's memory grow with the rounds, and a round's id is not what its
+    /// cards are checked by.)
+    pairs_seen: std::collections::HashMap<u128, u64>,
 }
 
 impl Sequence {
@@ -898,11 +901,15 @@ fn take_in(
                 for (kind, problem) in problems {
                     report.add(line, kind, problem);
                 }
-                let earlier = match uuid::Uuid::try_parse(&pair.id) {
-                    Ok(id) => sequence.pair_uuids.insert(id.as_u128(), line),
-                    Err(_) => sequence.pair_ids.insert(pair.id.clone(), line),
+                let key = match uuid::Uuid::try_parse(&pair.id) {
+                    Ok(id) => id.as_u128(),
+                    Err(_) => {
+                        let digest = <sha2::Sha256 as sha2::Digest>::digest(pair.id.as_bytes());
+                        u128::from_be_bytes(digest[..16].try_into().unwrap_or_default())
+                    }
                 };
-                if let Some(first) = earlier {
+                let first = *sequence.pairs_seen.entry(key).or_insert(line);
+                if first != line {
                     report.add(
                         line,
                         "record",

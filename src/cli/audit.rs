@@ -110,7 +110,17 @@ fn cross_check_log(
     report: &mut Report,
 ) -> anyhow::Result<()> {
     let view = super::monitor::read_log(base.trim_end_matches('/'))
-        .map_err(|e| InputError::new("--log", format!("{e:#}")))?;
+        .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
+    // The log itself first: entries that do not make the signed
+    // checkpoint's tree prove nothing about the export.
+    let mut found: Vec<(u64, String)> = Vec::new();
+    let checked = crate::audit::monitor::check(&view, None, crate::time::now_ms(), i64::MAX)
+        .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
+    for finding in checked.findings {
+        if ["signature", "key", "tree", "tile"].contains(&finding.kind) {
+            found.push((0, format!("the log itself: {}", finding.detail)));
+        }
+    }
     let entries: Vec<serde_json::Value> = view
         .entries
         .iter()
@@ -140,6 +150,9 @@ fn cross_check_log(
             }
         }
     }
+    // A pair made (or given its client seed) before the log existed has no
+    // entry for it; its reveal, which every exported round needs, still
+    // pins the seed, and the seed its commitment.
     for (pair, (line, commitment, server_seed, client_seed)) in pairs {
         let client_seed_sha256 = crate::tlog::entry::client_seed_sha256(client_seed);
         for (field, ours, what) in [
@@ -151,18 +164,13 @@ fn cross_check_log(
                 "client seed",
             ),
         ] {
-            match said.get(&(pair.as_str(), field)) {
-                Some(logged) if logged.eq_ignore_ascii_case(ours) => {}
-                Some(_) => report.add(
+            if let Some(logged) = said.get(&(pair.as_str(), field))
+                && !logged.eq_ignore_ascii_case(ours)
+            {
+                found.push((
                     *line,
-                    "log",
                     format!("pair {pair}: the export's {what} is not the one the log holds"),
-                ),
-                None => report.add(
-                    *line,
-                    "log",
-                    format!("pair {pair}: the log holds no {what} for it"),
-                ),
+                ));
             }
         }
     }
@@ -184,30 +192,35 @@ fn cross_check_log(
     }
     for ((pair, nonce), (game, id)) in &logged {
         match exported.get(&(pair.clone(), *nonce)) {
-            None => report.add(
+            None => found.push((
                 0,
-                "log",
                 format!("pair {pair} nonce {nonce} is in the log but not in the export"),
-            ),
-            Some((line, exported_game, _)) if exported_game != game => report.add(
+            )),
+            Some((line, exported_game, _)) if exported_game != game => found.push((
                 *line,
-                "log",
                 format!("pair {pair} nonce {nonce}: the export's game differs from the log's"),
-            ),
-            Some((line, _, exported_id)) if exported_id != id => report.add(
+            )),
+            Some((line, _, exported_id)) if exported_id != id => found.push((
                 *line,
-                "log",
                 format!("pair {pair} nonce {nonce}: the export's round id differs from the log's"),
-            ),
+            )),
             Some(_) => {}
         }
     }
     for ((pair, nonce), (line, _, _)) in exported {
         if !logged.contains_key(&(pair.clone(), *nonce)) {
-            report.add(*line, "log", format!(
-                "pair {pair} nonce {nonce} is in the export but not among the log's revealed rounds"
+            found.push((
+                *line,
+                format!(
+                    "pair {pair} nonce {nonce} is in the export but not among the log's revealed rounds"
+                ),
             ));
         }
+    }
+    // In the export's order, the same from run to run.
+    found.sort();
+    for (line, detail) in found {
+        report.add(line, "log", detail);
     }
     Ok(())
 }
@@ -281,7 +294,7 @@ fn open(source: &str, read_timeout: u64) -> Result<(Source, Option<u64>), InputE
         ));
     }
     let file = File::open(source)
-        .map_err(|e| InputError::new("SOURCE", format!("cannot open {source}: {e}")))?;
+        .map_err(|e| InputError::unreadable("SOURCE", format!("{source}: {e}")))?;
     let metadata = file.metadata().ok();
     if metadata.as_ref().is_some_and(std::fs::Metadata::is_dir) {
         return Err(InputError::new(

@@ -365,7 +365,9 @@ pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
 fn print_text(report: &MonitorReport) {
     println!(
         "fairdeal monitor of {} ({} entries, root {})",
-        report.origin, report.size, report.root
+        printable(&report.origin),
+        report.size,
+        report.root
     );
     println!(
         "  {} seed pairs, {} rounds; {} commitments not revealed{}",
@@ -387,7 +389,7 @@ fn print_text(report: &MonitorReport) {
         println!(
             "  {} committed but never given a client seed or a round: {}",
             report.unused_commitments.len(),
-            report.unused_commitments.join(", ")
+            printable(&report.unused_commitments.join(", "))
         );
     }
     for finding in &report.findings {

@@ -182,6 +182,18 @@ async fn upgrade(backend: Backend) {
         .expect("index lookup");
         assert_eq!(n, 1, "index {index} after the upgrade");
     }
+    // The idempotency keys' index holds only the rounds that have one.
+    let sql = match backend {
+        Backend::Sqlite => {
+            "SELECT COUNT(*) FROM sqlite_master WHERE name = 'rounds_pair_idempotency_unique' \
+             AND sql LIKE '%WHERE idempotency_key IS NOT NULL%'"
+        }
+        Backend::Postgres => {
+            "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'rounds_pair_idempotency_unique' \
+             AND indexdef LIKE '%WHERE (idempotency_key IS NOT NULL)%'"
+        }
+    };
+    assert_eq!(count(sql).await, 1, "a partial index");
 
     // The service runs on the upgraded database: the old pairs read as
     // before, the export still holds the old revealed pair, and tables work.
