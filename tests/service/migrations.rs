@@ -93,73 +93,43 @@ async fn upgrade(backend: Backend) {
         count("SELECT COUNT(*) FROM rounds WHERE seed_pair_id = 'old'").await,
         1
     );
-    // The rebuilt table still enforces its keys and its checks.
-    assert!(
-        run(
-            &store,
+    // The rebuilt tables still enforce their keys and their checks.
+    for (sql, rule) in [
+        (
             "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at) \
-             VALUES ('orphan', 'no-such-pair', 0, '{}', '{}', 'closed', 1)"
-        )
-        .await
-        .is_err(),
-        "a round of a missing pair is refused"
-    );
-    assert!(
-        run(
-            &store,
+             VALUES ('orphan', 'no-such-pair', 0, '{}', '{}', 'closed', 1)",
+            "a round of a missing pair is refused",
+        ),
+        (
             "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at, \
-               idempotency_key) VALUES ('again', 'old', 5, '{}', '{}', 'closed', 1, 'hand-1')"
-        )
-        .await
-        .is_err(),
-        "an idempotency key is still unique on its pair"
-    );
-    assert!(
-        run(
-            &store,
+               idempotency_key) VALUES ('again', 'old', 5, '{}', '{}', 'closed', 1, 'hand-1')",
+            "an idempotency key is still unique on its pair",
+        ),
+        (
             "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at) \
-             VALUES ('r0', 'old', 6, '{}', '{}', 'closed', 1)"
-        )
-        .await
-        .is_err(),
-        "a round id is still unique"
-    );
-    assert!(
-        run(
-            &store,
+             VALUES ('r0', 'old', 6, '{}', '{}', 'closed', 1)",
+            "a round id is still unique",
+        ),
+        (
             "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, status, created_at) \
-             VALUES ('dup-nonce', 'old', 0, '{}', '{}', 'closed', 1)"
-        )
-        .await
-        .is_err(),
-        "a nonce is still unique on its pair"
-    );
-    assert!(
-        run(
-            &store,
-            "UPDATE seed_pairs SET status = 'void' WHERE id = 'new'"
-        )
-        .await
-        .is_err(),
-        "a void pair must have its seed in the clear and a phase"
-    );
-    assert!(
-        run(
-            &store,
-            "UPDATE seed_pairs SET status = 'awaiting_contributions' WHERE id = 'waiting'"
-        )
-        .await
-        .is_err(),
-        "a table awaiting contributions has seats and a deadline"
-    );
-    assert!(
-        run(
-            &store,
-            "UPDATE seed_pairs SET status = 'open' WHERE id = 'waiting'"
-        )
-        .await
-        .is_err()
-    );
+             VALUES ('dup-nonce', 'old', 0, '{}', '{}', 'closed', 1)",
+            "a nonce is still unique on its pair",
+        ),
+        (
+            "UPDATE seed_pairs SET status = 'void' WHERE id = 'new'",
+            "a void pair must have its seed in the clear and a phase",
+        ),
+        (
+            "UPDATE seed_pairs SET status = 'awaiting_contributions' WHERE id = 'waiting'",
+            "a table awaiting contributions has seats and a deadline",
+        ),
+        (
+            "UPDATE seed_pairs SET status = 'open' WHERE id = 'waiting'",
+            "a status is one of the five",
+        ),
+    ] {
+        assert!(run(&store, sql).await.is_err(), "{rule}");
+    }
     for index in [
         "seed_pairs_reveal_seq",
         "seed_pairs_by_tenant",
