@@ -447,10 +447,22 @@ fn key_reused() -> ApiError {
     )
 }
 
+/// The draw as its operator sees it, with the receipt of the entry at
+/// `index` (the event the answer is about, made now or by the request a
+/// retry repeats).
+async fn with_receipt(
+    state: &AppState,
+    row: &DrawRow,
+    index: Option<i64>,
+) -> Result<DrawView, ApiError> {
+    let mut body = view(state, row, true).await?;
+    body.receipt = receipt(state, index).await?;
+    Ok(body)
+}
+
 /// 201 with the new draw and its commitment's receipt.
 async fn created(state: &AppState, row: &DrawRow) -> Result<Response, ApiError> {
-    let mut body = view(state, row, true).await?;
-    body.receipt = receipt(state, row.commit_log_index).await?;
+    let body = with_receipt(state, row, row.commit_log_index).await?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
@@ -472,8 +484,7 @@ async fn existing(state: &AppState, row: DrawRow, new: &NewDraw) -> Result<Respo
             ),
         ));
     }
-    let mut body = view(state, &row, true).await?;
-    body.receipt = receipt(state, row.commit_log_index).await?;
+    let body = with_receipt(state, &row, row.commit_log_index).await?;
     Ok(super::replayed(
         (StatusCode::OK, Json(body)).into_response(),
     ))
@@ -624,15 +635,12 @@ pub async fn set_client_seed(
     operators_draw(&state, &operator, &id).await?;
     match state.dealer.set_draw_client_seed(&id, &client_seed).await? {
         DrawUpdate::Done(row) => {
-            let mut body = view(&state, &row, true).await?;
-            body.receipt = receipt(&state, row.client_seed_log_index).await?;
-            Ok(Json(body).into_response())
+            Ok(Json(with_receipt(&state, &row, row.client_seed_log_index).await?).into_response())
         }
         DrawUpdate::NotFound => Err(draw_not_found(&id)),
         // The same seed again (a retry), before or after the run.
         DrawUpdate::Refused(row) if row.client_seed.as_deref() == Some(client_seed.as_str()) => {
-            let mut body = view(&state, &row, true).await?;
-            body.receipt = receipt(&state, row.client_seed_log_index).await?;
+            let body = with_receipt(&state, &row, row.client_seed_log_index).await?;
             Ok(super::replayed(Json(body).into_response()))
         }
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
@@ -674,13 +682,10 @@ pub async fn run(
     match outcome {
         DrawUpdate::Done(row) => {
             tracing::info!(draw = %row.id, "draw run, seed revealed");
-            let mut body = view(&state, &row, true).await?;
-            body.receipt = receipt(&state, row.result_log_index).await?;
-            Ok(Json(body).into_response())
+            Ok(Json(with_receipt(&state, &row, row.result_log_index).await?).into_response())
         }
         DrawUpdate::Refused(row) if row.status == DrawStatus::Drawn => {
-            let mut body = view(&state, &row, true).await?;
-            body.receipt = receipt(&state, row.result_log_index).await?;
+            let body = with_receipt(&state, &row, row.result_log_index).await?;
             Ok(super::replayed(Json(body).into_response()))
         }
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
