@@ -32,6 +32,7 @@ pub mod cli;
 pub mod secret_file;
 pub mod service;
 pub mod telemetry;
+pub mod text;
 pub mod time;
 pub mod tlog;
 

@@ -294,3 +294,38 @@ export async function verifyRound(round) {
     deal: { ok: difference === null, difference, computed: computed.deal },
   };
 }
+
+/**
+ * Whether a deal recomputed from typed values (`dealt`, from deal(); the
+ * `clientSeed` and `nonce` it was given) is a published round's:
+ * `{ commitment, clientSeed, nonce, game, cards }`, each true or false
+ * (`cards` null when the record lists no deal). The server seed matching the
+ * commitment proves only the server seed: the cards are the round's only
+ * when the client seed, the nonce and the game are the round's too.
+ * The client seed is compared exactly, code unit for code unit.
+ */
+export function sameInputsAsRound(dealt, { clientSeed, nonce }, round) {
+  let game = false;
+  try {
+    game = JSON.stringify(normaliseGame(round.game)) === JSON.stringify(dealt.game);
+  } catch {
+    game = false; // A record whose game breaks the rules is no game of ours.
+  }
+  let sameNonce = false;
+  try {
+    sameNonce = parseNonce(nonce) === parseNonce(round.nonce);
+  } catch {
+    sameNonce = false;
+  }
+  const mine = slots(dealt.deal);
+  const theirs = round.deal ? slots(round.deal) : null;
+  const cards = theirs === null ? null
+    : mine.length === theirs.length && mine.every(([slot, card], i) => theirs[i][0] === slot && theirs[i][1] === card);
+  return {
+    commitment: dealt.server_seed_hash === String(round.server_seed_hash).toLowerCase(),
+    clientSeed: typeof clientSeed === "string" && clientSeed === round.client_seed,
+    nonce: sameNonce,
+    game,
+    cards,
+  };
+}

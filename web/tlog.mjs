@@ -154,3 +154,47 @@ export async function verifyConsistency(oldSize, oldRoot, newSize, newRoot, proo
   }
   return sn === 0 && sameBytes(fr, first) && sameBytes(sr, second);
 }
+
+/**
+ * The other pairs of `GET /v1/seed-pairs/{id}/same-client-seed` (`body`),
+ * each with what it means for this pair (`body.pair`). A pair is live from
+ * its client seed's log entry to its reveal's (`[client_seed_log_index,
+ * reveal_log_index)`); a pair from before the log has no indexes: live since
+ * before it, and ended before it if it was revealed then. Each other pair
+ * comes back with
+ *
+ *   overlap:    its live interval overlaps this pair's;
+ *   sameTenant: it belongs to the same tenant (brand) of the service
+ *               (`same_tenant`; missing, from an older server: true);
+ *   lookalike:  its client seed is not byte-equal to this one but looks the
+ *               same (`lookalike`; missing: false);
+ *   shopped:    overlap and sameTenant: the operator could have dealt each
+ *               hand on both and shown the better (deal-shopping);
+ *   when:       "same_time", "after" (it got the seed after this pair was
+ *               revealed) or "before" (it was revealed before this pair got it).
+ *
+ * Returns `{ others, shopped }` (`shopped` the others with shopped true).
+ * An overlap with another tenant's pair, or a seed reused after a reveal, is
+ * not deal-shopping: two players may choose the same seed, and a player may
+ * keep theirs across a rotation.
+ */
+export function sameSeedFindings(body) {
+  const from = (p) => (p && Number.isSafeInteger(p.client_seed_log_index) ? p.client_seed_log_index : -Infinity);
+  const until = (p) => (p && Number.isSafeInteger(p.reveal_log_index) ? p.reveal_log_index
+    : p && p.status === "revealed" ? -Infinity : Infinity);
+  const pair = body && body.pair;
+  const others = (body && Array.isArray(body.others) ? body.others : []).map((o) => {
+    const overlap = from(o) < until(pair) && from(pair) < until(o);
+    const sameTenant = o.same_tenant !== false;
+    const lookalike = o.lookalike === true;
+    return {
+      ...o,
+      overlap,
+      sameTenant,
+      lookalike,
+      shopped: overlap && sameTenant,
+      when: overlap ? "same_time" : from(o) >= until(pair) ? "after" : "before",
+    };
+  });
+  return { others, shopped: others.filter((o) => o.shopped) };
+}

@@ -1,8 +1,13 @@
 // The verification page's display code. The protocols live in fairdeal-v1.mjs,
-// fairdeal-draw.mjs and fairdeal-table.mjs; the server inlines them, tlog.mjs
-// and this file into one <script type="module">, so the functions below (deal,
-// verifyRound, commitment, verifyDraw, checkTable, ...) are in scope. Everything
-// is drawn with DOM calls and textContent: record fields are never parsed as HTML.
+// fairdeal-draw.mjs and fairdeal-table.mjs; the server inlines them, tlog.mjs,
+// seed-display.mjs and this file into one <script type="module">, so the
+// functions below (deal, verifyRound, commitment, verifyDraw, checkTable,
+// markedTextEl, ...) are in scope. Everything is drawn with DOM calls and
+// textContent: record fields are never parsed as HTML. A string someone else
+// chose (a client seed, a seat label, a contribution) is shown through
+// seed-display.mjs, with every character outside printable ASCII marked, and
+// in a sentence as an element of its own ({ label } parts), never spliced
+// into the page's words.
 
 const SUIT_SYMBOLS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 const SUIT_NAMES = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
@@ -17,8 +22,8 @@ function el(tag, attrs = {}, ...children) {
     else if (key === "text") node.textContent = value;
     else node.setAttribute(key, value === true ? "" : String(value));
   }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined) continue;
+  // Nested arrays are flattened, { label } parts drawn by markedTextEl.
+  for (const child of renderShownParts(children)) {
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
@@ -56,6 +61,32 @@ function fact(list, label, value, copyable = false) {
   list.append(el("dt", { text: label }));
   list.append(el("dd", {}, el("span", { class: "mono", text: value }), copyable ? copyButton(value, label) : null));
 }
+
+/**
+ * A fact whose value someone else chose (a client seed, a label, a
+ * contribution): shown with its non-ASCII characters marked, with a note
+ * saying so when there are any (`what`: "seed", "label", ...). Copy copies
+ * the exact string.
+ */
+function shownFact(list, label, value, { copyable = false, what = "seed" } = {}) {
+  if (value === null || value === undefined) {
+    fact(list, label, "(none)");
+    return;
+  }
+  list.append(el("dt", { text: label }));
+  list.append(el("dd", {}, markedTextEl(value, { className: "label mono" }), copyable ? copyButton(value, label) : null,
+    markedNoteEl(value, what)));
+}
+
+/** The plain-words note for a string with marked characters, or null. */
+function markedNoteEl(value, what = "seed") {
+  if (!hasMarkedCharacters(value)) return null;
+  return el("span", { class: "note marked-note", "data-marked-note": "" },
+    `Note: ${markedNote(what)} with their code points, \u27e8U+\u2026\u27e9 (an invisible one shows as its mark only).`);
+}
+
+/** “text”, the text an element of its own. */
+const quoted = (text) => ["\u201c", shownLabel(text), "\u201d"];
 
 function checkEl(name, ok, detail) {
   return el("span", {
@@ -242,10 +273,12 @@ const commitEntry = (pair) => (entry) => entry.type === "commit" && entry.seed_p
   && entry.server_seed_hash === pair.server_seed_hash && entry.next_server_seed_hash === pair.next_server_seed_hash;
 
 /**
- * The other pairs the log shows with this pair's client seed. One that held
- * it while this pair was live (between its client seed's and its reveal's
- * log entries) could have been dealt from the same client seed and the
- * better deal shown: returned in `shopped`.
+ * The other pairs the log shows with this pair's client seed, or one that
+ * looks like it (sameSeedFindings in tlog.mjs). One of the same tenant that
+ * held it while this pair was live could have been dealt from the same
+ * client seed and the better deal shown: returned in `shopped`, and the check
+ * fails. Another tenant's pair, or a seed reused after a reveal, is listed as
+ * information only: two players may choose the same seed.
  */
 async function sameClientSeed(pair) {
   if (!onServer || pair.client_seed === null) return { parts: [], shopped: [] };
@@ -261,34 +294,49 @@ async function sameClientSeed(pair) {
   }
   const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(pair.client_seed))));
   if (body.client_seed_sha256 !== digest) {
-    return { parts: [checkEl("same client seed", false, `the server names the hash ${body.client_seed_sha256}, not ${digest}`)], shopped: [] };
+    return { parts: [checkEl("same client seed", false,
+      `the server names the hash ${shownText(String(body.client_seed_sha256))}, not ${digest}, the SHA-256 of the client seed shown`)], shopped: [] };
   }
-  // Live from the client seed's entry to the reveal's, in log order. A pair
-  // from before the log has no indexes: live since before it, and ended
-  // before it if it was revealed then.
-  const from = (p) => p.client_seed_log_index ?? -Infinity;
-  const until = (p) => p.reveal_log_index ?? (p.status === "revealed" ? -Infinity : Infinity);
-  const shopped = body.others.filter((o) => from(o) < until(body.pair) && from(body.pair) < until(o));
+  const { others, shopped } = sameSeedFindings(body);
+  const alike = others.filter((o) => o.lookalike).length;
   const parts = [checkEl("same client seed", shopped.length === 0,
-    `${body.others.length}${body.truncated ? "+" : ""} other pair(s) in the log carry this client seed's hash ${digest}`)];
-  if (body.others.length) {
+    `${others.length}${body.truncated ? "+" : ""} other pair(s) in the log carry this client seed (SHA-256 ${digest})`
+    + `${alike ? `, ${alike} of them one that looks like it` : ""}; ${shopped.length} of them at the same time and the same tenant`)];
+  if (others.length) {
     const list = el("ul", { class: "same-seed", "data-same-seed": "" });
-    for (const other of body.others) {
-      const overlap = shopped.includes(other);
-      const when = overlap ? "held it AT THE SAME TIME as this pair"
-        : from(other) >= until(body.pair) ? "got it after this pair was revealed (a kept seed: normal)"
-        : "held it before this pair (a kept seed: normal)";
-      list.append(el("li", { "data-overlap": overlap ? "true" : "false" },
-        el("a", { href: `?pair=${encodeURIComponent(other.seed_pair)}`, class: "mono", text: other.seed_pair }),
-        ` — ${statusText(other.status)}; ${when}`));
+    for (const other of others) {
+      const seed = other.lookalike ? "a client seed that looks like this one (other bytes)" : "this client seed";
+      const when = other.shopped ? `held ${seed} AT THE SAME TIME as this pair, at the same tenant`
+        : other.overlap ? `held ${seed} at the same time, but at another tenant (brand) of this service: `
+          + "another operator's player chose the same seed; not deal-shopping"
+        : other.when === "after" ? `got ${seed} after this pair was revealed (a kept or a common seed: normal)`
+        : `held ${seed} before this pair got it (a kept or a common seed: normal)`;
+      list.append(el("li", {
+        class: other.shopped ? "error" : null,
+        "data-overlap": other.overlap ? "true" : "false",
+        "data-same-tenant": other.sameTenant ? "true" : "false",
+        "data-lookalike": other.lookalike ? "true" : "false",
+        "data-shopping": other.shopped ? "true" : "false",
+      },
+      el("a", { href: `?pair=${encodeURIComponent(other.seed_pair)}`, class: "mono", text: other.seed_pair }),
+      ` — ${statusText(other.status)}; ${when}`));
     }
-    parts.push(el("p", { text: "Other seed pairs given this client seed, as the transparency log orders them"
+    parts.push(el("p", { text: "Other seed pairs given this client seed, or one that looks like it, as the transparency log orders them"
       + `${body.truncated ? " (the first 100; every one that overlaps this pair is among them)" : ""}:` }), list);
+    if (!shopped.length) {
+      parts.push(el("p", { class: "note", "data-same-seed-note": "" },
+        "None of them held it while this pair was live at the same tenant, so no deal could have been dealt on both "
+        + "and the better one shown. A seed shared with another tenant, or reused after a reveal, is not deal-shopping."));
+    }
   }
   if (shopped.length) {
+    const alikeShopped = shopped.some((o) => o.lookalike);
     parts.push(el("p", { class: "error", role: "alert", "data-shopped": "" },
-      `Warning: this client seed was given to ${shopped.length} other pair(s) while this one was live. `
-      + "The operator could have dealt each hand on several pairs and shown the one it liked (deal-shopping)."));
+      `Warning: this client seed${alikeShopped ? ", or one that looks like it," : ""} was given to ${shopped.length} other `
+      + "pair(s) of the same tenant while this one was live. The operator could have dealt each hand on several pairs "
+      + "and shown the one it liked (deal-shopping)."
+      + (alikeShopped ? " A seed that looks like yours but has other bytes (an invisible character, a letter from "
+        + "another alphabet) deals other cards, and you could not have told them apart." : "")));
   }
   return { parts, shopped };
 }
@@ -302,13 +350,32 @@ const TABLE_PHASE_WORDS = {
   void: "void (a seat stalled; the table dealt nothing)",
 };
 
-/** A seat as a person names it: its label, quoted, and its place from 1. */
-const seatName = (row) => `“${row.seat}” (seat ${row.index + 1})`;
+/** A seat as a person names it: its label, quoted, and its place from 1 (parts: the label an element of its own). */
+const seatName = (row) => seatNameParts(row.seat, row.index);
 
-/** Labels quoted and joined: “a”, “b” and “c”. */
-function quotedList(labels) {
-  const quoted = labels.map((label) => `“${label}”`);
-  return quoted.length < 2 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} and ${quoted[quoted.length - 1]}`;
+/** Labels quoted and joined: “a”, “b” and “c” (parts). */
+const quotedList = (labels) => quotedListParts(labels);
+
+/**
+ * Why a seat's check says what it says, as parts: the commitment is the
+ * record's, whatever it holds, so it is never spliced into the words.
+ */
+function seatReasonParts(row) {
+  if (row.status === "fail" && row.computed !== null && typeof row.commitment === "string" && row.computed !== row.commitment) {
+    return ["its SHA-256 is ", el("code", { text: row.computed }), ", not the commitment ", shownLabel(row.commitment)];
+  }
+  return row.reason || "";
+}
+
+/**
+ * Why the table's client seed check failed, as parts: the client seed is
+ * someone else's string, so it is never spliced into the reason's words.
+ */
+function seedReasonParts(seed) {
+  if (seed.status === "fail" && seed.computed !== null && seed.expected !== null && seed.computed !== seed.expected) {
+    return ["the seats' contributions derive ", el("code", { text: seed.computed }), ", not the client seed ", quoted(seed.expected)];
+  }
+  return seed.reason || "";
 }
 
 /** A check's badge for a table: pass, fail, or pending (not checkable yet). */
@@ -367,7 +434,7 @@ async function tableReport(pair, clientSeed, whose, rounds = []) {
     box.append(el("p", { class: "void-note", "data-table-void": table.void.phase, role: "note" },
       el("strong", { text: "Voided" }),
       ` in the ${table.void.phase} phase${table.void.voided_at ? ` at ${table.void.voided_at}` : ""}: `,
-      stalled.length ? `${stalled.length === 1 ? "seat" : "seats"} ${quotedList(stalled)} did not ${did} before the deadline. ` : "",
+      stalled.length ? [`${stalled.length === 1 ? "seat" : "seats"} `, quotedList(stalled), ` did not ${did} before the deadline. `] : "",
       "The table dealt nothing; its server seed was revealed at once."));
   } else if (voided) {
     box.append(el("p", { class: "void-note", "data-table-void": "", role: "note",
@@ -386,16 +453,21 @@ async function tableReport(pair, clientSeed, whose, rounds = []) {
   const list = el("ol", { class: "table-seats" });
   for (const row of checked.seats) {
     const seatFacts = el("dl", { class: "facts" });
-    fact(seatFacts, "Commitment", row.commitment ?? "(not committed yet)", row.commitment !== null);
-    fact(seatFacts, "Contribution", row.contribution ?? (row.commitment === null ? "(not revealed)" : "(not revealed yet)"),
-      typeof row.contribution === "string");
+    if (typeof row.commitment === "string") shownFact(seatFacts, "Commitment", row.commitment, { copyable: true, what: "commitment" });
+    else fact(seatFacts, "Commitment", "(not committed yet)");
+    if (typeof row.contribution === "string") {
+      shownFact(seatFacts, "Contribution", row.contribution, { copyable: true, what: "contribution" });
+    } else {
+      fact(seatFacts, "Contribution", row.commitment === null ? "(not revealed)" : "(not revealed yet)");
+    }
     if (row.status === "fail" && row.computed) fact(seatFacts, "SHA-256 of the contribution", row.computed);
     const label = row.status === "pass" ? "opens its commitment" : row.status === "fail" ? "does not open its commitment"
       : voided ? `stalled: never ${row.commitment === null ? "committed" : "revealed"}` : row.reason;
     list.append(el("li", { "data-table-seat": row.index, "data-seat-result": row.status },
       el("div", { class: "seat-head" },
-        el("span", {}, el("strong", { class: "seat-name", text: row.seat }), el("span", { class: "note", text: ` seat ${row.index + 1}` })),
-        tableCheckEl("seat-commitment", row.status, label, row.reason)),
+        el("span", {}, el("strong", { class: "seat-name" }, shownLabel(row.seat)), el("span", { class: "note", text: ` seat ${row.index + 1}` }),
+          hasMarkedCharacters(row.seat) ? [" ", markedNoteEl(row.seat, "label")] : null),
+        tableCheckEl("seat-commitment", row.status, label, shownPartsText(seatReasonParts(row)))),
       seatFacts));
   }
   box.append(list);
@@ -407,7 +479,7 @@ async function tableReport(pair, clientSeed, whose, rounds = []) {
     : checked.seed.status === "fail" ? "client seed not derived from the seats"
     : voided ? "no client seed (void table)" : "client seed: not derived yet";
   checks.append(tableCheckEl("table-seed", checked.seed.status, seedLabel,
-    voided && checked.seed.status === "pending" ? "the table was voided: no client seed was derived" : checked.seed.reason));
+    voided && checked.seed.status === "pending" ? "the table was voided: no client seed was derived" : shownPartsText(seedReasonParts(checked.seed))));
   let voidCheck = null;
   if (voided) {
     voidCheck = await voidCommitmentCheck(pair);
@@ -416,19 +488,21 @@ async function tableReport(pair, clientSeed, whose, rounds = []) {
   box.append(checks);
 
   // What failed, naming the seat.
-  const problems = checked.seats.filter((r) => r.status === "fail").map((r) => `Seat ${seatName(r)}: ${r.reason}.`);
+  // Each problem is parts: the seats' labels and the client seed are elements of their own.
+  const problems = checked.seats.filter((r) => r.status === "fail").map((r) => ["Seat ", seatName(r), ": ", seatReasonParts(r), "."]);
   if (checked.seed.status === "fail") {
-    problems.push(`The derived client seed: ${checked.seed.reason}. fairdeal-table-v1 derives it as SHA-256 over every seat's `
-      + `label and contribution in seat order; ${seedOf} must be exactly that.`);
+    problems.push(["The derived client seed: ", seedReasonParts(checked.seed), ". fairdeal-table-v1 derives it as SHA-256 over every seat's "
+      + `label and contribution in seat order; ${seedOf} must be exactly that.`]);
   }
   if (voidCheck && voidCheck.text) problems.push(voidCheck.text);
   if (voided && rounds.length) problems.push(`A void table deals nothing, but this pair lists ${rounds.length} round${rounds.length === 1 ? "" : "s"}.`);
   const offSeed = rounds.filter((r) => r.client_seed !== clientSeed).map((r) => r.nonce);
   if (!voided && offSeed.length) {
-    problems.push(`${offSeed.length === 1 ? "The round" : "The rounds"} with nonce ${offSeed.join(", ")} ${offSeed.length === 1 ? "was" : "were"} `
-      + `dealt with another client seed than the pair's, ${clientSeed}: not the one derived from the seats.`);
+    problems.push([`${offSeed.length === 1 ? "The round" : "The rounds"} with nonce ${offSeed.join(", ")} ${offSeed.length === 1 ? "was" : "were"} `
+      + "dealt with another client seed than the pair's, ", clientSeed === null ? "(none)" : quoted(clientSeed),
+    ": not the one derived from the seats."]);
   }
-  if (problems.length) box.append(el("div", { class: "error", "data-explain": "table" }, problems.map((text) => el("p", { text }))));
+  if (problems.length) box.append(el("div", { class: "error", "data-explain": "table" }, problems.map((parts) => el("p", {}, parts))));
 
   // Who the table is waiting for.
   const uncommitted = checked.seats.filter((r) => r.commitment === null);
@@ -436,7 +510,7 @@ async function tableReport(pair, clientSeed, whose, rounds = []) {
   if (!voided && (table.phase === "commit" || table.phase === "reveal")) {
     const waiting = table.phase === "commit" ? uncommitted : unrevealed;
     box.append(el("p", { class: "note", "data-table-waiting": waiting.length },
-      `Waiting for ${waiting.length === 1 ? "seat" : "seats"} ${quotedList(waiting.map((r) => r.seat))} to `
+      `Waiting for ${waiting.length === 1 ? "seat" : "seats"} `, quotedList(waiting.map((r) => r.seat)), " to "
       + `${table.phase === "commit" ? "commit" : "reveal"}${table.deadline ? ` by ${table.deadline}` : ""}. `
       + (table.phase === "commit"
         ? "No seat reveals before every seat has committed, so nobody can choose the seed. "
@@ -445,14 +519,16 @@ async function tableReport(pair, clientSeed, whose, rounds = []) {
   }
   box.append(myContributionForm(checked, voided, table.phase));
 
-  // The verdict's sentence.
+  // The verdict's sentence, as parts (labels are elements of their own).
   const failed = checked.seats.filter((r) => r.status === "fail");
   let verdict = null;
   if (failed.length) {
-    verdict = `${failed.length === 1 ? "Seat" : "Seats"} ${failed.map(seatName).join(", ")}: the revealed contribution does not `
-      + "open the commitment the seat published, so the client seed is not provably from every seat (details below).";
+    verdict = [`${failed.length === 1 ? "Seat" : "Seats"} `, failed.map((r, i) => [i ? ", " : "", seatName(r)]),
+      ": the revealed contribution does not open the commitment the seat published, so the client seed is not provably "
+      + "from every seat (details below)."];
   } else if (checked.seed.status === "fail") {
-    verdict = `The table's client seed is not the one derived from every seat's contribution: ${checked.seed.reason} (details below).`;
+    verdict = ["The table's client seed is not the one derived from every seat's contribution: ", seedReasonParts(checked.seed),
+      " (details below)."];
   } else if (voidCheck && !voidCheck.ok) {
     verdict = "The void table's revealed server seed does not open its published commitment (details below).";
   } else if (voided && rounds.length) {
@@ -490,38 +566,38 @@ function myContributionForm(checked, voided, phase) {
 /** The answer to "is my contribution in it?" in words. */
 function myContributionText(found, checked, phase) {
   const row = found.index === null ? null : checked.seats[found.index];
-  const name = row ? seatName(row) : "";
+  const name = row ? seatName(row) : ""; // parts: the label is an element of its own
   const code = (text) => el("code", { text });
   const head = el("strong", { text: found.status === "pass" ? "Found: " : found.status === "pending" ? "Found, not complete: " : "Not in it: " });
   switch (found.reason) {
     case "in_seed":
-      return [head, `your contribution is seat ${name}'s. Its SHA-256 is the commitment that seat published, the seat revealed `
+      return [head, "your contribution is seat ", name, "'s. Its SHA-256 is the commitment that seat published, the seat revealed "
         + "exactly it, and it went into the derived client seed ", code(checked.seed.computed), "."];
     case "void":
-      return [head, `your contribution is seat ${name}'s: its SHA-256 is that seat's commitment and the seat revealed exactly it. `
+      return [head, "your contribution is seat ", name, "'s: its SHA-256 is that seat's commitment and the seat revealed exactly it. "
         + "The table was voided, so no client seed was derived and nothing was dealt."];
     case "others_not_revealed":
-      return [head, `your contribution is seat ${name}'s, revealed and opening its commitment. It goes into the client seed `
+      return [head, "your contribution is seat ", name, "'s, revealed and opening its commitment. It goes into the client seed "
         + "once every seat has revealed."];
     case "not_revealed":
-      return [head, `your contribution's SHA-256 is seat ${name}'s commitment. The seat has not revealed it yet`
+      return [head, "your contribution's SHA-256 is seat ", name, "'s commitment. The seat has not revealed it yet"
         + (phase === "commit" ? "; seats reveal once every seat has committed." : ".")];
     case "void_unrevealed":
-      return [head, `your contribution's SHA-256 is seat ${name}'s commitment, but the seat did not reveal it before the `
+      return [head, "your contribution's SHA-256 is seat ", name, "'s commitment, but the seat did not reveal it before the "
         + "table was voided: nothing was dealt."];
     case "other_contribution":
-      return [head, `your contribution's SHA-256 is seat ${name}'s commitment, but the record shows another contribution `
-        + `for that seat: “${row.contribution}”. The client seed was not derived from yours.`];
+      return [head, "your contribution's SHA-256 is seat ", name, "'s commitment, but the record shows another contribution "
+        + "for that seat: ", quoted(row.contribution), ". The client seed was not derived from yours."];
     case "seed_mismatch":
-      return [head, `your contribution is seat ${name}'s and the seat revealed it, but the client seed is not the one `
+      return [head, "your contribution is seat ", name, "'s and the seat revealed it, but the client seed is not the one "
         + "derived from the seats' contributions (see the failed client-seed check), so it did not provably go into the deal."];
     case "shown_without_commitment":
-      return [head, `seat ${name} shows this contribution, but its SHA-256 `, code(found.hash),
+      return [head, "seat ", name, " shows this contribution, but its SHA-256 ", code(found.hash),
         " is not that seat's commitment: the record does not bind it."];
     default:
       return [head, "your contribution matches no seat: its SHA-256 ", code(found.hash),
         " is no seat's commitment. It must match exactly, byte for byte.",
-        found.hint ? ` (Without the spaces around it, it is seat “${found.hint.seat}” (seat ${found.hint.index + 1}).)` : ""];
+        found.hint ? [" (Without the spaces around it, it is seat ", seatNameParts(found.hint.seat, found.hint.index), ".)"] : ""];
   }
 }
 
@@ -558,10 +634,18 @@ function statusText(status) {
   return STATUS_WORDS[status] || status;
 }
 
-/** The one-line verdict shown first: "pass", "fail" or "pending". */
-function verdictEl(result, text) {
+/**
+ * The one-line verdict shown first: "pass", "fail" or "pending"; `parts`:
+ * the sentence (strings, nodes, { label } parts).
+ */
+function verdictEl(result, ...parts) {
   const word = { pass: "PASS", fail: "FAIL", pending: "NOT YET VERIFIABLE" }[result];
-  return el("p", { class: "verdict", role: "status", "data-verdict": result }, el("strong", { text: word }), ` ${text}`);
+  return wordVerdictEl(result, word, ...parts);
+}
+
+/** A verdict with its own first word (e.g. "CHECKED IN PART"). */
+function wordVerdictEl(result, word, ...parts) {
+  return el("p", { class: "verdict", role: "status", "data-verdict": result }, el("strong", { text: word }), " ", parts);
 }
 
 /** Whether a node from logChecks reports a failure or a fork. */
@@ -569,7 +653,20 @@ function failedLog(node) {
   return node.dataset.result === "fail" || node.dataset.fork !== undefined;
 }
 
+/**
+ * The rounds this page has read, by commitment and nonce: "Recompute from
+ * values" compares what is typed there with the round's recorded values.
+ */
+const knownRounds = new Map();
+
+function rememberRound(round) {
+  if (round && typeof round.server_seed_hash === "string" && round.nonce !== undefined && round.nonce !== null) {
+    knownRounds.set(`${round.server_seed_hash.toLowerCase()}:${round.nonce}`, round);
+  }
+}
+
 async function roundReport(round) {
+  rememberRound(round);
   const box = el("div", { class: "round-detail", "data-round": round.id, "data-nonce": round.nonce });
   const facts = el("dl", { class: "facts" });
   fact(facts, "Round", round.id, true);
@@ -577,7 +674,7 @@ async function roundReport(round) {
   fact(facts, "Game", gameText(round.game));
   fact(facts, "Status", statusText(round.status));
   fact(facts, "Commitment", round.server_seed_hash, true);
-  fact(facts, "Client seed", round.client_seed, true);
+  shownFact(facts, "Client seed", round.client_seed, { copyable: true });
   box.append(facts);
   if (!round.server_seed) {
     box.append(el("p", { class: "check", "data-check": "reveal", "data-result": "pending",
@@ -602,8 +699,10 @@ async function roundReport(round) {
   }
   if (!result.deal.ok) {
     const d = result.deal.difference;
-    box.append(el("p", { class: "error", "data-explain": "deal",
-      text: `The recorded cards differ from the recomputed ones: at ${d.slot} the record says ${d.recorded}, fairdeal-v1 deals ${d.computed}.` }));
+    // The recorded value is the record's, whatever it holds: an element of its own.
+    box.append(el("p", { class: "error", "data-explain": "deal" },
+      `The recorded cards differ from the recomputed ones: at ${d.slot} the record says `, shownLabel(String(d.recorded)),
+      `, fairdeal-v1 deals ${d.computed}.`));
     box.append(el("p", { text: "Recorded:" }), dealEl(round.deal, d.slot));
     box.append(el("p", { text: "Recomputed in this browser:" }), dealEl(result.deal.computed, d.slot));
   } else {
@@ -670,7 +769,8 @@ async function lookUpPair(id, target) {
   fact(facts, "Seed pair", pair.id, true);
   fact(facts, "Status", statusText(pair.status));
   fact(facts, "Commitment", pair.server_seed_hash, true);
-  fact(facts, "Client seed", pair.client_seed ?? "(not set yet)", pair.client_seed !== null);
+  if (pair.client_seed === null || pair.client_seed === undefined) fact(facts, "Client seed", "(not set yet)");
+  else shownFact(facts, "Client seed", pair.client_seed, { copyable: true });
   if (pair.server_seed) fact(facts, "Server seed", pair.server_seed, true);
   fact(facts, "Next commitment", pair.next_server_seed_hash, true);
   const parts = [el("h3", { text: "Seed pair" }), facts];
@@ -727,14 +827,15 @@ async function lookUpPair(id, target) {
   const verdict = !complete
     ? verdictEl("fail", `Rounds are missing from this seed pair's record (expected nonces 0 to ${pair.next_nonce - 1}).`)
     : sharing.shopped.length
-      ? verdictEl("fail", "This pair's client seed was given to another pair at the same time: deals could have been shopped (details below).")
+      ? verdictEl("fail", `This pair's client seed${sharing.shopped.some((o) => o.lookalike) ? ", or one that looks like it," : ""} `
+        + "was given to another pair of the same tenant at the same time: deals could have been shopped (details below).")
     : !pairLogOk
       ? verdictEl("fail", "The transparency log does not back this pair's record (details below).")
     : table && !table.ok
       ? verdictEl("fail", table.verdict)
     : table && table.voided
       ? verdictEl("pass", "This table was voided: it dealt nothing, and its server seed is revealed and opens the "
-        + `commitment published before any seat committed.${voidedWhy(pair.table)}`)
+        + "commitment published before any seat committed.", voidedWhy(pair.table))
     : collecting
       ? verdictEl("pending", `This table is still collecting its seats' ${pair.table.phase === "commit" ? "commitments" : "contributions"}`
         + ` (${pair.table.phase === "commit"
@@ -750,12 +851,12 @@ async function lookUpPair(id, target) {
   return true;
 }
 
-/** Which seats voided a table, in a sentence (or nothing). */
+/** Which seats voided a table, in a sentence (parts, or nothing). */
 function voidedWhy(table) {
   const stalled = table.void && Array.isArray(table.void.stalled_seats) ? table.void.stalled_seats : [];
   if (!stalled.length) return "";
-  return ` ${stalled.length === 1 ? "Seat" : "Seats"} ${quotedList(stalled)} did not `
-    + `${table.void.phase === "commit" ? "commit" : "reveal"} before the ${table.void.phase} phase's deadline.`;
+  return [` ${stalled.length === 1 ? "Seat" : "Seats"} `, quotedList(stalled), " did not "
+    + `${table.void.phase === "commit" ? "commit" : "reveal"} before the ${table.void.phase} phase's deadline.`];
 }
 
 async function lookUp(id, kind) {
@@ -765,7 +866,7 @@ async function lookUp(id, kind) {
     const found = kind === "pair" ? await lookUpPair(id, target)
       : kind === "round" ? await lookUpRound(id, target)
       : (await lookUpRound(id, target)) || (await lookUpPair(id, target));
-    if (!found) target.replaceChildren(el("p", { class: "error", role: "alert", text: `No round or seed pair has the id ${id}.` }));
+    if (!found) target.replaceChildren(el("p", { class: "error", role: "alert" }, "No round or seed pair has the id ", quoted(id), "."));
   } catch (error) {
     showError(target, error);
   }
@@ -780,6 +881,15 @@ function showGameFields() {
   document.getElementById("decks-field").hidden = !(type === "deck" || type === "hands");
 }
 
+/**
+ * "Recompute from values": deals from the typed values and says exactly what
+ * was checked. The server seed against the commitment typed (or the
+ * commitment of a round this page has read) is one check; the cards are what
+ * these values deal, which proves a hand only when the client seed, nonce and
+ * game are the round's. Those are compared when this page has read the
+ * round's record (looked up above); otherwise they are said to be unchecked,
+ * and there is no overall PASS.
+ */
 async function recompute(event) {
   event.preventDefault();
   const target = document.getElementById("paste-result");
@@ -789,21 +899,86 @@ async function recompute(event) {
   if (type !== "deck") game.players = value("players");
   if (type === "hands") game.cards = value("cards");
   if (type === "deck" || type === "hands") game.decks = value("decks");
+  const clientSeed = value("client-seed");
   try {
-    const out = await deal({ serverSeed: value("server-seed"), clientSeed: value("client-seed"), nonce: value("nonce"), game });
+    const out = await deal({ serverSeed: value("server-seed"), clientSeed, nonce: value("nonce"), game });
+    const nonce = String(parseNonce(value("nonce")));
     const facts = el("dl", { class: "facts" });
     fact(facts, "Game", gameText(out.game));
+    shownFact(facts, "Client seed", clientSeed, { copyable: true });
+    fact(facts, "Nonce", nonce);
     fact(facts, "SHA-256 of the seed", out.server_seed_hash, true);
-    const parts = [facts];
     const published = value("commitment").trim().toLowerCase();
     const matches = published === out.server_seed_hash;
+    const round = knownRounds.get(`${out.server_seed_hash}:${nonce}`) || null;
+    const same = round ? sameInputsAsRound(out, { clientSeed, nonce }, round) : null;
+    const roundValues = same ? same.clientSeed && same.nonce && same.game : null;
+    const code = (text) => el("code", { text });
+    const roundId = round ? el("a", { href: `?round=${encodeURIComponent(round.id)}`, class: "mono", text: round.id }) : null;
+
+    // What was checked, one claim each.
+    const checks = el("div", { class: "checks" });
+    const claims = el("ul", { class: "paste-claims", "data-paste-claims": "" });
+    const claim = (name, result, ...parts) => claims.append(el("li", { "data-claim": name, "data-result": result }, parts));
     if (published) {
-      parts.unshift(matches
-        ? verdictEl("pass", "The seed matches the commitment you typed; these are the cards it deals.")
-        : verdictEl("fail", "The seed does not match the commitment you typed: these are not the committed cards."));
-      parts.push(el("div", { class: "checks" },
-        checkEl("commitment", matches, `SHA-256 of this seed is ${out.server_seed_hash}`)));
+      checks.append(checkEl("commitment", matches, `SHA-256 of this seed is ${out.server_seed_hash}`));
+      claim("commitment", matches ? "pass" : "fail", matches
+        ? ["✔ The server seed matches the commitment you typed: its SHA-256 is ", code(out.server_seed_hash), "."]
+        : ["✘ The server seed does not match the commitment you typed (details below)."]);
+    } else if (round) {
+      checks.append(checkEl("commitment", true, `SHA-256 of this seed is ${out.server_seed_hash}, round ${round.id}'s commitment`));
+      claim("commitment", "pass", "✔ The server seed matches the commitment of round ", roundId,
+        ", read above: its SHA-256 is ", code(out.server_seed_hash), ".");
+    } else {
+      checks.append(tableCheckEl("commitment", "pending", "commitment: not checked", "no commitment was typed"));
+      claim("commitment", "pending", "Not checked: no commitment was typed, so nothing shows that this server seed is the one "
+        + "the operator committed to. Its SHA-256 is ", code(out.server_seed_hash), "; compare it with the published commitment.");
     }
+    claim("cards", "computed", "The cards below are what this server seed, the client seed ", quoted(clientSeed),
+      ` and nonce ${nonce} deal in fairdeal-v1 (${gameText(out.game)}).`);
+    if (round) {
+      const differ = [!same.clientSeed && "client seed", !same.game && "game"].filter(Boolean);
+      checks.append(tableCheckEl("round-values", roundValues ? "pass" : "fail",
+        roundValues ? "client seed, nonce and game are the round's" : `${differ.join(" and ")} not the round's`,
+        `round ${round.id}, nonce ${round.nonce}`));
+      if (roundValues) {
+        claim("round", "pass", "✔ The client seed, nonce and game are the ones round ", roundId, " recorded, so these are "
+          + "the cards its values deal", same.cards === false ? "; but the round's record shows other cards (see its check above)."
+          : same.cards ? ", and the round's record shows exactly these cards." : ".");
+      } else {
+        claim("round", "fail", "✘ Round ", roundId, ` (this server seed, nonce ${round.nonce}) was dealt with `,
+          !same.clientSeed ? ["the client seed ", quoted(round.client_seed)] : "your client seed",
+          !same.game ? `, ${round.game ? gameText(round.game) : "another game"}` : "",
+          `: your ${differ.join(" and ")} ${differ.length > 1 ? "are" : "is"} not the round's, so these are not its cards.`);
+      }
+    } else {
+      checks.append(tableCheckEl("round-values", "pending", "client seed and nonce: not checked",
+        "this page has not read the round's record"));
+      claim("round", "pending", "Not checked: whether the client seed and nonce are the ones the round used. These cards prove "
+        + "your hand only if they are. This page has not read the round's record: look the round up above (which checks "
+        + "everything), or compare them with it yourself.");
+    }
+
+    // The verdict: no overall PASS for a partial check.
+    let verdict;
+    if (published && !matches) {
+      verdict = verdictEl("fail", "The seed does not match the commitment you typed: these are not the committed cards.");
+    } else if (round && !roundValues) {
+      verdict = wordVerdictEl("partial", "NOT THE ROUND'S VALUES", "The server seed is round ", roundId,
+        "'s, but the other values are not the ones it recorded: these are not its cards (details below).");
+    } else if (round && same.cards === false) {
+      verdict = verdictEl("fail", "These are round ", roundId, "'s values, but its record shows other cards than they deal.");
+    } else if (round) {
+      verdict = verdictEl("pass", "The server seed matches round ", roundId, "'s commitment, and the client seed, nonce and "
+        + `game are the ones it recorded: these are the cards its values deal${same.cards ? ", as its record shows" : ""}.`);
+    } else if (published) {
+      verdict = wordVerdictEl("partial", "CHECKED IN PART", "The server seed matches the commitment you typed. Whether these "
+        + "are your hand's cards also depends on the client seed and nonce, which were not checked (below).");
+    } else {
+      verdict = wordVerdictEl("pending", "NOT CHECKED", "No commitment was typed: these are the cards these values deal, "
+        + "and nothing here shows they are a round's (below).");
+    }
+    const parts = [verdict, checks, claims, facts];
     if (published && !matches) {
       parts.push(el("p", { class: "error", "data-explain": "commitment" },
         "You typed the commitment ", el("code", { text: published }),
@@ -862,17 +1037,18 @@ function drawCheckEl(name, status, detail) {
   return el("span", { class: "check", "data-check": name, "data-result": status, title: detail || "" }, text);
 }
 
-const lineOf = (entry) => (Number.isInteger(entry) ? `line ${entry + 1}` : `entry ${JSON.stringify(entry)}`);
+/** A winner's line in words (parts: a record's odd value is an element of its own). */
+const lineOf = (entry) => (Number.isInteger(entry) ? `line ${entry + 1}` : ["entry ", shownLabel(JSON.stringify(entry) ?? String(entry))]);
 
-/** The first rank where the record and the recomputed draw differ, in words. */
+/** The first rank where the record and the recomputed draw differ, in words (parts: entrants' lines are elements of their own). */
 function drawDifferenceText(d, k) {
   const at = `first at rank ${d.rank}`;
   switch (d.what) {
-    case "missing": return `${at}: the record has no winner there; fairdeal-draw-v1 draws ${lineOf(d.computed)}.`;
-    case "extra": return `${at}: the record lists ${lineOf(d.recorded)}, but the draw has only ${k} winner${k === 1 ? "" : "s"}.`;
-    case "line_number": return `${at}: the record gives line number ${d.recorded} for the winner, which is line ${d.computed}.`;
-    case "text": return `${at}: the record names “${d.recorded}”, but that line of the committed list reads “${d.computed}”.`;
-    default: return `${at}: the record says ${lineOf(d.recorded)}, fairdeal-draw-v1 draws ${lineOf(d.computed)}.`;
+    case "missing": return [`${at}: the record has no winner there; fairdeal-draw-v1 draws `, lineOf(d.computed), "."];
+    case "extra": return [`${at}: the record lists `, lineOf(d.recorded), `, but the draw has only ${k} winner${k === 1 ? "" : "s"}.`];
+    case "line_number": return [`${at}: the record gives line number `, shownLabel(String(d.recorded)), ` for the winner, which is line ${d.computed}.`];
+    case "text": return [`${at}: the record names `, quoted(d.recorded), ", but that line of the committed list reads ", quoted(d.computed), "."];
+    default: return [`${at}: the record says `, lineOf(d.recorded), ", fairdeal-draw-v1 draws ", lineOf(d.computed), "."];
   }
 }
 
@@ -922,7 +1098,7 @@ async function loadDraw(id) {
   try {
     const { status, body } = await getJson(`/v1/draws/${encodeURIComponent(id)}`);
     if (status === 404) {
-      target.replaceChildren(el("p", { class: "error", role: "alert", text: `No draw has the id ${id}.` }));
+      target.replaceChildren(el("p", { class: "error", role: "alert" }, "No draw has the id ", quoted(id), "."));
       return;
     }
     if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
@@ -943,8 +1119,8 @@ async function readDrawFile() {
   const file = input.files && input.files[0];
   if (file && file.size > MAX_DRAW_FILE_BYTES) {
     drawState.file = null;
-    showError(drawField("draw-result"), new Error(
-      `${file.name} is ${file.size} bytes, more than the 256 MiB a draw's list may have: it is not this draw's list`));
+    drawField("draw-result").replaceChildren(el("p", { class: "error", role: "alert" }, quoted(file.name),
+      ` is ${file.size} bytes, more than the 256 MiB a draw's list may have: it is not this draw's list`));
     return;
   }
   try {
@@ -1004,23 +1180,23 @@ function drawReport(v, c) {
   } else if (c.list.error) {
     checks.append(drawCheckEl("list", "fail", c.list.error.message));
     notes.push(el("p", { class: "error", "data-explain": "list" },
-      `Your file ${file.name} is not a valid entrant list: ${c.list.error.message}. Its SHA-256 is `, code(c.list.sha256),
+      "Your file ", quoted(file.name), ` is not a valid entrant list: ${c.list.error.message}. Its SHA-256 is `, code(c.list.sha256),
       committedList ? ["; the draw committed to ", code(committedList), ` (${v.entries} lines).`] : "."));
   } else if (c.list.status === "fail") {
     checks.append(drawCheckEl("list", "fail", `SHA-256 ${c.list.sha256}, ${c.list.entries} lines`));
     notes.push(el("p", { class: "error", "data-explain": "list" },
-      `Your file ${file.name} is not the list this draw committed to: its SHA-256 is `, code(c.list.sha256),
+      "Your file ", quoted(file.name), " is not the list this draw committed to: its SHA-256 is ", code(c.list.sha256),
       ` (${c.list.entries} lines); the draw committed to `, code(committedList), ` (${v.entries} lines). `
       + "A changed byte, a moved line or a line more or less changes the hash."));
   } else if (c.list.status === "pending") {
     checks.append(drawCheckEl("list", "pending", "no list commitment to compare with"));
     notes.push(el("p", { class: "note", "data-explain": "list" },
-      `Your file ${file.name}: ${c.list.entries} lines, SHA-256 `, code(c.list.sha256),
+      "Your file ", quoted(file.name), `: ${c.list.entries} lines, SHA-256 `, code(c.list.sha256),
       ". Enter the published list commitment to compare it."));
   } else {
     checks.append(drawCheckEl("list", "pass", `SHA-256 ${c.list.sha256}, ${c.list.entries} lines`));
     notes.push(el("p", { class: "note", "data-explain": "list" },
-      `Your file ${file.name} is the committed list: ${c.list.entries} lines, SHA-256 `, code(c.list.sha256), "."));
+      "Your file ", quoted(file.name), ` is the committed list: ${c.list.entries} lines, SHA-256 `, code(c.list.sha256), "."));
   }
 
   // The revealed seed against its commitment.
@@ -1038,16 +1214,16 @@ function drawReport(v, c) {
     }
   }
   if (c.nonce.status === "fail") {
-    checks.append(drawCheckEl("nonce", "fail", `the record says nonce ${c.nonce.recorded}`));
-    notes.push(el("p", { class: "error", "data-explain": "nonce",
-      text: `The record says nonce ${c.nonce.recorded}; a fairdeal-draw-v1 draw is nonce 0 of a server seed of its own.` }));
+    checks.append(drawCheckEl("nonce", "fail", `the record says nonce ${shownText(String(c.nonce.recorded))}`));
+    notes.push(el("p", { class: "error", "data-explain": "nonce" },
+      "The record says nonce ", shownLabel(String(c.nonce.recorded)), "; a fairdeal-draw-v1 draw is nonce 0 of a server seed of its own."));
   }
   const computed = c.winners.computed;
   if (revealed && c.winners.status !== "computed") {
     checks.append(drawCheckEl("winners", c.winners.status, c.winners.status === "pass" ? "every winner matches" : ""));
     if (c.winners.status === "fail") {
-      notes.push(el("p", { class: "error", "data-explain": "winners",
-        text: `The recorded winners differ from the recomputed ones, ${drawDifferenceText(c.winners.difference, computed.length)}` }));
+      notes.push(el("p", { class: "error", "data-explain": "winners" },
+        "The recorded winners differ from the recomputed ones, ", drawDifferenceText(c.winners.difference, computed.length)));
     }
   }
 
@@ -1084,15 +1260,17 @@ function drawReport(v, c) {
   const facts = el("dl", { class: "facts" });
   if (record) {
     fact(facts, "Draw", record.id, true);
-    if (record.label) fact(facts, "Label", record.label);
+    if (record.label) shownFact(facts, "Label", record.label, { what: "label" });
     fact(facts, "Status", drawStatusText(record.status));
   }
   fact(facts, "List commitment", committedList || "(not given)", Boolean(committedList));
   fact(facts, "Entries", v.entries ? `${v.entries} lines` : "(not given)");
   fact(facts, "Winners", v.winners || "(not given)");
   fact(facts, "Server seed commitment", v.server_seed_hash.toLowerCase() || "(not given)", Boolean(v.server_seed_hash));
-  if (record) fact(facts, "Client seed source", record.client_seed_source || "(not stated)");
-  fact(facts, "Client seed", v.client_seed ?? "(not set yet)", v.client_seed !== null);
+  if (record && record.client_seed_source) shownFact(facts, "Client seed source", record.client_seed_source, { what: "source" });
+  else if (record) fact(facts, "Client seed source", "(not stated)");
+  if (v.client_seed === null || v.client_seed === undefined) fact(facts, "Client seed", "(not set yet)");
+  else shownFact(facts, "Client seed", v.client_seed, { copyable: true });
   if (revealed) fact(facts, "Server seed", v.server_seed, true);
   fact(facts, "Nonce", "0");
   if (record && record.created_at) fact(facts, "Committed at", record.created_at);
@@ -1124,10 +1302,12 @@ function drawWinnersEl(v, c) {
     const entry = computed[i];
     const row = recorded.get(rank);
     let text;
+    // An entrant's line is someone else's string: a lookalike of another
+    // entrant ("аlice" with a Cyrillic а) must not pass for it.
     if (lines) {
-      text = lines[entry];
+      text = shownLabel(lines[entry]);
     } else if (row && typeof row.text === "string") {
-      text = [row.text, el("span", { class: "note", text: " (the operator's record; choose the list file to check it)" })];
+      text = [shownLabel(row.text), el("span", { class: "note", text: " (the operator's record; choose the list file to check it)" })];
     } else {
       text = el("span", { class: "note", text: "choose the list file" });
     }
@@ -1164,7 +1344,7 @@ function renderDrawEntry() {
     return;
   }
   box.hidden = false;
-  const quoted = `“${wanted}”`;
+  const yours = quoted(wanted);
   if (!drawState.file) {
     box.replaceChildren(el("strong", { text: "Your entry: " }), "choose the entrant list file to look it up.");
     return;
@@ -1181,13 +1361,14 @@ function renderDrawEntry() {
   if (at === undefined) {
     box.dataset.entryFound = "false";
     const near = [wanted.trim(), wanted.normalize("NFC"), wanted.trim().normalize("NFC")].find((t) => t !== wanted && index.has(t));
-    box.replaceChildren(el("strong", { text: "Your entry: " }), `${quoted} is not a line of your list. Lines must match exactly, byte for byte.`,
-      near !== undefined ? ` (“${near}”, without the extra spaces or in another Unicode form, is line ${index.get(near) + 1}.)` : "");
+    box.replaceChildren(...renderShownParts([el("strong", { text: "Your entry: " }), yours,
+      " is not a line of your list. Lines must match exactly, byte for byte.",
+      near !== undefined ? [" (", quoted(near), `, without the extra spaces or in another Unicode form, is line ${index.get(near) + 1}.)`] : ""]));
     return;
   }
   box.dataset.entryFound = "true";
   box.dataset.entryLine = String(at + 1);
-  const parts = [el("strong", { text: "Your entry: " }), `${quoted} is line ${at + 1} of your list. `];
+  const parts = [el("strong", { text: "Your entry: " }), yours, ` is line ${at + 1} of your list. `];
   const computed = result.winners.computed;
   if (result.list.status === "fail") {
     parts.push("But your file is not the committed list, so this says nothing about the draw.");
@@ -1205,7 +1386,7 @@ function renderDrawEntry() {
       parts.push(`It did not win (${computed.length} winner${computed.length === 1 ? "" : "s"} of ${result.list.entries}).`);
     }
   }
-  box.replaceChildren(...parts);
+  box.replaceChildren(...renderShownParts(parts));
 }
 
 // ---- Wiring -----------------------------------------------------------------

@@ -79,6 +79,9 @@ pub struct Report {
     pub statistics: Option<StatsReport>,
     /// Seconds spent reading and verifying (before the statistics).
     pub verify_seconds: f64,
+    /// With `--log`: what was checked of the transparency log, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
 }
 
 impl Report {

@@ -223,11 +223,10 @@ pub fn check_table_record(record: &Value, logged: &LoggedTable) -> Vec<String> {
         problems.push("its seat labels are not the ones logged at its commitment".to_owned());
         return problems;
     }
-    if logged
-        .set
-        .as_deref()
-        .is_some_and(|set| set != crate::tlog::entry::seat_set(&labels))
-    {
+    if logged.set.as_deref().is_some_and(|set| {
+        set != crate::tlog::entry::seat_set(&labels)
+            && set != crate::tlog::entry::seat_set_nfkc(&labels)
+    }) {
         problems.push("its logged set of seats is not the set of its labels".to_owned());
     }
     let mut contributions = Vec::new();

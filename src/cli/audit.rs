@@ -80,9 +80,16 @@ pub struct AuditOpts {
     /// (its base URL): every round of a pair the log reveals must be in the
     /// export with the same nonce, game and id, and every exported round in
     /// the log; the commitment, client seed and revealed seed its rounds
-    /// give each pair must be the ones the log holds for it.
+    /// give each pair must be the ones the log holds for it. The log itself
+    /// is checked first by the same rules as `fairdeal monitor` (signature,
+    /// tree, tiles, the order of events, the first entry of each kind wins).
     #[arg(long, value_name = "URL", conflicts_with = "hands")]
     pub log: Option<String>,
+    /// With --log: the log's verifier key (NAME+HASH+KEY), as published out
+    /// of band; the checkpoint must verify with it before anything else is
+    /// read (by default the key the log serves).
+    #[arg(long, value_name = "VKEY", requires = "log")]
+    pub log_key: Option<String>,
     /// When the source is a service: give up once it has sent nothing for
     /// this many seconds (a stalled service ends the audit with an error
     /// instead of holding it forever). 1 to 86,400.
@@ -101,70 +108,68 @@ type ExportedRound = (u64, serde_json::Value, String);
 /// the commitment, the revealed seed and the client seed.
 type ExportedPair = (u64, String, String, String);
 
-/// Compares the export's rounds and pairs with the log's entries for
-/// revealed pairs, adding a `log` finding for each difference.
+/// Checks the log at `base` with the one log checker (every rule the
+/// monitor applies: signature first, tree, tiles, order, first entry wins),
+/// each of its findings a `log` finding, then compares the export's rounds
+/// and pairs with what the log says of them (the first entry of each kind):
+/// a `log` finding for each difference. Sets `report.log` to what was
+/// checked.
 fn cross_check_log(
     base: &str,
+    pin: Option<&str>,
     exported: &std::collections::HashMap<RoundKey, ExportedRound>,
     pairs: &std::collections::HashMap<String, ExportedPair>,
     report: &mut Report,
 ) -> anyhow::Result<()> {
-    let view = super::monitor::read_log(base.trim_end_matches('/'))
+    let checker = super::monitor::read_log(base.trim_end_matches('/'), pin, None, true, |_| {})
         .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
-    // The log itself first: entries that do not make the signed
-    // checkpoint's tree prove nothing about the export.
+    let (checked, facts) = checker.finish(crate::time::now_ms(), i64::MAX);
     let mut found: Vec<(u64, String)> = Vec::new();
-    let checked = crate::audit::monitor::check(&view, None, crate::time::now_ms(), i64::MAX)
-        .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
-    for finding in checked.findings {
-        if ["signature", "key", "tree", "tile"].contains(&finding.kind) {
-            found.push((0, format!("the log itself: {}", finding.detail)));
-        }
+    for finding in &checked.findings {
+        let at = finding
+            .index
+            .map(|i| format!(" at entry {i}"))
+            .unwrap_or_default();
+        found.push((
+            0,
+            format!("the log itself: {}{at}: {}", finding.kind, finding.detail),
+        ));
     }
-    let entries: Vec<serde_json::Value> = view
-        .entries
-        .iter()
-        .filter_map(|bytes| serde_json::from_slice(bytes).ok())
-        .collect();
-    let revealed: std::collections::HashSet<&str> = entries
-        .iter()
-        .filter(|e| e["type"] == "reveal")
-        .filter_map(|e| e["seed_pair"].as_str())
-        .collect();
-    // What the log says of each pair: its commitment, its client seed's
-    // SHA-256, its revealed seed.
-    let mut said: std::collections::HashMap<(&str, &str), &str> = std::collections::HashMap::new();
-    for entry in &entries {
-        let Some(pair) = entry["seed_pair"].as_str() else {
-            continue;
-        };
-        for (kind, field) in [
-            ("commit", "server_seed_hash"),
-            ("client_seed", "client_seed_sha256"),
-            ("reveal", "server_seed"),
-        ] {
-            if entry["type"] == kind
-                && let Some(value) = entry[field].as_str()
-            {
-                said.insert((pair, field), value);
-            }
-        }
+    if checked.findings_not_listed > 0 {
+        found.push((
+            0,
+            format!(
+                "the log itself: {} more problem(s) not listed (run fairdeal monitor)",
+                checked.findings_not_listed
+            ),
+        ));
     }
     // A pair made (or given its client seed) before the log existed has no
     // entry for it; its reveal, which every exported round needs, still
     // pins the seed, and the seed its commitment.
     for (pair, (line, commitment, server_seed, client_seed)) in pairs {
+        let Some(logged) = facts.get(pair) else {
+            continue;
+        };
         let client_seed_sha256 = crate::tlog::entry::client_seed_sha256(client_seed);
-        for (field, ours, what) in [
-            ("server_seed_hash", commitment.as_str(), "commitment"),
-            ("server_seed", server_seed.as_str(), "revealed server seed"),
+        for (logged, ours, what) in [
             (
-                "client_seed_sha256",
+                Some(&logged.server_seed_hash),
+                commitment.as_str(),
+                "commitment",
+            ),
+            (
+                logged.server_seed.as_ref(),
+                server_seed.as_str(),
+                "revealed server seed",
+            ),
+            (
+                logged.client_seed_sha256.as_ref(),
                 client_seed_sha256.as_str(),
                 "client seed",
             ),
         ] {
-            if let Some(logged) = said.get(&(pair.as_str(), field))
+            if let Some(logged) = logged
                 && !logged.eq_ignore_ascii_case(ours)
             {
                 found.push((
@@ -174,41 +179,37 @@ fn cross_check_log(
             }
         }
     }
-    let mut logged = std::collections::HashMap::new();
-    for entry in entries.iter().filter(|e| e["type"] == "round") {
-        let (Some(pair), Some(nonce)) = (entry["seed_pair"].as_str(), entry["nonce"].as_u64())
-        else {
-            continue;
-        };
-        if revealed.contains(pair) {
-            logged.insert(
-                (pair.to_owned(), nonce),
-                (
-                    entry["game"].clone(),
-                    entry["round"].as_str().unwrap_or_default(),
-                ),
-            );
-        }
-    }
-    for ((pair, nonce), (game, id)) in &logged {
-        match exported.get(&(pair.clone(), *nonce)) {
-            None => found.push((
-                0,
-                format!("pair {pair} nonce {nonce} is in the log but not in the export"),
-            )),
-            Some((line, exported_game, _)) if exported_game != game => found.push((
-                *line,
-                format!("pair {pair} nonce {nonce}: the export's game differs from the log's"),
-            )),
-            Some((line, _, exported_id)) if exported_id != id => found.push((
-                *line,
-                format!("pair {pair} nonce {nonce}: the export's round id differs from the log's"),
-            )),
-            Some(_) => {}
+    let mut logged_rounds = 0u64;
+    let mut revealed_pairs = 0u64;
+    for (pair, logged) in facts.iter().filter(|(_, f)| f.server_seed.is_some()) {
+        revealed_pairs += 1;
+        for (nonce, (game, id)) in &logged.rounds {
+            logged_rounds += 1;
+            match exported.get(&(pair.clone(), *nonce)) {
+                None => found.push((
+                    0,
+                    format!("pair {pair} nonce {nonce} is in the log but not in the export"),
+                )),
+                Some((line, exported_game, _)) if exported_game != game => found.push((
+                    *line,
+                    format!("pair {pair} nonce {nonce}: the export's game differs from the log's"),
+                )),
+                Some((line, _, exported_id)) if exported_id != id => found.push((
+                    *line,
+                    format!(
+                        "pair {pair} nonce {nonce}: the export's round id differs from the log's"
+                    ),
+                )),
+                Some(_) => {}
+            }
         }
     }
     for ((pair, nonce), (line, _, _)) in exported {
-        if !logged.contains_key(&(pair.clone(), *nonce)) {
+        let logged = facts
+            .get(pair)
+            .filter(|f| f.server_seed.is_some())
+            .is_some_and(|f| f.rounds.contains_key(nonce));
+        if !logged {
             found.push((
                 *line,
                 format!(
@@ -219,9 +220,31 @@ fn cross_check_log(
     }
     // In the export's order, the same from run to run.
     found.sort();
+    let problems = found.len();
     for (line, detail) in found {
         report.add(line, "log", detail);
     }
+    report.log = Some(format!(
+        "the log's checkpoint of {} entries (origin {}, root {}) {}; {} pairs ({} revealed, {} of their rounds held against the export), {} rounds, {} draws; {}",
+        checked.size,
+        crate::audit::printable(&checked.origin),
+        checked.root,
+        if checked.checkpoint_accepted {
+            "verified: signature, tree and tiles"
+        } else {
+            "did NOT verify"
+        },
+        checked.pairs,
+        revealed_pairs,
+        logged_rounds,
+        checked.rounds,
+        checked.draws,
+        if problems == 0 {
+            "every rule of the log and every pair and round of the export agree with it".to_owned()
+        } else {
+            format!("{problems} problem(s)")
+        }
+    ));
     Ok(())
 }
 
@@ -398,6 +421,9 @@ fn print_text(source: &str, report: &Report) {
         report.rounds_verified,
         report.rounds as f64 / seconds.max(1e-9)
     );
+    if let Some(log) = &report.log {
+        println!("  log: {log}");
+    }
     for finding in &report.findings {
         println!("  {finding}");
     }
@@ -473,6 +499,7 @@ fn audit_source(
     source: &str,
     quiet: bool,
     log: Option<&str>,
+    log_key: Option<&str>,
     read_timeout: u64,
 ) -> anyhow::Result<(Report, report::Provenance)> {
     let (input, digest) = counted(source, quiet, read_timeout)?;
@@ -512,7 +539,7 @@ fn audit_source(
         let mut report =
             audit_observed(reader, &mut progress, &mut observe).context("reading the export")?;
         if let Some(base) = log {
-            cross_check_log(base, &exported, &pairs, &mut report)?;
+            cross_check_log(base, log_key, &exported, &pairs, &mut report)?;
         }
         report
     };
@@ -542,8 +569,13 @@ pub fn run(opts: AuditOpts, mode: Mode) -> anyhow::Result<ExitCode> {
         return run_hands(hands, opts.format, opts.read_timeout);
     }
     let source = opts.source.clone().unwrap_or_default();
-    let (report, provenance) =
-        audit_source(&source, opts.quiet, opts.log.as_deref(), opts.read_timeout)?;
+    let (report, provenance) = audit_source(
+        &source,
+        opts.quiet,
+        opts.log.as_deref(),
+        opts.log_key.as_deref(),
+        opts.read_timeout,
+    )?;
     let judge_records = mode == Mode::Audit;
     let stats = report.statistics.as_ref();
     if !judge_records && stats.is_none() {

@@ -12,7 +12,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::InputError;
-use crate::audit::monitor::{Finding, LogView, MonitorReport, MonitorState, check};
+use crate::audit::monitor::{Finding, LogChecker, MonitorReport, MonitorState};
 use crate::audit::printable;
 use crate::audit::table_checks::{LoggedTable, check_table_record};
 use crate::tlog::tiles::{TILE_WIDTH, TilePath, split_entry_bundle};
@@ -24,8 +24,12 @@ signature, recomputes the tree from the entries and compares every hash tile,
 and checks what the entries promise: each reveal opens its commitment, each
 successor was promised, commit -> client seed -> rounds 0, 1, 2, ... -> reveal,
 and no client seed given to two pairs live at the same time (deal-shopping).
+The checkpoint's signature is checked first (against --key, or the key kept in
+--state), before any entry is read; entries are checked a bundle at a time.
 With --state, the new checkpoint must extend the one accepted last time (a
-fork or a changed key is named with both checkpoints), and is then kept.
+fork or a changed key is named with both checkpoints), and is then kept
+whenever it does, whatever the entries promise. A client seed given by one
+tenant to two live pairs fails; one shared otherwise is a note.
 With --check-api, every pair and round the log names is read back from the
 public API and must say what was logged (a deleted or changed row is named).
 
@@ -45,6 +49,12 @@ pub struct MonitorOpts {
     /// and check it says what was logged (no row deleted or changed).
     #[arg(long)]
     pub check_api: bool,
+    /// The log's verifier key (NAME+HASH+KEY), as published out of band:
+    /// the checkpoint must verify with it before anything else is read. By
+    /// default the key remembered in --state, else the one the log serves
+    /// (trusted on first use).
+    #[arg(long, value_name = "VKEY")]
+    pub key: Option<String>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -279,49 +289,67 @@ fn body(response: reqwest::blocking::Response, what: &str) -> anyhow::Result<Vec
     Ok(bytes)
 }
 
-/// The tiles covering `count` items of one level: (index, width).
-fn tiles_for(count: u64) -> impl Iterator<Item = (u64, u64)> {
-    (0..count.div_ceil(TILE_WIDTH)).map(move |n| (n, (count - n * TILE_WIDTH).min(TILE_WIDTH)))
-}
-
-/// A bar counting the tiles read, on a terminal only (stderr, so `--json`
-/// on stdout stays clean).
-fn tile_bar(tiles: u64) -> ProgressBar {
+/// A bar counting the entry bundles read, on a terminal only (stderr, so
+/// `--json` on stdout stays clean).
+fn bundle_bar(bundles: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let bar = ProgressBar::new(tiles).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} tiles · {per_sec} · ETA {eta}")
+    let bar = ProgressBar::new(bundles).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} bundles · {per_sec} · ETA {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
 
-/// Reads the whole log at `base`: the key, the checkpoint, every entry
-/// bundle and every hash tile, with a progress bar on a terminal.
-pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
+/// Reads the log at `base` into the one log checker: the key and the
+/// checkpoint first, whose signature is checked (against `pin`, or the key
+/// `previous` remembers, or the served key on first use) before anything
+/// else is read; then each entry bundle in turn, each entry handed to
+/// `each` as well, and each hash tile as soon as the entries give its
+/// hashes. Nothing is kept of an entry but what the checker keeps, and no
+/// more is read than the verified checkpoint claims, a bundle (16 MiB at
+/// most) at a time. A bundle that does not hold what it must ends the
+/// reading with a finding.
+pub(crate) fn read_log(
+    base: &str,
+    pin: Option<&str>,
+    previous: Option<&MonitorState>,
+    keep_rounds: bool,
+    mut each: impl FnMut(&[u8]),
+) -> anyhow::Result<LogChecker> {
     let client = reqwest::blocking::Client::builder()
         .build()
         .context("starting the HTTP client")?;
-    let vkey = String::from_utf8(get(&client, &format!("{base}/log/key"))?)?
+    let vkey = String::from_utf8(get(&client, &format!("{base}/log/key"))?)
+        .context("the log key is not UTF-8")?
         .trim()
         .to_owned();
-    let checkpoint = String::from_utf8(get(&client, &format!("{base}/log/checkpoint"))?)?;
-    let size: u64 = checkpoint
-        .lines()
-        .nth(1)
-        .and_then(|line| line.parse().ok())
-        .context("the checkpoint has no tree size on its second line")?;
-    let levels = (0..8u32).take_while(|level| size >> (level * 8) > 0);
-    let bar = tile_bar(
-        tiles_for(size).count() as u64
-            + levels
-                .map(|level| tiles_for(size >> (level * 8)).count() as u64)
-                .sum::<u64>(),
-    );
-    let mut entries = Vec::new();
-    for (index, width) in tiles_for(size) {
+    let checkpoint = String::from_utf8(get(&client, &format!("{base}/log/checkpoint"))?)
+        .context("the checkpoint is not UTF-8")?;
+    let mut checker = LogChecker::new(&vkey, pin, &checkpoint, previous, keep_rounds)?;
+    if !checker.trusted() {
+        return Ok(checker);
+    }
+    let size = checker.size();
+    let bundles = size.div_ceil(TILE_WIDTH);
+    let bar = bundle_bar(bundles);
+    let tiles = |checker: &mut LogChecker| -> anyhow::Result<()> {
+        for tile in checker.take_tiles() {
+            let path = TilePath {
+                level: Some(tile.level),
+                index: tile.index,
+                width: tile.width(),
+            }
+            .path();
+            let served = get(&client, &format!("{base}/log/{path}"))?;
+            checker.compare_tile(&tile, &served);
+        }
+        Ok(())
+    };
+    for index in 0..bundles {
+        let width = (size - index * TILE_WIDTH).min(TILE_WIDTH);
         let path = TilePath {
             level: None,
             index,
@@ -329,37 +357,31 @@ pub(crate) fn read_log(base: &str) -> anyhow::Result<LogView> {
         }
         .path();
         let bundle = get(&client, &format!("{base}/log/{path}"))?;
-        let part = split_entry_bundle(&bundle).with_context(|| format!("reading {path}"))?;
-        anyhow::ensure!(
-            part.len() as u64 == width,
-            "{path} holds {} entries",
-            part.len()
-        );
-        entries.extend(part);
+        let entries = match split_entry_bundle(&bundle) {
+            Ok(entries) if entries.len() as u64 == width => entries,
+            Ok(entries) => {
+                checker.add_finding(
+                    "tree",
+                    format!("{path} holds {} entries, not {width}", entries.len()),
+                );
+                break;
+            }
+            Err(err) => {
+                checker.add_finding("tree", format!("{path} is not an entry bundle: {err:#}"));
+                break;
+            }
+        };
+        for entry in &entries {
+            checker.entry(entry);
+            each(entry);
+        }
+        tiles(&mut checker)?;
         bar.inc(1);
     }
-    let mut hash_tiles = Vec::new();
-    let mut level = 0u8;
-    while level < 8 && size >> (u32::from(level) * 8) > 0 {
-        for (index, width) in tiles_for(size >> (u32::from(level) * 8)) {
-            let path = TilePath {
-                level: Some(level),
-                index,
-                width,
-            }
-            .path();
-            hash_tiles.push((level, index, get(&client, &format!("{base}/log/{path}"))?));
-            bar.inc(1);
-        }
-        level += 1;
-    }
+    checker.end_of_entries();
+    tiles(&mut checker)?;
     bar.finish_and_clear();
-    Ok(LogView {
-        vkey,
-        checkpoint,
-        entries,
-        hash_tiles,
-    })
+    Ok(checker)
 }
 
 fn print_text(report: &MonitorReport) {
@@ -392,6 +414,9 @@ fn print_text(report: &MonitorReport) {
             printable(&report.unused_commitments.join(", "))
         );
     }
+    for note in &report.notes {
+        println!("  note: {}", printable(&note.detail));
+    }
     for finding in &report.findings {
         match finding.index {
             Some(index) => println!(
@@ -402,10 +427,16 @@ fn print_text(report: &MonitorReport) {
             None => println!("  {}: {}", finding.kind, printable(&finding.detail)),
         }
     }
+    if report.findings_not_listed > 0 {
+        println!(
+            "  … and {} more problem(s) not listed",
+            report.findings_not_listed
+        );
+    }
     if report.passed() {
         println!("verdict: PASS: the log checks out");
     } else {
-        println!("verdict: FAIL: {} problem(s)", report.findings.len());
+        println!("verdict: FAIL: {} problem(s)", report.problems());
     }
 }
 
@@ -430,13 +461,32 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    let view = read_log(&base).map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
+    let mut kept = Vec::new();
+    let checker = read_log(
+        &base,
+        opts.key.as_deref(),
+        previous.as_ref(),
+        false,
+        |entry| {
+            if opts.check_api {
+                kept.push(entry.to_vec());
+            }
+        },
+    )
+    .map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
     let within_ms = (opts.reveal_within * 86_400_000.0) as i64;
-    let mut report = check(&view, previous.as_ref(), crate::time::now_ms(), within_ms)?;
-    if opts.check_api {
-        let found = check_api(&base, &view.entries)
-            .map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
+    let (mut report, _) = checker.finish(crate::time::now_ms(), within_ms);
+    if opts.check_api && report.checkpoint_accepted {
+        let found =
+            check_api(&base, &kept).map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
         report.findings.extend(found);
+    }
+    // The accepted checkpoint advances whenever the new one is proven
+    // consistent with it, whatever the entries promise: findings are
+    // reported (every run finds them again), the history is remembered.
+    if let (Some(path), Some(state)) = (&opts.state, &report.state) {
+        std::fs::write(path, serde_json::to_string_pretty(state)? + "\n")
+            .with_context(|| format!("writing the state file {}", path.display()))?;
     }
     if opts.json {
         let mut value = serde_json::to_value(&report)?;
@@ -444,13 +494,15 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print_text(&report);
+        if let (Some(path), false) = (&opts.state, report.checkpoint_accepted) {
+            println!(
+                "  the checkpoint was not accepted: {} still holds the last one accepted",
+                path.display()
+            );
+        }
     }
     if !report.passed() {
         return Ok(ExitCode::FAILURE);
-    }
-    if let Some(path) = &opts.state {
-        std::fs::write(path, serde_json::to_string_pretty(&report.state)? + "\n")
-            .with_context(|| format!("writing the state file {}", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -196,6 +196,13 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
              start with the original key (FAIRDEAL_MASTER_KEY or --master-key-file)"
         );
     }
+    let filled = store.fill_client_seed_lookalikes().await?;
+    if filled > 0 {
+        tracing::info!(
+            pairs = filled,
+            "stored the lookalike form of active pairs' client seeds"
+        );
+    }
     let origin = opts
         .log_origin
         .clone()

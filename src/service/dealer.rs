@@ -79,12 +79,13 @@ pub struct Owner {
 }
 
 /// The log entry of a pair's commitment.
-fn commit_entry(pair: &NewPair) -> anyhow::Result<Vec<u8>> {
+fn commit_entry(pair: &NewPair, key: &MasterKey) -> anyhow::Result<Vec<u8>> {
     Entry::Commit {
         seed_pair: pair.id.clone(),
         server_seed_hash: pair.server_seed_hash.clone(),
         next_server_seed_hash: pair.next_server_seed_hash.clone(),
         predecessor: pair.predecessor_id.clone(),
+        tenant: Some(key.tenant_id(&pair.tenant)),
         seats: pair.table.as_ref().map(|(seats, _)| {
             seats
                 .labels()
@@ -111,6 +112,7 @@ fn client_seed_entry(
     Entry::ClientSeed {
         seed_pair: pair_id.to_owned(),
         client_seed_sha256: client_seed_sha256(client_seed.as_str()),
+        client_seed_lookalike_sha256: Some(crate::text::lookalike_sha256(client_seed.as_str())),
         time: timestamp(at_ms),
     }
     .to_bytes()
@@ -414,7 +416,10 @@ impl Dealer {
     /// the player, or (with `seats`) from every seat of a table.
     pub async fn create_pair(&self, owner: Owner, seats: Option<Seats>) -> anyhow::Result<PairRow> {
         let pair = self.new_pair(new_id(), &fresh_seed()?, None, None, owner, seats)?;
-        Ok(self.store.insert_pair(&pair, &commit_entry(&pair)?).await?)
+        Ok(self
+            .store
+            .insert_pair(&pair, &commit_entry(&pair, &self.key)?)
+            .await?)
     }
 
     pub async fn set_client_seed(
@@ -570,7 +575,7 @@ impl Dealer {
                     time: timestamp(successor.created_at),
                 }
                 .to_bytes()?;
-                let mut log_entries = vec![reveal, commit_entry(&successor)?];
+                let mut log_entries = vec![reveal, commit_entry(&successor, &self.key)?];
                 if let Some(client_seed) = &client_seed {
                     log_entries.push(client_seed_entry(
                         &successor.id,

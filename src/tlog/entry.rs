@@ -23,6 +23,12 @@ pub enum Entry {
         server_seed_hash: String,
         next_server_seed_hash: String,
         predecessor: Option<String>,
+        /// The tenant (brand) the pair belongs to, as an opaque id
+        /// ([`crate::service::sealing::MasterKey::tenant_id`]): the same for
+        /// every pair of one tenant, never its name. Absent from entries
+        /// written before it existed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tenant: Option<String>,
         /// A table pair's seats, in seat order, each as the SHA-256 of its
         /// label (absent for a one-player pair, so older entries keep their
         /// bytes).
@@ -64,6 +70,11 @@ pub enum Entry {
     ClientSeed {
         seed_pair: String,
         client_seed_sha256: String,
+        /// SHA-256 of the seed's lookalike-folded form
+        /// ([`crate::text::lookalike_sha256`]): two seeds that look alike have
+        /// the same. Absent from entries written before it existed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        client_seed_lookalike_sha256: Option<String>,
         time: String,
     },
     /// A round dealt (without its cards).
@@ -84,12 +95,18 @@ pub enum Entry {
         winners: u64,
         server_seed_hash: String,
         client_seed_source_sha256: String,
+        /// The tenant's opaque id, as on `commit` entries.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tenant: Option<String>,
         time: String,
     },
     /// A draw's client seed, set.
     DrawClientSeed {
         draw: String,
         client_seed_sha256: String,
+        /// As on `client_seed` entries.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        client_seed_lookalike_sha256: Option<String>,
         time: String,
     },
     /// A draw run: its winners' entrant indices, winner 1 first, and its
@@ -122,18 +139,35 @@ impl Entry {
     }
 }
 
-/// A table's set of seats: hex SHA-256 over its labels, each
-/// NFKC-normalised and lower-cased (the form in which the service refuses
-/// two labels at one table), sorted by their bytes, each preceded by its
-/// length in bytes (u16, big-endian). Reseating the same players in another
-/// order, or writing their labels in another case or Unicode form, gives
-/// the same set.
+/// A table's set of seats: hex SHA-256 over its labels, each in its
+/// lookalike-folded form ([`crate::text::lookalike_fold`]: the form in which
+/// the service refuses two labels at one table), sorted by their bytes, each
+/// preceded by its length in bytes (u16, big-endian). Reseating the same
+/// players in another order, or writing their labels in another case or
+/// Unicode form, or with letters of another script that look the same,
+/// gives the same set.
 pub fn seat_set(labels: &[String]) -> String {
+    framed_set(
+        labels
+            .iter()
+            .map(|label| crate::text::lookalike_fold(label)),
+    )
+}
+
+/// The set of seats as entries written before lookalikes were folded state
+/// it: each label NFKC-normalised and lower-cased. A checker accepts either
+/// form, since a published entry keeps its bytes.
+pub fn seat_set_nfkc(labels: &[String]) -> String {
     use unicode_normalization::UnicodeNormalization as _;
-    let mut folded: Vec<String> = labels
-        .iter()
-        .map(|label| label.nfkc().collect::<String>().to_lowercase())
-        .collect();
+    framed_set(
+        labels
+            .iter()
+            .map(|label| label.nfkc().collect::<String>().to_lowercase()),
+    )
+}
+
+fn framed_set(folded: impl Iterator<Item = String>) -> String {
+    let mut folded: Vec<String> = folded.collect();
     folded.sort_unstable();
     let mut hash = Sha256::new();
     for label in &folded {
@@ -170,6 +204,7 @@ mod tests {
             server_seed_hash: "aa".into(),
             next_server_seed_hash: "bb".into(),
             predecessor: None,
+            tenant: None,
             seats: None,
             seat_set: None,
             time: "t".into(),
@@ -200,6 +235,8 @@ mod tests {
         let base = set(&["Zo\u{eb}", "ann", "Ben"]);
         assert_eq!(base, set(&["ben", "ANN", "zoe\u{308}"]));
         assert_ne!(base, set(&["zoe", "ann", "ben"]));
+        // Cyrillic а and е in place of Latin letters: the same players.
+        assert_eq!(set(&["ana", "ben"]), set(&["\u{430}n\u{430}", "b\u{435}n"]));
         assert_ne!(base, set(&["ann", "ben"]));
         // Framed: ["ab", "c"] and ["a", "bc"] differ.
         assert_ne!(set(&["ab", "c"]), set(&["a", "bc"]));

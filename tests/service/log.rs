@@ -41,6 +41,27 @@ pub(crate) async fn checkpoint_of(app: &TestApp, size: u64) -> (u64, [u8; 32], S
     panic!("no checkpoint of {size} entries within five seconds");
 }
 
+/// Every entry of the latest checkpoint, read through the entry bundles.
+pub(crate) async fn all_entries(app: &TestApp) -> Vec<Value> {
+    let next = app.number("SELECT next_index FROM log_state").await;
+    let (size, _, _) = checkpoint_of(app, next as u64).await;
+    let mut entries = Vec::new();
+    for index in 0..size.div_ceil(256) {
+        let path = fairdeal::tlog::tiles::TilePath {
+            level: None,
+            index,
+            width: (size - index * 256).min(256),
+        }
+        .path();
+        let bundle = app.public.get(&format!("/log/{path}")).await;
+        assert_eq!(bundle.status, StatusCode::OK, "{path}");
+        for entry in split_entry_bundle(&bundle.bytes).expect("a bundle") {
+            entries.push(serde_json::from_slice(&entry).expect("JSON"));
+        }
+    }
+    entries
+}
+
 async fn every_event_is_logged_in_order_and_the_checkpoint_proves_it(app: &TestApp) {
     let operator = &app.operator;
     let pair = operator.active_pair("logged seed").await;
@@ -416,7 +437,7 @@ async fn pairs_sharing_a_client_seed_are_listed_with_their_intervals(app: &TestA
     let first = operator.active_pair(seed).await;
     let rotated = operator.rotate(&first, seed).await.success();
     let kept = rotated["current"]["id"].as_str().expect("id").to_owned();
-    let shopped = operator.active_pair(seed).await;
+    let shopped = operator.reusing_pair(seed).await;
     operator.active_pair("someone else").await;
 
     let reply = app

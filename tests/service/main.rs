@@ -30,6 +30,7 @@ mod draws;
 mod export;
 mod limits;
 mod log;
+mod lookalikes;
 mod migrations;
 mod monitor;
 mod ops;

@@ -103,7 +103,9 @@ on_both_backends!(a_clean_log_passes_and_a_later_run_proves_it_was_extended);
 
 async fn a_client_seed_on_two_live_pairs_is_named(app: &TestApp) {
     let first = app.operator.active_pair("shopped").await;
-    let second = app.operator.active_pair("shopped").await;
+    // The service refuses the seed while the first pair is live, unless
+    // the operator insists; either way the monitor names it.
+    let second = app.operator.reusing_pair("shopped").await;
     integrated(app).await;
     let (out, report) = monitor(app, None).await;
     assert_eq!(out.status.code(), Some(1), "{report:#}");
@@ -356,7 +358,7 @@ async fn a_draw_left_unrun_after_its_client_seed_is_named(app: &TestApp) {
         app.operator
             .put_json(
                 &format!("/v1/draws/{id}/client-seed"),
-                &json!({ "client_seed": client_seed }),
+                &json!({ "client_seed": client_seed, "allow_reuse": true }),
             )
             .await
             .success();

@@ -22,7 +22,10 @@ async fn close_and_rotate(api: &Client, pair: &str, rounds: &[&Value]) -> String
     for round in rounds {
         api.close(round["id"].as_str().expect("id")).await;
     }
-    let rotation = api.rotate(pair, "next").await.success();
+    let rotation = api
+        .rotate(pair, &format!("next after {pair}"))
+        .await
+        .success();
     rotation["current"]["id"].as_str().expect("id").to_owned()
 }
 
@@ -140,7 +143,7 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
 
     // Two pairs given one client seed while both are live: deal-shopping.
     let shopped_pair = api.active_pair("shopped seed").await;
-    let shopped_twin = api.active_pair("shopped seed").await;
+    let shopped_twin = api.reusing_pair("shopped seed").await;
 
     // Two pairs whose records are then altered behind the service's back.
     let swapped_pair = api.active_pair("swap").await;

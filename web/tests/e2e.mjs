@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { chromium } from "playwright-core";
+import { shownText } from "../seed-display.mjs";
 
 const config = JSON.parse(process.env.FAIRDEAL_E2E);
 const base = config.base;
@@ -165,6 +166,37 @@ step("a client seed on two live pairs is flagged on the pair's page");
   await page.close();
 }
 
+// 1f. Deal-shopping is a FAIL only within one tenant: the same answer with
+// the twin at another tenant is information, not a failure; with the twin's
+// seed only looking like this one (same tenant), it fails and says so.
+step("a client seed shared with another tenant is a note; a lookalike at the same tenant fails");
+{
+  const answer = (change) => async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    body.others = body.others.map(change);
+    await route.fulfill({ response, json: body });
+  };
+  const page = await context.newPage();
+  page.on("pageerror", (err) => problems.push(`same-seed page: page error: ${err.message}`));
+  await page.route("**/same-client-seed", answer((o) => ({ ...o, same_tenant: false, lookalike: false })));
+  await page.goto(`${base}/verify?pair=${config.shopped_pair}`);
+  await page.waitForSelector("[data-check='same client seed']");
+  assert.deepEqual(await results(page, "[data-check='same client seed']"), ["pass"]);
+  assert.equal(await page.$("[data-shopped]"), null, "no deal-shopping warning for another tenant's pair");
+  const listed = await page.$$eval("[data-same-seed] li", (nodes) => nodes.map((n) => [n.getAttribute("data-overlap"), n.getAttribute("data-same-tenant"), n.getAttribute("data-shopping")]));
+  assert.deepEqual(listed, [["true", "false", "false"]]);
+  assert.notEqual(await firstVerdict(page), "fail");
+  await page.unroute("**/same-client-seed");
+  await page.route("**/same-client-seed", answer((o) => ({ ...o, same_tenant: true, lookalike: true })));
+  await page.reload();
+  await page.waitForSelector("[data-shopped]");
+  assert.deepEqual(await results(page, "[data-check='same client seed']"), ["fail"]);
+  assert.match(await page.textContent("[data-shopped]"), /looks like it/);
+  assert.equal(await firstVerdict(page), "fail");
+  await page.close();
+}
+
 // 2. The whole revealed pair: every round by nonce, all verified, no gap.
 step("permalink to a revealed seed pair");
 {
@@ -273,6 +305,12 @@ step("offline from file:// recomputes vector B");
   await page.click("#paste-form button[type=submit]");
   await page.waitForSelector("#paste-result [data-deal]");
   assert.deepEqual(await results(page, "#paste-result [data-check=commitment]"), ["pass"]);
+  // Only the server seed was checked: no overall PASS, and the client seed and nonce are said to be unchecked.
+  assert.equal(await page.getAttribute("#paste-result [data-verdict]", "data-verdict"), "partial");
+  assert.deepEqual(await results(page, "#paste-result [data-check=round-values]"), ["pending"]);
+  assert.ok((await page.textContent("#paste-result [data-claim=round]")).includes("Not checked"));
+  // The client seed's non-ASCII character is marked.
+  assert.ok((await page.textContent("#paste-result .facts")).includes("\u{1f0a1}\u27e8U+1F0A1\u27e9 lucky"));
   const seat1 = await page.$$eval("#paste-result [data-seat='1'] .card", (n) => n.map((c) => c.getAttribute("data-card")));
   assert.deepEqual(seat1, ["Qc", "6c"]);
   const board = await page.$$eval("#paste-result [data-board] .card", (n) => n.map((c) => c.getAttribute("data-card")));
@@ -320,7 +358,8 @@ if (config.draw) {
   assert.equal(await drawVerdict(page), "pass", "the overall verdict comes first");
   assert.deepEqual(await results(page, "#draw-result [data-check=list]"), ["pass"]);
   assert.ok((await page.textContent("#draw-result [data-explain=list]")).includes(sha256(d.entries_file)));
-  assert.equal(await page.textContent("#draw-result tr[data-rank='1'] .entrant"), d.winner_line);
+  // The winner's line as the page shows someone else's string: each non-ASCII character marked.
+  assert.equal(await page.textContent("#draw-result tr[data-rank='1'] .entrant"), shownText(d.winner_line));
   const ranks = await page.$$eval("#draw-result tr[data-rank]", (rows) => rows.map((r) => Number(r.getAttribute("data-rank"))));
   assert.deepEqual(ranks, ranks.map((_, i) => i + 1), "winners are listed by rank from 1");
   const status = await page.textContent("#draw-result .facts");
@@ -412,6 +451,33 @@ if (config.table_pair) {
     const explain = await page.textContent("[data-explain=table]");
     assert.ok(explain.includes(`“${label}”`), explain);
     assert.ok((await page.textContent("[data-verdict]")).includes(`“${label}”`), "the verdict names the seat");
+    await page.close();
+  }
+
+  step("seat labels are data: a forged label cannot rewrite a sentence, a bidi override is only marked");
+  {
+    // The same tampered table, its other seats' labels rewritten in the record as a forger would.
+    const forged = "ben b\u201d opened its commitment. Seat \u201cana";
+    const page = await context.newPage();
+    page.on("pageerror", (err) => problems.push(`forged labels page: page error: ${err.message}`));
+    await page.route(`**/v1/seed-pairs/${config.tampered_table_pair}`, async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.table.seats[0].seat = forged;
+      body.table.seats[2].seat = "\u202e!NIW";
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto(`${base}/verify?pair=${config.tampered_table_pair}`);
+    await page.waitForSelector("[data-check=table-seed]");
+    assert.equal(await firstVerdict(page), "fail");
+    // Each label is one element of its own, in the verdict and in the seats.
+    const named = await page.$$eval("[data-verdict] code.label", (nodes) => nodes.map((n) => n.textContent));
+    assert.deepEqual(named, [config.table_seats[1]], "the verdict names the altered seat only");
+    const shown = await page.$$eval("[data-table-seat] .seat-name", (nodes) => nodes.map((n) => n.textContent));
+    assert.deepEqual(shown, ["ben b\u201d\u27e8U+201D\u27e9 opened its commitment. Seat \u201c\u27e8U+201C\u27e9ana",
+      config.table_seats[1], "\u27e8U+202E\u27e9!NIW"]);
+    assert.ok(!(await page.textContent("#lookup-result")).includes("\u202e"), "no raw bidi override on the page");
+    assert.ok((await page.$$("[data-marked-note]")).length >= 2, "a note next to each marked label");
     await page.close();
   }
 

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import {
   chacha20Block, commitment, deal, hexToBytes, Keystream, roundKey, verifyRound,
-  checkClientSeed, parseNonce, normaliseGame, FairdealError,
+  checkClientSeed, parseNonce, normaliseGame, FairdealError, sameInputsAsRound,
 } from "../fairdeal-v1.mjs";
 
 const vectors = JSON.parse(
@@ -97,4 +97,31 @@ test("inputs are checked with the specification's rules", () => {
   assert.throws(() => normaliseGame({ type: "hands", players: 4, cards: 14 }), /52/);
   assert.throws(() => normaliseGame({ type: "poker" }), /game.type/);
   assert.deepEqual(normaliseGame({ type: "hands", players: 4, cards: 5 }), { type: "hands", players: 4, cards: 5, decks: 1 });
+});
+
+test("recomputed from values: the cards are a round's only when every input is the round's", async () => {
+  const serverSeed = "d4905855cea6d293c9b84ccf823ec7840e6c1562df0e5b4d796ecd45dce3801c";
+  const game = { type: "holdem", players: 6 };
+  const recorded = await deal({ serverSeed, clientSeed: "lucky7", nonce: 41, game });
+  const round = { id: "r", server_seed_hash: recorded.server_seed_hash, client_seed: "lucky7", nonce: 41, game, deal: recorded.deal };
+  const typed = await deal({ serverSeed, clientSeed: "lucky7", nonce: "41", game: { type: "holdem", players: "6" } });
+  assert.deepEqual(sameInputsAsRound(typed, { clientSeed: "lucky7", nonce: "41" }, round),
+    { commitment: true, clientSeed: true, nonce: true, game: true, cards: true });
+  // The same server seed (so the commitment matches) with another client seed: not the round's cards.
+  const other = await deal({ serverSeed, clientSeed: "lucky7\u200b", nonce: 41, game });
+  assert.deepEqual(sameInputsAsRound(other, { clientSeed: "lucky7\u200b", nonce: 41 }, round),
+    { commitment: true, clientSeed: false, nonce: true, game: true, cards: false });
+  const lookalike = await deal({ serverSeed, clientSeed: "l\u0443cky7", nonce: 41, game }); // Cyrillic у
+  assert.equal(sameInputsAsRound(lookalike, { clientSeed: "l\u0443cky7", nonce: 41 }, round).clientSeed, false);
+  const later = await deal({ serverSeed, clientSeed: "lucky7", nonce: 42, game });
+  assert.deepEqual(sameInputsAsRound(later, { clientSeed: "lucky7", nonce: 42 }, round),
+    { commitment: true, clientSeed: true, nonce: false, game: true, cards: false });
+  const omaha = await deal({ serverSeed, clientSeed: "lucky7", nonce: 41, game: { type: "omaha", players: 6 } });
+  assert.equal(sameInputsAsRound(omaha, { clientSeed: "lucky7", nonce: 41 }, round).game, false);
+  // A record with its cards swapped, and one with no cards listed.
+  const swapped = structuredClone(round.deal);
+  [swapped.hands[0][0], swapped.hands[1][0]] = [swapped.hands[1][0], swapped.hands[0][0]];
+  assert.equal(sameInputsAsRound(typed, { clientSeed: "lucky7", nonce: 41 }, { ...round, deal: swapped }).cards, false);
+  assert.equal(sameInputsAsRound(typed, { clientSeed: "lucky7", nonce: 41 }, { ...round, deal: undefined }).cards, null);
+  assert.equal(sameInputsAsRound(typed, { clientSeed: "lucky7", nonce: 41 }, { ...round, server_seed_hash: "0".repeat(64) }).commitment, false);
 });

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { verifyConsistency } from "../tlog.mjs";
+import { verifyConsistency, sameSeedFindings } from "../tlog.mjs";
 
 const hash = (...parts) => createHash("sha256").update(Buffer.concat(parts)).digest();
 const leafHash = (entry) => hash(Buffer.from([0]), entry);
@@ -75,4 +75,43 @@ test("altered proofs, roots, sizes and a forked history are refused", async () =
   }
   assert.equal(await verifyConsistency(3, b64(mth(leaves.slice(0, 3))), 3, b64(mth(leaves.slice(0, 3))), []), true);
   assert.equal(await verifyConsistency(0, b64(mth([])), 3, b64(mth(leaves.slice(0, 3))), []), false);
+});
+
+test("deal-shopping: a FAIL only for an overlapping pair of the same tenant", () => {
+  const pair = { seed_pair: "p", status: "revealed", client_seed_log_index: 10, reveal_log_index: 20, same_tenant: true, lookalike: false };
+  const other = (id, from, until, extra = {}) => ({
+    seed_pair: id, status: until === null ? "active" : "revealed", client_seed_log_index: from, reveal_log_index: until, ...extra,
+  });
+  const body = {
+    client_seed_sha256: "00", client_seed_lookalike_sha256: "11", pair, truncated: false,
+    others: [
+      other("same-time", 15, null, { same_tenant: true, lookalike: false }),
+      other("same-time-lookalike", 5, 12, { same_tenant: true, lookalike: true }),
+      other("other-tenant", 12, 18, { same_tenant: false, lookalike: false }),
+      other("other-tenant-lookalike", 12, 18, { same_tenant: false, lookalike: true }),
+      other("kept-after", 20, null, { same_tenant: true }),
+      other("before", 2, 10, { same_tenant: true }),
+      other("old-server", 11, 19), // no same_tenant, no lookalike: same tenant, byte-equal
+      other("old-server-after", 25, 30),
+    ],
+  };
+  const { others, shopped } = sameSeedFindings(body);
+  assert.deepEqual(shopped.map((o) => o.seed_pair), ["same-time", "same-time-lookalike", "old-server"]);
+  const by = Object.fromEntries(others.map((o) => [o.seed_pair, o]));
+  assert.deepEqual([by["same-time-lookalike"].lookalike, by["same-time-lookalike"].when], [true, "same_time"]);
+  assert.deepEqual([by["other-tenant"].overlap, by["other-tenant"].sameTenant, by["other-tenant"].shopped], [true, false, false]);
+  assert.equal(by["other-tenant-lookalike"].shopped, false);
+  assert.deepEqual([by["kept-after"].overlap, by["kept-after"].when], [false, "after"]);
+  assert.deepEqual([by.before.overlap, by.before.when], [false, "before"]);
+  assert.deepEqual([by["old-server"].sameTenant, by["old-server"].lookalike], [true, false]);
+  assert.equal(by["old-server-after"].shopped, false);
+
+  // A pair still live overlaps every later one of its tenant; a pair from before the log, revealed then, none.
+  const live = sameSeedFindings({ ...body, pair: { ...pair, status: "active", reveal_log_index: null } });
+  assert.ok(live.shopped.some((o) => o.seed_pair === "kept-after"));
+  const ancient = sameSeedFindings({ ...body, pair: { ...pair, client_seed_log_index: null, reveal_log_index: null } });
+  assert.deepEqual(ancient.shopped, []);
+  // No others (or an answer without the list): nothing shopped.
+  assert.deepEqual(sameSeedFindings({ pair, others: [] }).shopped, []);
+  assert.deepEqual(sameSeedFindings({ pair }).others, []);
 });

@@ -161,7 +161,11 @@ impl From<sqlx::Error> for UploadError {
 }
 
 /// The log entry of a draw's commitment.
-fn commit_entry(draw: &DrawRow, commitment: &DrawCommitment) -> anyhow::Result<Vec<u8>> {
+fn commit_entry(
+    draw: &DrawRow,
+    commitment: &DrawCommitment,
+    tenant_id: String,
+) -> anyhow::Result<Vec<u8>> {
     Entry::DrawCommit {
         draw: draw.id.clone(),
         entries_sha256: commitment.entries_sha256.clone(),
@@ -169,6 +173,7 @@ fn commit_entry(draw: &DrawRow, commitment: &DrawCommitment) -> anyhow::Result<V
         winners: draw.winners as u64,
         server_seed_hash: commitment.server_seed_hash.clone(),
         client_seed_source_sha256: hex::encode(Sha256::digest(draw.client_seed_source.as_bytes())),
+        tenant: Some(tenant_id),
         time: timestamp(now_ms()),
     }
     .to_bytes()
@@ -216,7 +221,7 @@ impl Dealer {
             server_seed_sealed: self.key.seal_draw_seed(&seed, &draw.id)?,
             log_entry: Vec::new(),
         };
-        commitment.log_entry = commit_entry(draw, &commitment)?;
+        commitment.log_entry = commit_entry(draw, &commitment, self.key.tenant_id(&draw.tenant))?;
         Ok(commitment)
     }
 
@@ -414,6 +419,7 @@ impl Dealer {
         let entry = Entry::DrawClientSeed {
             draw: draw_id.to_owned(),
             client_seed_sha256: client_seed_sha256(client_seed.as_str()),
+            client_seed_lookalike_sha256: Some(crate::text::lookalike_sha256(client_seed.as_str())),
             time: timestamp(at),
         }
         .to_bytes()?;

@@ -622,7 +622,7 @@ pub async fn get(
         JsonBodyProblems,
         OperatorAuthProblems,
         (status = 404, description = "No such draw", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Another client seed is set, or the draw is drawn", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Another client seed is set, the draw is drawn, or another draw of the tenant from the same list has this seed or one that looks like it (`allow_reuse` to insist)", body = Problem, content_type = "application/problem+json"),
         InvalidClientSeed,
     ))]
 pub async fn set_client_seed(
@@ -631,8 +631,30 @@ pub async fn set_client_seed(
     ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Response, ApiError> {
+    let allow_reuse = request.allow_reuse;
     let client_seed = request.client_seed()?;
-    operators_draw(&state, &operator, &id).await?;
+    let draw = operators_draw(&state, &operator, &id).await?;
+    if !allow_reuse && let Some(list) = draw.entries_sha256.as_deref() {
+        let mut others = state
+            .dealer
+            .store()
+            .draws_with_lookalike(&draw.tenant, list, client_seed.as_str(), 6)
+            .await?;
+        others.retain(|other| *other != draw.id);
+        if !others.is_empty() {
+            others.truncate(5);
+            return Err(ApiError::conflict(
+                "Client seed in use",
+                format!(
+                    "client_seed: draw(s) {} of this tenant draw from the same list with this \
+                     client seed or one that looks like it; two draws of one list with one seed \
+                     let the operator publish the result it liked, and the transparency log \
+                     shows it. Send \"allow_reuse\": true to insist",
+                    others.join(", ")
+                ),
+            ));
+        }
+    }
     match state.dealer.set_draw_client_seed(&id, &client_seed).await? {
         DrawUpdate::Done(row) => {
             Ok(Json(with_receipt(&state, &row, row.client_seed_log_index).await?).into_response())

@@ -2,7 +2,9 @@
 //!
 //! One self-contained HTML file: the protocols (`web/fairdeal-v1.mjs`,
 //! `web/fairdeal-draw.mjs`, `web/fairdeal-table.mjs`), the log's checks
-//! (`web/tlog.mjs`) and the display code (`web/verify-page.js`) are inlined
+//! (`web/tlog.mjs`) and the display code (`web/seed-display.mjs`, which
+//! marks every character of a user's string outside printable ASCII, and
+//! `web/verify-page.js`) are inlined
 //! into one module script, the style sheet into one style element, both
 //! pinned by SHA-256 in a strict Content-Security-Policy (no other origin, no
 //! eval, no inline code but these two). The policy is sent as a header and
@@ -22,6 +24,7 @@ const PROTOCOL_JS: &str = include_str!("../../../web/fairdeal-v1.mjs");
 const DRAW_JS: &str = include_str!("../../../web/fairdeal-draw.mjs");
 const TLOG_JS: &str = include_str!("../../../web/tlog.mjs");
 const TABLE_JS: &str = include_str!("../../../web/fairdeal-table.mjs");
+const SEED_DISPLAY_JS: &str = include_str!("../../../web/seed-display.mjs");
 const PAGE_JS: &str = include_str!("../../../web/verify-page.js");
 
 /// The built page and its policy.
@@ -40,7 +43,8 @@ fn sha256_source(text: &str) -> String {
 }
 
 fn build() -> VerifyPage {
-    let script = format!("{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{TABLE_JS}\n{PAGE_JS}");
+    let script =
+        format!("{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{TABLE_JS}\n{SEED_DISPLAY_JS}\n{PAGE_JS}");
     let policy = format!(
         "default-src 'none'; script-src {}; style-src {}; connect-src 'self'; img-src data:; \
          base-uri 'none'; form-action 'none'",

@@ -20,6 +20,7 @@ use super::wire::{
 };
 use crate::service::dealer::{Owner, PairLabel, Successor};
 use crate::service::store::{PairFilter, PairRow, Rotate, SetClientSeed};
+use fairdeal_core::ClientSeed;
 
 /// Commit to a new seed pair.
 ///
@@ -116,6 +117,44 @@ pub(super) fn page_size(limit: Option<u32>, max: u32) -> Result<u32, ApiError> {
     }
 }
 
+/// Refuses `client_seed` for a pair of `tenant` while another of the
+/// tenant's pairs that is not revealed (other than `except`) holds it or a
+/// seed that looks like it, unless the operator insists (`allow_reuse`).
+/// Two processes setting lookalike seeds at the same moment can both pass:
+/// the monitor still reports it.
+async fn refuse_seed_in_use(
+    state: &AppState,
+    tenant: &str,
+    client_seed: &ClientSeed,
+    except: &[&str],
+    allow_reuse: bool,
+) -> Result<(), ApiError> {
+    if allow_reuse {
+        return Ok(());
+    }
+    const SHOWN: usize = 5;
+    let mut holders = state
+        .dealer
+        .store()
+        .live_pairs_with_lookalike(tenant, client_seed.as_str(), (SHOWN + except.len()) as i64)
+        .await?;
+    holders.retain(|id| !except.contains(&id.as_str()));
+    if holders.is_empty() {
+        return Ok(());
+    }
+    holders.truncate(SHOWN);
+    Err(ApiError::conflict(
+        "Client seed in use",
+        format!(
+            "client_seed: seed pair(s) {} of this tenant, not yet revealed, hold this client seed \
+             or one that looks like it; giving it to another pair would let deals be shopped \
+             across them, and the transparency log shows it as deal-shopping. Ask the player \
+             for another seed, rotate those pairs first, or send \"allow_reuse\": true to insist",
+            holders.join(", ")
+        ),
+    ))
+}
+
 /// Set the pair's client seed (once).
 ///
 /// Setting the seed the pair already has is a retry: it answers 200 with the
@@ -131,7 +170,7 @@ pub(super) fn page_size(limit: Option<u32>, max: u32) -> Result<u32, ApiError> {
         JsonBodyProblems,
         OperatorAuthProblems,
         PairNotFound,
-        (status = 409, description = "Another client seed is already set", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Another client seed is already set, or this seed (or one that looks like it) is held by another of the tenant's pairs not yet revealed (`allow_reuse` to insist)", body = Problem, content_type = "application/problem+json"),
         InvalidClientSeed,
     ))]
 pub async fn set_client_seed(
@@ -140,8 +179,10 @@ pub async fn set_client_seed(
     ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Response, ApiError> {
+    let allow_reuse = request.allow_reuse;
     let client_seed = request.client_seed()?;
-    operator.pair(&state, &id).await?;
+    let pair = operator.pair(&state, &id).await?;
+    refuse_seed_in_use(&state, &pair.tenant, &client_seed, &[&id], allow_reuse).await?;
     // The pair with the receipt of its client seed's entry.
     let answer = async |pair: &PairRow| -> Result<Response, ApiError> {
         let mut view = SeedPair::view(pair, true);
@@ -266,7 +307,7 @@ pub async fn rounds(
         JsonBodyProblems,
         OperatorAuthProblems,
         PairNotFound,
-        (status = 409, description = "Rounds still in play, or the pair is not active", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Rounds still in play, the pair is not active, or the successor's client seed (or one that looks like it) is held by another of the tenant's pairs not yet revealed (`allow_reuse` to insist)", body = Problem, content_type = "application/problem+json"),
         InvalidClientSeed,
     ))]
 pub async fn rotate(
@@ -275,11 +316,17 @@ pub async fn rotate(
     ApiPath(id): ApiPath<String>,
     request: Option<ApiJson<RotateRequest>>,
 ) -> Result<Response, ApiError> {
-    let successor = request
-        .map(|ApiJson(request)| request)
-        .unwrap_or_default()
-        .successor()?;
-    operator.pair(&state, &id).await?;
+    let request = request.map(|ApiJson(request)| request).unwrap_or_default();
+    let allow_reuse = request.allow_reuse;
+    let successor = request.successor()?;
+    let pair = operator.pair(&state, &id).await?;
+    if let Successor::ClientSeed(seed) = &successor {
+        // The pair itself is revealed by this rotation, and its successor
+        // (if a retry finds one) holds the seed already.
+        let mut except = vec![id.as_str()];
+        except.extend(pair.successor_id.as_deref());
+        refuse_seed_in_use(&state, &pair.tenant, seed, &except, allow_reuse).await?;
+    }
     // The client seed a retry would find on the successor.
     let retry_seed = match &successor {
         Successor::ClientSeed(seed) => Some(seed.as_str().to_owned()),

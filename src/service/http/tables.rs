@@ -20,33 +20,18 @@ use crate::service::dealer::tables::check_commitment;
 use crate::service::store::{PairRow, PairStatus, Phase, SeatRefused, SeatTaken};
 use crate::time::{now_ms, timestamp};
 
-/// Whether `c` shows as nothing: Unicode's default-ignorable code points,
-/// where a label could hide a difference.
-fn invisible(c: char) -> bool {
-    matches!(u32::from(c),
-        0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5
-        | 0x180B..=0x180F | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F
-        | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0 | 0x1D173..=0x1D17A
-        | 0xE0000..=0xE0FFF)
-}
-
 /// The service's rules for seat labels beyond the protocol's: a player must
-/// be able to tell the seats apart on the page. No invisible characters, no
-/// white space at either end, and no two labels that read the same once
-/// Unicode-normalised (NFKC) and lower-cased ("Zoë" and "Zoe\u{308}").
+/// be able to tell the seats apart on the page. No invisible, format or
+/// bidi characters and in NFC ([`crate::text::invisible`]), no white space at
+/// either end, and no two labels that look alike once folded
+/// ([`crate::text::lookalike_fold`]: "Zoë" and "ZOË", "ana" and "аna" with a
+/// Cyrillic а).
 fn check_distinguishable(labels: &[String]) -> Result<(), ApiError> {
-    use unicode_normalization::UnicodeNormalization as _;
     let mut seen: Vec<String> = Vec::with_capacity(labels.len());
     for (seat, label) in labels.iter().enumerate() {
         let field = format!("seats[{seat}]");
-        if let Some((at, c)) = label.char_indices().find(|(_, c)| invisible(*c)) {
-            return Err(ApiError::invalid(
-                &field,
-                format!(
-                    "must not contain invisible characters; found U+{:04X} at byte {at}",
-                    u32::from(c)
-                ),
-            ));
+        if let Some(found) = crate::text::invisible(label) {
+            return Err(ApiError::invalid(&field, found.to_string()));
         }
         // A label is a path segment of the seat's endpoints, and clients
         // (browsers, curl, HTTP libraries) resolve these two away.
@@ -63,13 +48,14 @@ fn check_distinguishable(labels: &[String]) -> Result<(), ApiError> {
                 "must not begin or end with white space",
             ));
         }
-        let folded: String = label.nfkc().collect::<String>().to_lowercase();
+        let folded = crate::text::lookalike_fold(label);
         if let Some(earlier) = seen.iter().position(|s| *s == folded) {
             return Err(ApiError::invalid(
                 &field,
                 format!(
-                    "reads the same as seats[{earlier}] (they differ only in Unicode form or case); \
-                     players must be able to tell the seats apart"
+                    "looks like seats[{earlier}] (they differ only in case, Unicode form or \
+                     letters of another script that look the same); players must be able \
+                     to tell the seats apart"
                 ),
             ));
         }

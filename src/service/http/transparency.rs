@@ -102,16 +102,27 @@ pub struct ClientSeedPair {
     /// The log index of its `reveal` entry: live until here (null: still
     /// live).
     pub reveal_log_index: Option<u64>,
+    /// Whether it belongs to the same tenant (brand) as the asking pair, as
+    /// the opaque `tenant` of their `commit` entries in the log shows. Only
+    /// one tenant's pairs live at the same time with one seed are
+    /// deal-shopping; another tenant's are a note.
+    pub same_tenant: bool,
+    /// Whether its client seed only looks like the asking pair's (the same
+    /// lookalike-folded form, other bytes): an invisible character, a
+    /// letter of another script, another case or Unicode form.
+    pub lookalike: bool,
 }
 
-impl From<&ClientSeedHolder> for ClientSeedPair {
-    fn from(row: &ClientSeedHolder) -> Self {
+impl ClientSeedPair {
+    fn new(row: &ClientSeedHolder, tenant: &str) -> Self {
         let index = |i: Option<i64>| i.and_then(|i| u64::try_from(i).ok());
         Self {
             seed_pair: row.id.clone(),
             status: row.status,
             client_seed_log_index: index(row.client_seed_log_index),
             reveal_log_index: index(row.reveal_log_index),
+            same_tenant: row.tenant == tenant,
+            lookalike: !row.exact,
         }
     }
 }
@@ -122,13 +133,18 @@ pub struct SameClientSeed {
     /// Lowercase hex SHA-256 of the client seed, as the log's
     /// `client_seed` entries state it; null while the pair has none.
     pub client_seed_sha256: Option<String>,
+    /// Lowercase hex SHA-256 of its lookalike-folded form, as the log's
+    /// `client_seed` entries state it beside the first.
+    pub client_seed_lookalike_sha256: Option<String>,
     /// The pair itself, with its live interval.
     pub pair: ClientSeedPair,
-    /// Every other pair given the same client seed, in log order (a pair
-    /// from before the log, with no indexes, first). One whose interval
-    /// overlaps the pair's held the seed at the same time: deals could have
-    /// been shopped across the two. One that follows the pair's reveal is a
-    /// player keeping their seed across a rotation.
+    /// Every other pair given the same client seed, or one that looks like
+    /// it, in log order (a pair from before the log, with no indexes,
+    /// first). One of the same tenant whose interval overlaps the pair's
+    /// held the seed at the same time: deals could have been shopped across
+    /// the two. One of another tenant, or one that follows the pair's
+    /// reveal (a player keeping their seed across a rotation, or two
+    /// players who chose the same seed), is a note.
     pub others: Vec<ClientSeedPair>,
     /// More pairs share the seed than are listed (at most 100 are). Every
     /// overlapping pair is listed before any other is: what is left out
@@ -161,15 +177,21 @@ pub async fn same_client_seed(
     ApiPath(id): ApiPath<String>,
 ) -> Result<Json<SameClientSeed>, ApiError> {
     let pair = super::load_pair(&state, &id).await?;
-    let this = ClientSeedPair::from(&ClientSeedHolder {
-        id: pair.id.clone(),
-        status: pair.status,
-        client_seed_log_index: pair.client_seed_log_index,
-        reveal_log_index: pair.reveal_log_index,
-    });
+    let this = ClientSeedPair::new(
+        &ClientSeedHolder {
+            id: pair.id.clone(),
+            status: pair.status,
+            client_seed_log_index: pair.client_seed_log_index,
+            reveal_log_index: pair.reveal_log_index,
+            tenant: pair.tenant.clone(),
+            exact: true,
+        },
+        &pair.tenant,
+    );
     let Some(client_seed) = pair.client_seed.as_deref() else {
         return Ok(Json(SameClientSeed {
             client_seed_sha256: None,
+            client_seed_lookalike_sha256: None,
             pair: this,
             others: Vec::new(),
             truncated: false,
@@ -190,7 +212,7 @@ pub async fn same_client_seed(
     let mut others: Vec<ClientSeedPair> = rows
         .iter()
         .filter(|row| row.id != pair.id)
-        .map(ClientSeedPair::from)
+        .map(|row| ClientSeedPair::new(row, &pair.tenant))
         .collect();
     let truncated = others.len() > MAX_OTHERS;
     // The overlapping pairs come first, so none is cut; then log order.
@@ -198,6 +220,7 @@ pub async fn same_client_seed(
     others.sort_by_key(|other| (other.client_seed_log_index, other.seed_pair.clone()));
     Ok(Json(SameClientSeed {
         client_seed_sha256: Some(crate::tlog::entry::client_seed_sha256(client_seed)),
+        client_seed_lookalike_sha256: Some(crate::text::lookalike_sha256(client_seed)),
         pair: this,
         others,
         truncated,

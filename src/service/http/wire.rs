@@ -329,7 +329,9 @@ impl CreatePairRequest {
 #[serde(deny_unknown_fields)]
 pub struct RotateRequest {
     /// The successor's client seed (a one-player pair): 1 to 64 bytes of
-    /// UTF-8, no control characters.
+    /// UTF-8, no control characters, and none that shows as nothing or
+    /// reorders the text (format characters such as U+200B or U+202E,
+    /// default-ignorable code points, line separators), in Unicode NFC.
     #[schema(
         example = "my next lucky seed",
         min_length = 1,
@@ -341,6 +343,16 @@ pub struct RotateRequest {
     /// seats without this).
     #[schema(min_items = 2, max_items = 22)]
     pub seats: Option<Vec<String>>,
+    /// Give the seed even though it is in use: by default a seed is
+    /// refused (409, naming the pairs) while another of this tenant's pairs
+    /// that is not revealed holds it or a seed that looks like it (for a
+    /// draw: while another of its draws of the same list has it). The
+    /// operator could deal each hand on both and show the one it liked;
+    /// `fairdeal monitor` and the page report such an overlap as
+    /// deal-shopping whatever this says. Ask the player for another seed
+    /// instead.
+    #[serde(default)]
+    pub allow_reuse: bool,
 }
 
 impl RotateRequest {
@@ -351,9 +363,7 @@ impl RotateRequest {
                 "seats",
                 "give client_seed (a one-player successor) or seats (a table), not both",
             )),
-            (Some(text), None) => ClientSeed::new(text)
-                .map(Successor::ClientSeed)
-                .map_err(|e| ApiError::from_core(&e)),
+            (Some(text), None) => new_client_seed(text).map(Successor::ClientSeed),
             (None, Some(labels)) => Ok(Successor::Table(Some(super::tables::parse_seats(labels)?))),
             (None, None) => Ok(Successor::Table(None)),
         }
@@ -419,7 +429,10 @@ pub struct RotationResult {
 #[serde(deny_unknown_fields)]
 pub struct ClientSeedRequest {
     /// 1 to 64 bytes of UTF-8 (so at most 64 characters, fewer when they
-    /// take several bytes), no control characters.
+    /// take several bytes), no control characters, and none that shows as
+    /// nothing or reorders the text (format characters such as U+200B or
+    /// U+202E, default-ignorable code points, line separators), in Unicode
+    /// NFC.
     #[schema(
         example = "my own lucky seed",
         min_length = 1,
@@ -427,13 +440,36 @@ pub struct ClientSeedRequest {
         pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
     )]
     pub client_seed: String,
+    /// Give the seed even though it is in use: by default a seed is
+    /// refused (409, naming the pairs) while another of this tenant's pairs
+    /// that is not revealed holds it or a seed that looks like it (for a
+    /// draw: while another of its draws of the same list has it). The
+    /// operator could deal each hand on both and show the one it liked;
+    /// `fairdeal monitor` and the page report such an overlap as
+    /// deal-shopping whatever this says. Ask the player for another seed
+    /// instead.
+    #[serde(default)]
+    pub allow_reuse: bool,
 }
 
 impl ClientSeedRequest {
-    /// The client seed, checked against the protocol's rules.
+    /// The client seed, checked against the protocol's rules and the
+    /// service's ([`new_client_seed`]).
     pub fn client_seed(self) -> Result<ClientSeed, ApiError> {
-        ClientSeed::new(self.client_seed).map_err(|e| ApiError::from_core(&e))
+        new_client_seed(self.client_seed)
     }
+}
+
+/// A client seed the service takes from now on: the protocol's rules, and
+/// one that shows as it is ([`crate::text::invisible`]: no invisible, format
+/// or bidi character, and in NFC), so that the seed an operator relays
+/// cannot differ unseen from the one the player chose. Verifiers still take
+/// any seed the protocol allows.
+pub fn new_client_seed(text: String) -> Result<ClientSeed, ApiError> {
+    if let Some(found) = crate::text::invisible(&text) {
+        return Err(ApiError::invalid("client_seed", found.to_string()));
+    }
+    ClientSeed::new(text).map_err(|e| ApiError::from_core(&e))
 }
 
 /// What to deal.

@@ -453,6 +453,30 @@ impl Store {
             .await)
     }
 
+    /// The tenant's draws from the list `entries_sha256` given `client_seed`
+    /// or a seed that looks like it (at most `limit`, by id).
+    pub async fn draws_with_lookalike(
+        &self,
+        tenant: &str,
+        entries_sha256: &str,
+        client_seed: &str,
+        limit: i64,
+    ) -> Result<Vec<String>, sqlx::Error> {
+        let ids: Vec<(String,)> = with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT id FROM draws WHERE tenant = $1 AND entries_sha256 = $2 \
+                 AND client_seed_lookalike = $3 ORDER BY id LIMIT $4",
+            )
+            .bind(tenant)
+            .bind(entries_sha256)
+            .bind(crate::text::lookalike_sha256(client_seed))
+            .bind(limit)
+            .fetch_all(pool)
+            .await
+        })?;
+        Ok(ids.into_iter().map(|(id,)| id).collect())
+    }
+
     /// Sets the client seed of a draw awaiting one, with its log entry.
     pub async fn set_draw_client_seed(
         &self,
@@ -463,7 +487,8 @@ impl Store {
     ) -> Result<DrawUpdate, sqlx::Error> {
         const SQL: &str = concat!(
             "UPDATE draws SET client_seed = $2, status = $3, client_seed_at = $4, \
-             client_seed_log_index = $5 WHERE id = $1 AND status = $6 RETURNING ",
+             client_seed_log_index = $5, client_seed_lookalike = $7 \
+             WHERE id = $1 AND status = $6 RETURNING ",
             draw_columns!()
         );
         let updated: DrawRow = write_tx!(self, |tx| {
@@ -475,6 +500,7 @@ impl Store {
                 .bind(at_ms)
                 .bind(index)
                 .bind(DrawStatus::AwaitingClientSeed.as_str())
+                .bind(crate::text::lookalike_sha256(client_seed))
                 .fetch_optional(&mut *tx)
                 .await?;
             let Some(row) = row else {

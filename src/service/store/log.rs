@@ -15,6 +15,11 @@ pub struct ClientSeedHolder {
     pub status: super::rows::PairStatus,
     pub client_seed_log_index: Option<i64>,
     pub reveal_log_index: Option<i64>,
+    /// Compared with the asking pair's, never answered.
+    pub tenant: String,
+    /// Whether its seed is byte for byte the asking pair's (otherwise it
+    /// only looks alike).
+    pub exact: bool,
 }
 
 /// Stored hashes per `INSERT` statement (two parameters each).
@@ -306,8 +311,9 @@ impl Store {
     ) -> Result<Vec<ClientSeedHolder>, sqlx::Error> {
         with_pool!(self, |pool| {
             sqlx::query_as(
-                "SELECT id, status, client_seed_log_index, reveal_log_index FROM seed_pairs \
-                 WHERE client_seed = $1 \
+                "SELECT id, status, client_seed_log_index, reveal_log_index, tenant, \
+                 client_seed = $1 AS exact FROM seed_pairs \
+                 WHERE client_seed = $1 OR client_seed_lookalike = $7 \
                  ORDER BY CASE WHEN COALESCE(client_seed_log_index, -1) < $2 \
                    AND COALESCE(reveal_log_index, CASE WHEN status = $3 THEN -1 ELSE $4 END) > $5 \
                    THEN 0 ELSE 1 END, \
@@ -319,9 +325,66 @@ impl Store {
             .bind(i64::MAX)
             .bind(from)
             .bind(limit)
+            .bind(crate::text::lookalike_sha256(client_seed))
             .fetch_all(pool)
             .await
         })
+    }
+
+    /// The tenant's pairs that hold `client_seed`, or a seed that looks
+    /// like it, and are not revealed (at most `limit`, by id): giving
+    /// the seed to one more would let the operator deal each hand on both
+    /// and show the one it liked.
+    pub async fn live_pairs_with_lookalike(
+        &self,
+        tenant: &str,
+        client_seed: &str,
+        limit: i64,
+    ) -> Result<Vec<String>, sqlx::Error> {
+        let ids: Vec<(String,)> = with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT id FROM seed_pairs WHERE client_seed_lookalike = $1 AND tenant = $2 \
+                 AND status = $3 ORDER BY id LIMIT $4",
+            )
+            .bind(crate::text::lookalike_sha256(client_seed))
+            .bind(tenant)
+            .bind(super::rows::PairStatus::Active.as_str())
+            .bind(limit)
+            .fetch_all(pool)
+            .await
+        })?;
+        Ok(ids.into_iter().map(|(id,)| id).collect())
+    }
+
+    /// Fills in the lookalike form of active pairs' client seeds set before
+    /// it was stored (migration 0012), a batch at a time; returns how many.
+    /// Revealed pairs keep none: no seed can be given against them.
+    pub async fn fill_client_seed_lookalikes(&self) -> anyhow::Result<u64> {
+        let mut filled = 0u64;
+        loop {
+            let rows: Vec<(String, String)> = with_pool!(self, |pool| {
+                sqlx::query_as(
+                    "SELECT id, client_seed FROM seed_pairs WHERE client_seed_lookalike IS NULL \
+                     AND client_seed IS NOT NULL AND seats IS NULL AND status = $1 LIMIT 500",
+                )
+                .bind(super::rows::PairStatus::Active.as_str())
+                .fetch_all(pool)
+                .await
+            })?;
+            if rows.is_empty() {
+                return Ok(filled);
+            }
+            write_tx!(self, |tx| {
+                for (id, client_seed) in &rows {
+                    sqlx::query("UPDATE seed_pairs SET client_seed_lookalike = $2 WHERE id = $1")
+                        .bind(id)
+                        .bind(crate::text::lookalike_sha256(client_seed))
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            });
+            filled += rows.len() as u64;
+        }
     }
 
     /// The stored hashes at `indexes`, in that order.

@@ -97,6 +97,13 @@ macro_rules! bind_new_pair {
                     .as_ref()
                     .map(|(seats, _)| super::rows::seats_key(seats)),
             )
+            .bind(
+                $pair
+                    .client_seed
+                    .as_deref()
+                    .filter(|_| $pair.table.is_none())
+                    .map(crate::text::lookalike_sha256),
+            )
     };
 }
 
@@ -121,8 +128,9 @@ macro_rules! insert_seats {
 const INSERT_PAIR: &str = concat!(
     "INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, \
      next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
-     predecessor_id, tenant, label, seats, phase_deadline, seats_key, commit_log_index) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ",
+     predecessor_id, tenant, label, seats, phase_deadline, seats_key, client_seed_lookalike, \
+     commit_log_index) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING ",
     pair_columns!()
 );
 
@@ -160,7 +168,7 @@ impl Store {
         log_entry: &[u8],
     ) -> Result<SetClientSeed, sqlx::Error> {
         const SQL: &str = concat!(
-            "UPDATE seed_pairs SET client_seed = $2, status = $3 \
+            "UPDATE seed_pairs SET client_seed = $2, status = $3, client_seed_lookalike = $5 \
              WHERE id = $1 AND status = $4 RETURNING ",
             pair_columns!()
         );
@@ -170,6 +178,7 @@ impl Store {
                 .bind(client_seed)
                 .bind(PairStatus::Active.as_str())
                 .bind(PairStatus::AwaitingClientSeed.as_str())
+                .bind(crate::text::lookalike_sha256(client_seed))
                 .fetch_optional(&mut *tx)
                 .await?;
             match updated {

@@ -186,14 +186,23 @@ impl Client {
     /// Creates a seed pair and sets its client seed: the pair's id, ready to
     /// deal.
     pub async fn active_pair(&self, client_seed: &str) -> String {
+        self.pair_with(json!({ "client_seed": client_seed })).await
+    }
+
+    /// A new pair given `client_seed` while another live pair of the
+    /// tenant may hold it (`allow_reuse`): the deal-shopping the monitor
+    /// and the page must catch.
+    pub async fn reusing_pair(&self, client_seed: &str) -> String {
+        self.pair_with(json!({ "client_seed": client_seed, "allow_reuse": true }))
+            .await
+    }
+
+    async fn pair_with(&self, body: Value) -> String {
         let created = self.post("/v1/seed-pairs").await;
         assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
         let id = created.id();
         let set = self
-            .put_json(
-                &format!("/v1/seed-pairs/{id}/client-seed"),
-                &json!({ "client_seed": client_seed }),
-            )
+            .put_json(&format!("/v1/seed-pairs/{id}/client-seed"), &body)
             .await;
         assert_eq!(set.status, StatusCode::OK, "{}", set.text);
         id

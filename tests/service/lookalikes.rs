@@ -1,0 +1,289 @@
+//! Seeds and seats that only look like the player's: the attacks of a
+//! dishonest operator who knows the server seed and relays a variant of the
+//! player's seed (an invisible character, a bidi override, a letter of
+//! another script) to grind for the deal or the winners it wants. The
+//! service refuses what cannot be seen, refuses a lookalike of a live
+//! seed unless the operator insists, and the monitor and the public API
+//! find what looks alike; an honest reuse (another tenant, after a reveal)
+//! is a note, never a failure.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::harness::{TestApp, on_both_backends, run_monitor};
+use crate::log::checkpoint_of;
+use crate::tenants::operator_of;
+
+/// Waits until every entry appended so far is in a checkpoint.
+async fn integrated(app: &TestApp) {
+    let next = app.number("SELECT next_index FROM log_state").await;
+    checkpoint_of(app, next as u64).await;
+}
+
+fn kinds(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .map(|x| x["kind"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Seeds that show like `player-7f3a9c` (or `drand-8f3c2a91`, "WIN!") and
+/// the code point each is refused for.
+const INVISIBLE: [(&str, &str); 7] = [
+    ("player-7f3a9c\u{200B}", "U+200B at character 13"),
+    ("player\u{2060}-7f3a9c", "U+2060 at character 6"),
+    ("\u{FEFF}player-7f3a9c", "U+FEFF at character 0"),
+    ("drand-8f3c\u{200C}2a91", "U+200C at character 10"),
+    ("\u{202E}!NIW", "U+202E at character 0"),
+    ("pl\u{00AD}ayer", "U+00AD at character 2"),
+    ("cafe\u{301}", "NFC"),
+];
+
+async fn invisible_and_bidi_client_seeds_are_refused_with_their_position(app: &TestApp) {
+    let api = &app.operator;
+    let pair = api.post("/v1/seed-pairs").await.id();
+    let draw = api
+        .send(
+            api.request(
+                reqwest::Method::POST,
+                "/v1/draws?winners=1&client_seed_source=beacon",
+            )
+            .header("content-type", "text/plain")
+            .body("ann\nbo\n"),
+        )
+        .await
+        .id();
+    let active = api.active_pair("visible").await;
+    for (seed, words) in INVISIBLE {
+        for path in [
+            format!("/v1/seed-pairs/{pair}/client-seed"),
+            format!("/v1/draws/{draw}/client-seed"),
+        ] {
+            let reply = api.put_json(&path, &json!({ "client_seed": seed })).await;
+            assert_eq!(
+                reply.status,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "{path} {seed:?}: {}",
+                reply.text
+            );
+            assert_eq!(reply.json["field"], "client_seed", "{}", reply.text);
+            let detail = reply.json["detail"].as_str().expect("detail");
+            assert!(detail.contains(words), "{seed:?}: {detail}");
+        }
+        let reply = api.rotate(&active, seed).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            reply.text
+        );
+        assert_eq!(reply.json["field"], "client_seed", "{}", reply.text);
+    }
+    // Nothing was set, nothing was rotated, nothing was logged for them.
+    let pair = app.public.get(&format!("/v1/seed-pairs/{pair}")).await;
+    assert_eq!(pair.json["status"], "awaiting_client_seed");
+    let active = app.public.get(&format!("/v1/seed-pairs/{active}")).await;
+    assert_eq!(active.json["status"], "active");
+    // Any script, emoji and accents written composed are taken.
+    for seed in ["Zoë 🂡", "日本語", "ана"] {
+        let id = api.active_pair(seed).await;
+        assert!(!id.is_empty());
+    }
+}
+on_both_backends!(invisible_and_bidi_client_seeds_are_refused_with_their_position);
+
+async fn a_lookalike_of_a_live_seed_is_refused_unless_insisted_and_then_named(app: &TestApp) {
+    let api = &app.operator;
+    let first = api.active_pair("player-7f3a9c").await;
+    // Cyrillic а, and upper case: the same seed to a player's eye.
+    for lookalike in ["pl\u{0430}yer-7f3a9c", "PLAYER-7F3A9C", "player-7f3a9c"] {
+        let pair = api.post("/v1/seed-pairs").await.id();
+        let reply = api
+            .put_json(
+                &format!("/v1/seed-pairs/{pair}/client-seed"),
+                &json!({ "client_seed": lookalike }),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+        assert_eq!(reply.json["title"], "Client seed in use");
+        let detail = reply.json["detail"].as_str().expect("detail");
+        assert!(
+            detail.contains(&first) && detail.contains("allow_reuse"),
+            "{detail}"
+        );
+        // So is a rotation that would give it to the successor.
+        let other = api.active_pair(&format!("other {pair}")).await;
+        let reply = api.rotate(&other, lookalike).await;
+        assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+    }
+    // The player's own pair may keep its seed across its rotation.
+    let kept = api.rotate(&first, "player-7f3a9c").await.success();
+    let first = kept["current"]["id"].as_str().expect("id").to_owned();
+    // The operator insists: allowed, and the log shows it.
+    let second = api.reusing_pair("pl\u{0430}yer-7f3a9c").await;
+    let shared = app
+        .public
+        .get(&format!("/v1/seed-pairs/{first}/same-client-seed"))
+        .await
+        .success();
+    let other = shared["others"]
+        .as_array()
+        .expect("others")
+        .iter()
+        .find(|o| o["seed_pair"] == second.as_str())
+        .unwrap_or_else(|| panic!("{shared:#}"))
+        .clone();
+    assert_eq!(other["lookalike"], true, "{shared:#}");
+    assert_eq!(other["same_tenant"], true, "{shared:#}");
+    assert_eq!(
+        shared["client_seed_lookalike_sha256"],
+        fairdeal::text::lookalike_sha256("player-7f3a9c")
+    );
+    integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["client_seed_reuse"], "{report:#}");
+    let detail = report["findings"][0]["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains(&first) && detail.contains(&second) && detail.contains("look alike"),
+        "{detail}"
+    );
+}
+on_both_backends!(a_lookalike_of_a_live_seed_is_refused_unless_insisted_and_then_named);
+
+async fn one_seed_at_two_tenants_or_after_a_reveal_is_a_note_not_a_failure(app: &TestApp) {
+    let brand_a = operator_of(app, "brand-a-key", "brand-a").await;
+    let brand_b = operator_of(app, "brand-b-key", "brand-b").await;
+    let a = brand_a.active_pair("lucky7").await;
+    // Another brand's player chose the same seed: taken, and not shopping.
+    let b = brand_b.active_pair("lucky7").await;
+    // The same brand, after the first pair was revealed (another day).
+    let rotated = brand_a.rotate(&a, "next for a").await.success();
+    assert!(rotated["current"]["id"].is_string());
+    let later = brand_a.active_pair("lucky7").await;
+    let shared = app
+        .public
+        .get(&format!("/v1/seed-pairs/{b}/same-client-seed"))
+        .await
+        .success();
+    let others = shared["others"].as_array().expect("others");
+    assert_eq!(others.len(), 2, "{shared:#}");
+    assert!(
+        others
+            .iter()
+            .all(|o| o["same_tenant"] == false && o["lookalike"] == false),
+        "{shared:#}"
+    );
+    integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let notes = report["notes"].as_array().expect("notes");
+    assert_eq!(notes.len(), 1, "{report:#}");
+    let note = notes[0]["detail"].as_str().expect("detail");
+    assert!(
+        note.contains(&a) && note.contains(&b) && note.contains(&later),
+        "{note}"
+    );
+    // The log names the tenant by an opaque id, never by name.
+    let entries = crate::log::all_entries(app).await;
+    let commits: Vec<&Value> = entries.iter().filter(|e| e["type"] == "commit").collect();
+    assert!(commits.iter().all(|e| {
+        let tenant = e["tenant"].as_str().unwrap_or_default();
+        tenant.len() == 32 && !tenant.contains("brand")
+    }));
+    assert!(
+        entries
+            .iter()
+            .filter(|e| e["type"] == "client_seed")
+            .all(|e| e["client_seed_lookalike_sha256"].is_string())
+    );
+}
+on_both_backends!(one_seed_at_two_tenants_or_after_a_reveal_is_a_note_not_a_failure);
+
+async fn a_draw_given_a_lookalike_of_a_beacon_value_is_refused_then_named(app: &TestApp) {
+    let api = &app.operator;
+    let create = || async {
+        api.send(
+            api.request(
+                reqwest::Method::POST,
+                "/v1/draws?winners=3&client_seed_source=drand",
+            )
+            .header("content-type", "text/plain")
+            .body(
+                (0..100)
+                    .map(|i| format!("entrant {i}\n"))
+                    .collect::<String>(),
+            ),
+        )
+        .await
+        .id()
+    };
+    let seed = |id: String, seed: &'static str, insist: bool| async move {
+        api.put_json(
+            &format!("/v1/draws/{id}/client-seed"),
+            &json!({ "client_seed": seed, "allow_reuse": insist }),
+        )
+        .await
+    };
+    let first = create().await;
+    seed(first.clone(), "drand-8f3c2a91", false).await.success();
+    let second = create().await;
+    let refused = seed(second.clone(), "drand-8f3c2\u{0430}91", false).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert!(
+        refused.json["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains(&first)),
+        "{}",
+        refused.text
+    );
+    seed(second.clone(), "drand-8f3c2\u{0430}91", true)
+        .await
+        .success();
+    for id in [&first, &second] {
+        api.post(&format!("/v1/draws/{id}/run")).await.success();
+    }
+    integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["draw_reuse"], "{report:#}");
+    let detail = report["findings"][0]["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains(&first) && detail.contains(&second) && detail.contains("look alike"),
+        "{detail}"
+    );
+}
+on_both_backends!(a_draw_given_a_lookalike_of_a_beacon_value_is_refused_then_named);
+
+async fn the_monitor_remembers_a_consistent_checkpoint_whatever_it_finds(app: &TestApp) {
+    let api = &app.operator;
+    api.active_pair("shopped").await;
+    api.reusing_pair("shopped").await;
+    integrated(app).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("monitor.json");
+    let args = ["--state".to_owned(), state.display().to_string()];
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(report["checkpoint_accepted"], true);
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).expect("state")).expect("JSON");
+    assert_eq!(kept["size"], report["size"]);
+    // The log grows; the next run proves it extends the one remembered.
+    api.active_pair("someone new").await;
+    integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    let advanced: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).expect("state")).expect("JSON");
+    assert!(
+        advanced["size"].as_u64() > kept["size"].as_u64(),
+        "{advanced} after {kept}"
+    );
+    assert_eq!(kinds(&report), ["client_seed_reuse"]);
+}
+on_both_backends!(the_monitor_remembers_a_consistent_checkpoint_whatever_it_finds);
