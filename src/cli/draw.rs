@@ -266,7 +266,10 @@ pub fn run(opts: DrawOpts) -> anyhow::Result<ExitCode> {
             );
         }
         println!("entries           {n}");
-        println!("client seed       {}", client_seed.as_str());
+        println!(
+            "client seed       {}",
+            super::render::shown_seed(client_seed.as_str()).replace("\n    ", "\n         ")
+        );
         println!("nonce             {nonce}");
         println!();
         println!("rank  line        entrant");

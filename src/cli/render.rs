@@ -46,7 +46,11 @@ pub fn replay_table(
             "  (SHA-256 of the server seed)"
         }
     );
-    let _ = writeln!(out, "  client seed  {:?}", input.client_seed.as_str());
+    let _ = writeln!(
+        out,
+        "  client seed  {}",
+        shown_seed(input.client_seed.as_str())
+    );
     let _ = writeln!(out, "  nonce        {}", input.nonce);
     let _ = writeln!(out);
     match deal {
@@ -79,4 +83,36 @@ pub fn replay_table(
         }
     }
     out
+}
+
+/// A client seed for a terminal: quoted, and, when it holds anything
+/// outside printable ASCII, followed by a line that marks each such
+/// character with its code point ([`crate::text::marked`]), so that a seed
+/// with an invisible character or a letter of another script never shows
+/// as the seed it imitates.
+pub fn shown_seed(seed: &str) -> String {
+    match crate::text::marked(seed) {
+        None => format!("{seed:?}"),
+        Some(marked) => {
+            format!("{seed:?}\n               outside printable ASCII, marked: {marked}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod seed_tests {
+    use super::shown_seed;
+
+    #[test]
+    fn a_seed_with_hidden_or_foreign_characters_is_marked() {
+        assert_eq!(shown_seed("player-7f3a9c"), "\"player-7f3a9c\"");
+        let hidden = shown_seed("player-7f3a9c\u{200B}");
+        assert!(
+            hidden.contains("marked: player-7f3a9c\\u{200B}"),
+            "{hidden}"
+        );
+        let cyrillic = shown_seed("dr\u{0430}nd");
+        assert!(cyrillic.contains("\\u{0430}"), "{cyrillic}");
+        assert_ne!(shown_seed("drand"), cyrillic);
+    }
 }

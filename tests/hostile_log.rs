@@ -1,0 +1,346 @@
+//! `fairdeal audit --log` and `fairdeal monitor` against logs a dishonest
+//! operator serves: correctly signed logs whose entries are out of order or
+//! repeated, and checkpoints that claim more entries than exist. Each log
+//! is served by a small HTTP server in this process that counts what it was
+//! asked for, so a test can tell that nothing past a bad checkpoint was read.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+#[path = "support/exports.rs"]
+mod exports;
+
+use exports::fair_export;
+use fairdeal::tlog::entry::client_seed_sha256;
+use fairdeal::tlog::key::LogKey;
+use fairdeal::tlog::tiles::{TILE_WIDTH, TilePath, entry_bundle};
+use fairdeal::tlog::tree::{self, MemoryHashes};
+use serde_json::{Value, json};
+
+const ORIGIN: &str = "hostile.example/fairdeal";
+
+fn key(byte: u8) -> LogKey {
+    LogKey::from_hex(&format!("{byte:02x}").repeat(32), ORIGIN).expect("key")
+}
+
+/// What the server answers: path → body, and how many entry bundles it
+/// was asked for.
+#[derive(Default)]
+struct Served {
+    files: Mutex<std::collections::HashMap<String, Vec<u8>>>,
+    bundle_requests: AtomicU64,
+}
+
+/// Serves `served` on a fresh port until the test ends; its base URL.
+fn serve(served: Arc<Served>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+    let base = format!("http://{}", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let served = served.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut stream = stream;
+                loop {
+                    let mut request_line = String::new();
+                    if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let mut line = String::new();
+                    while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                        line.clear();
+                    }
+                    let path = request_line
+                        .split(' ')
+                        .nth(1)
+                        .unwrap_or_default()
+                        .to_owned();
+                    if path.starts_with("/log/tile/entries/") {
+                        served.bundle_requests.fetch_add(1, Ordering::SeqCst);
+                    }
+                    let body = served.files.lock().expect("lock").get(&path).cloned();
+                    let (status, body) = match body {
+                        Some(body) => ("200 OK", body),
+                        None => ("404 Not Found", b"not found".to_vec()),
+                    };
+                    let head = format!(
+                        "HTTP/1.1 {status}\r\ncontent-length: {}\r\ncontent-type: text/plain\r\n\r\n",
+                        body.len()
+                    );
+                    if stream.write_all(head.as_bytes()).is_err()
+                        || stream.write_all(&body).is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    base
+}
+
+/// The files of a log of `entries`, signed by `key`, as the service lays
+/// them out (key, checkpoint, entry bundles, hash tiles).
+fn log_files(entries: &[Vec<u8>], key: &LogKey) -> Vec<(String, Vec<u8>)> {
+    let mut stored = MemoryHashes::default();
+    for (n, entry) in entries.iter().enumerate() {
+        let added = tree::append(n as u64, entry, &stored).expect("append");
+        let first = tree::first_stored_index(n as u64);
+        for (i, hash) in added.into_iter().enumerate() {
+            stored.0.insert(first + i as u64, hash);
+        }
+    }
+    let size = entries.len() as u64;
+    let root = tree::tree_hash(size, &stored).expect("root");
+    let mut files = vec![
+        ("/log/key".to_owned(), key.vkey().into_bytes()),
+        (
+            "/log/checkpoint".to_owned(),
+            key.sign_note(&format!("{ORIGIN}\n{size}\n{root}\n"))
+                .expect("sign")
+                .into_bytes(),
+        ),
+    ];
+    for index in 0..size.div_ceil(TILE_WIDTH) {
+        let width = (size - index * TILE_WIDTH).min(TILE_WIDTH);
+        let from = (index * TILE_WIDTH) as usize;
+        let bundle = entry_bundle(
+            entries[from..from + width as usize]
+                .iter()
+                .map(Vec::as_slice),
+        )
+        .expect("bundle");
+        let path = TilePath {
+            level: None,
+            index,
+            width,
+        }
+        .path();
+        files.push((format!("/log/{path}"), bundle));
+    }
+    for level in 0..8u8 {
+        let count = size >> (u32::from(level) * 8);
+        for index in 0..count.div_ceil(TILE_WIDTH) {
+            let width = (count - index * TILE_WIDTH).min(TILE_WIDTH);
+            let bytes = (0..width)
+                .flat_map(|k| {
+                    let at = tlog_tiles::stored_hash_index(level * 8, index * TILE_WIDTH + k);
+                    stored.0[&at].0
+                })
+                .collect();
+            let path = TilePath {
+                level: Some(level),
+                index,
+                width,
+            }
+            .path();
+            files.push((format!("/log/{path}"), bytes));
+        }
+    }
+    files
+}
+
+fn served(files: Vec<(String, Vec<u8>)>) -> Arc<Served> {
+    let served = Arc::new(Served::default());
+    served.files.lock().expect("lock").extend(files);
+    served
+}
+
+/// One revealed pair of `rounds` rounds, as export lines, and the log
+/// entries that tell its story in order: commit, client seed, rounds,
+/// reveal.
+fn story(rounds: u64) -> (Vec<String>, Vec<Value>) {
+    let export = fair_export(1, rounds);
+    let pair: Value = serde_json::from_str(&export[0]).expect("pair");
+    let id = pair["id"].as_str().expect("id");
+    let time = "2026-11-22T00:00:00Z";
+    let mut entries = vec![
+        json!({"type": "commit", "seed_pair": id, "server_seed_hash": pair["server_seed_hash"],
+               "next_server_seed_hash": "00".repeat(32), "predecessor": null,
+               "tenant": "0123456789abcdef0123456789abcdef", "time": time}),
+        json!({"type": "client_seed", "seed_pair": id,
+               "client_seed_sha256": client_seed_sha256(pair["client_seed"].as_str().expect("seed")),
+               "time": time}),
+    ];
+    for line in &export[1..] {
+        let round: Value = serde_json::from_str(line).expect("line");
+        if round["type"] == "round" {
+            entries.push(
+                json!({"type": "round", "seed_pair": id, "round": round["id"],
+                                "nonce": round["nonce"], "game": round["game"], "time": time}),
+            );
+        }
+    }
+    entries.push(
+        json!({"type": "reveal", "seed_pair": id, "server_seed": pair["server_seed"],
+                        "successor": "next-pair", "time": time}),
+    );
+    (export, entries)
+}
+
+fn bytes(entries: &[Value]) -> Vec<Vec<u8>> {
+    entries
+        .iter()
+        .map(|e| serde_json::to_vec(e).expect("JSON"))
+        .collect()
+}
+
+fn fairdeal(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .args(args)
+        .output()
+        .expect("fairdeal runs")
+}
+
+/// Audits `export` against a log of `entries` signed by the right key.
+fn audit_against(export: &[String], entries: &[Value]) -> (Output, String) {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("export.ndjson");
+    std::fs::write(&file, export.join("\n") + "\n").expect("write");
+    let base = serve(served(log_files(&bytes(entries), &key(7))));
+    let out = fairdeal(&["audit", file.to_str().expect("path"), "--log", &base, "-q"]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out, stdout)
+}
+
+#[test]
+fn an_honest_log_passes_and_the_audit_says_what_it_checked() {
+    let (export, entries) = story(3);
+    let (out, stdout) = audit_against(&export, &entries);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("log: the log's checkpoint of 6 entries")
+            && stdout.contains("verified: signature, tree and tiles")
+            && stdout.contains("3 of their rounds held against the export"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_commitment_after_the_client_seed_fails_the_audit_as_the_monitor() {
+    let (export, mut entries) = story(2);
+    // client_seed, commit, rounds, reveal: a re-commitment after the fact.
+    entries.swap(0, 1);
+    let (out, stdout) = audit_against(&export, &entries);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("before its commitment"), "{stdout}");
+    let base = serve(served(log_files(&bytes(&entries), &key(7))));
+    let out = fairdeal(&["monitor", &base]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("before its commitment"), "{stdout}");
+}
+
+#[test]
+fn a_second_commitment_does_not_replace_the_first() {
+    let (export, mut entries) = story(2);
+    // The first commitment names another seed; a second one, appended
+    // after the client seed, names the seed the export reveals.
+    let second = entries[0].clone();
+    entries[0]["server_seed_hash"] = "ab".repeat(32).into();
+    entries.insert(2, second);
+    let (out, stdout) = audit_against(&export, &entries);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("committed twice")
+            && stdout.contains("commitment is not the one the log holds"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_repeated_round_or_reveal_is_a_finding() {
+    let (export, mut entries) = story(2);
+    let round = entries[2].clone();
+    entries.insert(3, round);
+    let (out, stdout) = audit_against(&export, &entries);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("a gap or a repeat"), "{stdout}");
+}
+
+#[test]
+fn a_forged_checkpoint_of_a_vast_log_is_refused_before_any_entry_is_read() {
+    let (export, entries) = story(1);
+    let honest = log_files(&bytes(&entries), &key(7));
+    let dir = tempfile::tempdir().expect("dir");
+    let state = dir.path().join("state.json");
+    let base_served = served(honest);
+    let base = serve(base_served.clone());
+    // A first run remembers the honest key and checkpoint.
+    let out = fairdeal(&["monitor", &base, "--state", state.to_str().expect("path")]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let before = base_served.bundle_requests.load(Ordering::SeqCst);
+    assert!(before > 0);
+    let remembered = std::fs::read_to_string(&state).expect("state");
+    // The server now serves another key, and a checkpoint signed by it that
+    // claims 2^40 (then 2^64 - 1) entries.
+    for size in [1u64 << 40, u64::MAX] {
+        let forger = key(8);
+        let note = forger
+            .sign_note(&format!("{ORIGIN}\n{size}\n{}=\n", "A".repeat(43)))
+            .expect("sign");
+        base_served.files.lock().expect("lock").extend([
+            ("/log/key".to_owned(), forger.vkey().into_bytes()),
+            ("/log/checkpoint".to_owned(), note.into_bytes()),
+        ]);
+        let out = fairdeal(&["monitor", &base, "--state", state.to_str().expect("path")]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(
+            stdout.contains("the log key changed") && stdout.contains("does not verify"),
+            "{stdout}"
+        );
+        // The audit with the key published out of band refuses it too.
+        let file = dir.path().join("export.ndjson");
+        std::fs::write(&file, export.join("\n") + "\n").expect("write");
+        let out = fairdeal(&[
+            "audit",
+            file.to_str().expect("path"),
+            "--log",
+            &base,
+            "--log-key",
+            &key(7).vkey(),
+            "-q",
+        ]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(stdout.contains("did NOT verify"), "{stdout}");
+    }
+    assert_eq!(
+        base_served.bundle_requests.load(Ordering::SeqCst),
+        before,
+        "no entry bundle was read after a checkpoint that did not verify"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&state).expect("state"),
+        remembered,
+        "a checkpoint that did not verify is never remembered"
+    );
+}
+
+#[test]
+fn a_checkpoint_claiming_entries_that_are_not_served_ends_with_an_error() {
+    // Signed by the served key (a first run trusts it), but claiming more
+    // entries than the bundles hold.
+    let (_, entries) = story(1);
+    let mut files = log_files(&bytes(&entries), &key(7));
+    let forged = key(7)
+        .sign_note(&format!("{ORIGIN}\n{}\n{}=\n", 5u64, "A".repeat(43)))
+        .expect("sign");
+    files[1].1 = forged.into_bytes();
+    let base = serve(served(files));
+    let out = fairdeal(&["monitor", &base]);
+    // The bundle for 5 entries does not exist (404): the log cannot be
+    // read as it claims, which is an error naming what was asked.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+}
