@@ -58,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
         }
         2 => answer(extract::<ClientSeedRequest>(body).and_then(ClientSeedRequest::client_seed)),
         _ => answer(extract::<CreatePairRequest>(body).and_then(|request| {
-            let label = request.label()?;
+            let (label, _seats) = request.parts()?;
             if let Some(label) = &label {
                 let text = label.as_str();
                 assert!((1..=128).contains(&text.len()) && !text.chars().any(char::is_control));

@@ -287,3 +287,50 @@ async fn the_monitor_remembers_a_consistent_checkpoint_whatever_it_finds(app: &T
     assert_eq!(kinds(&report), ["client_seed_reuse"]);
 }
 on_both_backends!(the_monitor_remembers_a_consistent_checkpoint_whatever_it_finds);
+
+async fn tables_of_lookalike_seats_voided_again_and_again_are_one_set(app: &TestApp) {
+    // "ana" and "ben", then with Cyrillic а or е in place of Latin letters:
+    // to a player, the same two seats every time.
+    let seatings = [
+        ["ana", "ben"],
+        ["\u{430}na", "ben"],
+        ["an\u{430}", "b\u{435}n"],
+        ["\u{430}n\u{430}", "b\u{435}n"],
+    ];
+    let mut voided = Vec::new();
+    for seats in seatings {
+        let created = app
+            .operator
+            .post_json("/v1/seed-pairs", &json!({ "seats": seats }))
+            .await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+        let pair = created.id();
+        app.tamper(
+            "UPDATE seed_pairs SET phase_deadline = 1 WHERE id = $1",
+            pair.clone(),
+        )
+        .await;
+        app.dealer
+            .void_expired_tables(fairdeal::time::now_ms())
+            .await
+            .expect("voids");
+        voided.push(pair);
+    }
+    let last = app
+        .public
+        .get(&format!("/v1/seed-pairs/{}", voided[3]))
+        .await
+        .success();
+    assert_eq!(last["status"], "void");
+    assert_eq!(last["table"]["voids"], 4, "{last:#}");
+    integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), ["repeated_voids"], "{report:#}");
+    let detail = report["findings"][0]["detail"].as_str().expect("detail");
+    assert!(
+        voided.iter().all(|p| detail.contains(p.as_str())),
+        "{detail}"
+    );
+}
+on_both_backends!(tables_of_lookalike_seats_voided_again_and_again_are_one_set);

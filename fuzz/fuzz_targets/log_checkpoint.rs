@@ -1,0 +1,26 @@
+//! A checkpoint as a hostile log serves it, against the key a reader trusts:
+//! `LogChecker::new` (the signed-note parser, the signature check, the
+//! body's origin, size and root). Whatever it is given, a checker that
+//! trusts it has verified a signature by the trusted key, and one that does
+//! not trust it claims no entries (so nothing more is read).
+#![no_main]
+
+use fairdeal::audit::monitor::LogChecker;
+use fairdeal::tlog::key::LogKey;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let key = LogKey::from_hex(&"07".repeat(32), "fuzz.example/log").expect("key");
+    // As served, and as the body of a note the trusted key signs.
+    let signed = key.sign_note(&format!("{text}\n")).ok();
+    for note in std::iter::once(text.to_string()).chain(signed) {
+        if let Ok(checker) = LogChecker::new(&key.vkey(), None, &note, None, false) {
+            if checker.trusted() {
+                assert!(fairdeal::tlog::key::verify_note(&note, &key.vkey()).is_ok());
+            } else {
+                assert_eq!(checker.size(), 0);
+            }
+        }
+    }
+});
