@@ -15,6 +15,7 @@ use crate::service::http::{self, AppState};
 use crate::service::integrator;
 use crate::service::metrics::Metrics;
 use crate::service::sealing::MasterKey;
+use crate::service::store::Store;
 use crate::service::store::WAL_CHECKPOINT_PERIOD;
 use crate::telemetry::{self, LogFormat};
 use crate::time::now_ms;
@@ -103,18 +104,22 @@ pub struct ServeOpts {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub max_http_connections: u32,
-    /// The transparency log's origin, which is also its key's name. Default:
-    /// the listen address and `/fairdeal`, e.g. `127.0.0.1:8080/fairdeal`.
-    /// Processes sharing a database must use the same.
+    /// The transparency log's origin, which is also its key's name: chosen
+    /// on a database's first start (default `fairdeal/log-` and 16 random
+    /// hex digits) and kept in the database; any later value must be the
+    /// same (published checkpoints name it). The listen address never
+    /// matters.
     #[arg(long, env = "FAIRDEAL_LOG_ORIGIN", value_name = "ORIGIN")]
     pub log_origin: Option<String>,
     /// The log's Ed25519 key as 64 hex characters (a seed). Prefer a key
     /// file; never pass it on a command line.
     #[arg(long, env = "FAIRDEAL_LOG_KEY", hide_env_values = true, hide = true)]
     pub log_key: Option<String>,
-    /// A file holding the log key (64 hex characters). Without this or
-    /// FAIRDEAL_LOG_KEY, `<data dir>/log.key` is used, and created with mode
-    /// 0600 on first start. Processes sharing a database must share it.
+    /// A file holding the log key (64 hex characters), for an operator who
+    /// keeps it outside the database; every process must then be given the
+    /// same one. Without this or FAIRDEAL_LOG_KEY the key is the database's,
+    /// sealed under the master key (made on first start; a `<data
+    /// dir>/log.key` from an older version is taken in once).
     #[arg(long, env = "FAIRDEAL_LOG_KEY_FILE", value_name = "PATH")]
     pub log_key_file: Option<PathBuf>,
     /// Seconds between log checkpoints while entries arrive.
@@ -131,13 +136,15 @@ pub struct ServeOpts {
 /// The `keys create` command that reaches this server's database, spelled
 /// the way this process was started (through cargo, or the binary itself).
 fn key_command_hint(data_dir: &std::path::Path) -> String {
-    let through_cargo = std::env::var_os("CARGO").is_some()
-        || std::env::current_exe()
-            .is_ok_and(|exe| exe.components().any(|part| part.as_os_str() == "target"));
-    let program = if through_cargo {
-        "cargo run --release -- "
+    // `cargo run` sets CARGO for the program it runs; otherwise the
+    // program as it was started (a path, or a name on PATH).
+    let program = if std::env::var_os("CARGO").is_some() {
+        "cargo run --release -- ".to_owned()
     } else {
-        "fairdeal "
+        let started = std::env::args()
+            .next()
+            .unwrap_or_else(|| "fairdeal".to_owned());
+        format!("{started} ")
     };
     let data_dir = if data_dir == std::path::Path::new("data") {
         String::new()
@@ -183,14 +190,132 @@ pub fn run(opts: ServeOpts) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// The log's origin when the database has none and `--log-origin` is not
+/// given: one of its own, the same whatever address the service listens on.
+fn default_origin() -> anyhow::Result<String> {
+    let mut id = [0u8; 8];
+    getrandom::fill(&mut id).map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))?;
+    Ok(format!("fairdeal/log-{}", hex::encode(id)))
+}
+
+/// The transparency log's origin and key, as the database keeps them: the
+/// database and the master key are all a process needs.
+///
+/// - The origin is chosen once (`--log-origin`, else [`default_origin`]; a
+///   database whose log predates this takes the name of its verifier key)
+///   and kept in the database; a later `--log-origin` that differs is
+///   refused, since published checkpoints name it.
+/// - The key is FAIRDEAL_LOG_KEY or `--log-key-file` when given (then every
+///   process must be given the same one); otherwise the database's, sealed
+///   under the master key; a `<data dir>/log.key` from before is taken in
+///   once; a new database makes its own. Either way it must be the key the
+///   log was first signed with.
+async fn log_identity(
+    opts: &ServeOpts,
+    store: &Store,
+    key: &MasterKey,
+) -> anyhow::Result<(LogKey, String)> {
+    let origin = match store.setting("log_origin").await? {
+        Some(origin) => origin,
+        None => {
+            let proposed = match store.setting("log_verifier_key").await? {
+                Some(vkey) => vkey.split('+').next().unwrap_or_default().to_owned(),
+                None => match &opts.log_origin {
+                    Some(origin) => origin.clone(),
+                    None => default_origin()?,
+                },
+            };
+            store.claim_setting("log_origin", &proposed).await?
+        }
+    };
+    if let Some(asked) = &opts.log_origin
+        && *asked != origin
+    {
+        anyhow::bail!(
+            "this database's transparency log has the origin {origin:?}, and --log-origin (or \
+             FAIRDEAL_LOG_ORIGIN) asks for {asked:?}: every published checkpoint names the \
+             origin, so it never changes; drop the option, or give {origin:?}"
+        );
+    }
+    let (log_key, source) = match LogKey::given(
+        opts.log_key.as_deref(),
+        opts.log_key_file.as_deref(),
+        &origin,
+    )? {
+        Some(given) => given,
+        None => {
+            let sealed = match store.setting("log_key_sealed").await? {
+                Some(sealed) => sealed,
+                None => {
+                    let file = opts.db.data_dir.join("log.key");
+                    let (candidate, note) = if file.exists() {
+                        (
+                            LogKey::read_file(&file, &origin)?,
+                            format!("taken in from {}", file.display()),
+                        )
+                    } else {
+                        (LogKey::generate(&origin)?, "made".to_owned())
+                    };
+                    let sealed = hex::encode(key.seal_log_key(&candidate.seed())?);
+                    let stored = store.claim_setting("log_key_sealed", &sealed).await?;
+                    if stored == sealed {
+                        tracing::info!(
+                            "the log key was {note} and is now kept in the database, sealed under the master key"
+                        );
+                    }
+                    stored
+                }
+            };
+            let bytes = hex::decode(&sealed).context("the database's sealed log key is not hex")?;
+            let seed = key.open_log_key(&bytes).map_err(|_| {
+                anyhow::anyhow!(
+                    "the database's log key does not open with the master key from this process"
+                )
+            })?;
+            (
+                LogKey::from_bytes(&seed, &origin)?,
+                "the database (sealed)".to_owned(),
+            )
+        }
+    };
+    let logged_as = store
+        .claim_setting("log_verifier_key", &log_key.vkey())
+        .await?;
+    if logged_as != log_key.vkey() {
+        anyhow::bail!(
+            "this database's transparency log is signed by {logged_as}, but this process has {} \
+             (log key from {source}, origin {origin:?}); start without FAIRDEAL_LOG_KEY and \
+             --log-key-file to use the database's key, or give the one the log was signed with",
+            log_key.vkey()
+        );
+    }
+    Ok((log_key, source))
+}
+
 async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     let store = opts.db.open().await?;
-    let (key, key_origin) = MasterKey::load(
+    let (key, key_origin, new_key_file) = MasterKey::load(
         opts.master_key.as_deref(),
         opts.master_key_file.as_deref(),
         &opts.db.data_dir,
     )?;
+    if let Some(path) = &new_key_file {
+        // A new key is written only for a database that has none yet, and
+        // before the database takes it (a key the database took must never
+        // be lost); if another process's key won meanwhile, the file goes.
+        if store.setting("master_key_fingerprint").await?.is_some() {
+            anyhow::bail!(
+                "this database's seeds are sealed under a master key, and none was given: \
+                 start with it (FAIRDEAL_MASTER_KEY, --master-key-file, or {} as it was)",
+                path.display()
+            );
+        }
+        key.write_new(path)?;
+    }
     if !store.check_key_fingerprint(&key.fingerprint()).await? {
+        if let Some(path) = &new_key_file {
+            let _ = std::fs::remove_file(path);
+        }
         anyhow::bail!(
             "this database's seeds were sealed under a different master key than the one from {key_origin}; \
              start with the original key (FAIRDEAL_MASTER_KEY or --master-key-file)"
@@ -203,32 +328,12 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
             "stored the lookalike form of active pairs' client seeds"
         );
     }
-    let origin = opts
-        .log_origin
-        .clone()
-        .unwrap_or_else(|| format!("{}/fairdeal", opts.listen));
-    let (log_key, log_key_origin) = LogKey::load(
-        opts.log_key.as_deref(),
-        opts.log_key_file.as_deref(),
-        &opts.db.data_dir,
-        &origin,
-    )?;
-    let logged_as = store
-        .claim_setting("log_verifier_key", &log_key.vkey())
-        .await?;
-    if logged_as != log_key.vkey() {
-        anyhow::bail!(
-            "this database's transparency log is signed by {logged_as}, but this process has {} \
-             (log key from {log_key_origin}, origin {origin:?}); start with the same log key \
-             (FAIRDEAL_LOG_KEY or --log-key-file) and the same --log-origin",
-            log_key.vkey()
-        );
-    }
+    let (log_key, log_key_origin) = log_identity(&opts, &store, &key).await?;
     let log_key = Arc::new(log_key);
     integrator::integrate_now(&store, &log_key)
         .await
         .context("signing the log's first checkpoint")?;
-    tracing::info!(database = store.backend(), master_key = %key_origin, log = %log_key.vkey(), "database ready");
+    tracing::info!(database = store.backend(), master_key = %key_origin, log = %log_key.vkey(), log_key = %log_key_origin, "database ready");
     let dealer = Arc::new(
         Dealer::new(store.clone(), key)
             .with_table_phase(Duration::from_secs_f64(opts.table_phase_timeout)),

@@ -37,6 +37,9 @@ impl Slot {
     }
 }
 
+/// Associated data of the sealed log key.
+const LOG_KEY_AAD: &str = "log-key";
+
 /// The 32-byte key that seals seeds. Redacted in `Debug`, zeroed on drop.
 #[derive(ZeroizeOnDrop)]
 pub struct MasterKey([u8; 32]);
@@ -78,17 +81,21 @@ impl MasterKey {
     }
 
     /// Finds the key: the `FAIRDEAL_MASTER_KEY` value if given, else the key
-    /// file if given, else `<data_dir>/master.key`, created (mode 0600) when
-    /// it does not exist yet. Returns the key and where it came from.
+    /// file if given, else `<data_dir>/master.key`. When there is none, a new
+    /// key is made but not written: the third value is the file to write it
+    /// to (mode 0600), once the database has taken the key
+    /// ([`MasterKey::write_new`]), so that a start that fails leaves no key
+    /// behind. Returns the key and where it came from.
     pub fn load(
         from_env: Option<&str>,
         key_file: Option<&Path>,
         data_dir: &Path,
-    ) -> anyhow::Result<(Self, String)> {
+    ) -> anyhow::Result<(Self, String, Option<PathBuf>)> {
         if let Some(text) = from_env {
             return Ok((
                 Self::from_hex(text).context("reading FAIRDEAL_MASTER_KEY")?,
                 "FAIRDEAL_MASTER_KEY".to_owned(),
+                None,
             ));
         }
         if let Some(path) = key_file {
@@ -98,6 +105,7 @@ impl MasterKey {
                 Self::from_hex(&text)
                     .with_context(|| format!("reading the master key file {}", path.display()))?,
                 path.display().to_string(),
+                None,
             ));
         }
         let path: PathBuf = data_dir.join("master.key");
@@ -106,12 +114,16 @@ impl MasterKey {
                 .with_context(|| format!("reading the master key file {}", path.display()))?;
             let key = Self::from_hex(&text)
                 .with_context(|| format!("reading the master key file {}", path.display()))?;
-            return Ok((key, path.display().to_string()));
+            return Ok((key, path.display().to_string(), None));
         }
         let key = Self::generate()?;
-        crate::secret_file::write_private(&path, &hex::encode(key.0))
-            .with_context(|| format!("creating the master key file {}", path.display()))?;
-        Ok((key, format!("{} (created)", path.display())))
+        Ok((key, format!("{} (created)", path.display()), Some(path)))
+    }
+
+    /// Writes a new key to `path` (mode 0600, never over an existing file).
+    pub fn write_new(&self, path: &Path) -> anyhow::Result<()> {
+        crate::secret_file::write_private(path, &hex::encode(self.0))
+            .with_context(|| format!("creating the master key file {}", path.display()))
     }
 
     /// A public fingerprint of the key, stored in the database so that a
@@ -122,6 +134,20 @@ impl MasterKey {
         hasher.update(b"fairdeal master key fingerprint v1\0");
         hasher.update(self.0);
         hex::encode(&hasher.finalize()[..16])
+    }
+
+    /// Seals the transparency log's signing key (its 32-byte seed) for the
+    /// database, so that the database and the master key are all a
+    /// process needs.
+    pub fn seal_log_key(&self, seed: &[u8; 32]) -> anyhow::Result<Vec<u8>> {
+        self.seal_bytes(seed, LOG_KEY_AAD)
+    }
+
+    /// Opens a sealed log key.
+    pub fn open_log_key(&self, sealed: &[u8]) -> Result<zeroize::Zeroizing<[u8; 32]>, OpenError> {
+        let plain = zeroize::Zeroizing::new(self.open_bytes(sealed, LOG_KEY_AAD)?);
+        let seed: [u8; 32] = plain.as_slice().try_into().map_err(|_| OpenError)?;
+        Ok(zeroize::Zeroizing::new(seed))
     }
 
     /// The tenant's opaque identity in the public log: HMAC-SHA256 under the

@@ -57,48 +57,51 @@ impl LogKey {
         })
     }
 
-    /// Finds the key: `from_env` (FAIRDEAL_LOG_KEY) if given, else the key
-    /// file if given, else `<data_dir>/log.key`, created (mode 0600) when it
-    /// does not exist. Returns the key and where it came from.
-    pub fn load(
+    /// A new key, from the OS's randomness.
+    pub fn generate(origin: &str) -> anyhow::Result<Self> {
+        let mut seed = [0u8; 32];
+        getrandom::fill(&mut seed).map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))?;
+        Self::from_seed(seed, origin)
+    }
+
+    /// The key from its 32-byte seed.
+    pub fn from_bytes(seed: &[u8; 32], origin: &str) -> anyhow::Result<Self> {
+        Self::from_seed(*seed, origin)
+    }
+
+    /// The key's 32-byte seed, to seal it (zeroed when dropped).
+    pub fn seed(&self) -> zeroize::Zeroizing<[u8; 32]> {
+        zeroize::Zeroizing::new(self.signing.to_bytes())
+    }
+
+    /// Reads a key given outside the database: `from_env`
+    /// (FAIRDEAL_LOG_KEY), else the key file. `None` when neither is given.
+    /// Returns the key and where it came from.
+    pub fn given(
         from_env: Option<&str>,
         key_file: Option<&Path>,
-        data_dir: &Path,
         origin: &str,
-    ) -> anyhow::Result<(Self, String)> {
+    ) -> anyhow::Result<Option<(Self, String)>> {
         if let Some(text) = from_env {
-            return Ok((
+            return Ok(Some((
                 Self::from_hex(text, origin).context("reading FAIRDEAL_LOG_KEY")?,
                 "FAIRDEAL_LOG_KEY".to_owned(),
-            ));
+            )));
         }
-        let (path, created) = match key_file {
-            Some(path) => (path.to_owned(), false),
-            None => {
-                let path = data_dir.join("log.key");
-                if path.exists() {
-                    (path, false)
-                } else {
-                    let mut seed = [0u8; 32];
-                    getrandom::fill(&mut seed)
-                        .map_err(|e| anyhow::anyhow!("OS randomness failed: {e}"))?;
-                    let mut text = hex::encode(seed);
-                    seed.zeroize();
-                    let written = crate::secret_file::write_private(&path, &text);
-                    text.zeroize();
-                    written
-                        .with_context(|| format!("creating the log key file {}", path.display()))?;
-                    (path, true)
-                }
-            }
+        let Some(path) = key_file else {
+            return Ok(None);
         };
-        let mut text = std::fs::read_to_string(&path)
+        Self::read_file(path, origin).map(|key| Some((key, path.display().to_string())))
+    }
+
+    /// Reads a key file (64 hex characters).
+    pub fn read_file(path: &Path, origin: &str) -> anyhow::Result<Self> {
+        let mut text = std::fs::read_to_string(path)
             .with_context(|| format!("reading the log key file {}", path.display()))?;
         let key = Self::from_hex(&text, origin)
             .with_context(|| format!("reading the log key file {}", path.display()));
         text.zeroize();
-        let origin_note = if created { " (created)" } else { "" };
-        Ok((key?, format!("{}{origin_note}", path.display())))
+        key
     }
 
     /// The log's origin, which is also the key's name.

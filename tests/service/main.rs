@@ -21,6 +21,7 @@
 //!   (web/tests/e2e.mjs) against the real binary.
 
 mod harness;
+mod identity;
 #[path = "../support/snapshot.rs"]
 mod snapshot;
 

@@ -410,6 +410,17 @@ impl Store {
         }))
     }
 
+    /// A setting, if set.
+    pub async fn setting(&self, name: &str) -> Result<Option<String>, sqlx::Error> {
+        let value: Option<(String,)> = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT value FROM settings WHERE name = $1")
+                .bind(name)
+                .fetch_optional(pool)
+                .await
+        })?;
+        Ok(value.map(|(value,)| value))
+    }
+
     /// Records the master key's fingerprint on first start; afterwards checks
     /// it. Returns false when the database was sealed under another key.
     pub async fn check_key_fingerprint(&self, fingerprint: &str) -> Result<bool, sqlx::Error> {
