@@ -339,9 +339,15 @@ mod tests {
     #[test]
     fn a_created_key_file_is_private_and_reloads() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let (first, origin) = MasterKey::load(None, None, dir.path()).expect("created");
+        let (first, origin, new) = MasterKey::load(None, None, dir.path()).expect("created");
         assert!(origin.ends_with("(created)"));
-        let (second, _) = MasterKey::load(None, None, dir.path()).expect("reloaded");
+        // Nothing is written until the caller writes it.
+        assert!(!dir.path().join("master.key").exists());
+        first
+            .write_new(&new.expect("a file to write"))
+            .expect("written");
+        let (second, _, new) = MasterKey::load(None, None, dir.path()).expect("reloaded");
+        assert!(new.is_none());
         assert_eq!(first.fingerprint(), second.fingerprint());
         #[cfg(unix)]
         {
@@ -352,6 +358,21 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
+    }
+
+    #[test]
+    fn a_sealed_log_key_opens_only_with_its_master_key() {
+        let seed = [42u8; 32];
+        let sealed = key().seal_log_key(&seed).expect("seal");
+        assert!(!sealed.windows(32).any(|w| w == seed));
+        assert_eq!(*key().open_log_key(&sealed).expect("opens"), seed);
+        let other = MasterKey::from_hex(&"22".repeat(32)).expect("valid");
+        assert!(other.open_log_key(&sealed).is_err());
+        // A sealed server seed is not a log key, nor the other way round.
+        let server = key()
+            .seal(&ServerSeed::from_bytes(seed), "p", Slot::Current)
+            .expect("seal");
+        assert!(key().open_log_key(&server).is_err());
     }
 
     #[test]

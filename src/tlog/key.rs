@@ -253,20 +253,19 @@ mod tests {
     }
 
     #[test]
-    fn a_created_log_key_is_private_and_reloads() {
+    fn a_log_key_round_trips_through_its_seed_and_a_file() {
+        let key = LogKey::generate("o/log").expect("made");
+        let again = LogKey::from_bytes(&key.seed(), "o/log").expect("from seed");
+        assert_eq!(key.vkey(), again.vkey());
         let dir = tempfile::tempdir().expect("temp dir");
-        let (first, origin) = LogKey::load(None, None, dir.path(), "o/log").expect("created");
-        assert!(origin.ends_with("(created)"));
-        let (second, _) = LogKey::load(None, None, dir.path(), "o/log").expect("reloaded");
-        assert_eq!(first.vkey(), second.vkey());
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.path().join("log.key"))
-                .expect("exists")
-                .permissions()
-                .mode();
-            assert_eq!(mode & 0o777, 0o600);
-        }
+        let path = dir.path().join("log.key");
+        crate::secret_file::write_private(&path, &hex::encode(*key.seed())).expect("write");
+        assert_eq!(
+            LogKey::read_file(&path, "o/log").expect("read").vkey(),
+            key.vkey()
+        );
+        let given = LogKey::given(None, Some(&path), "o/log").expect("given");
+        assert_eq!(given.map(|(k, _)| k.vkey()), Some(key.vkey()));
+        assert!(LogKey::given(None, None, "o/log").expect("none").is_none());
     }
 }
