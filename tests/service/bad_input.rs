@@ -56,6 +56,7 @@ const CASES: &[Case] = &[
     Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: b"[1,2]",                                               status: 400, field: None,                    detail: "an array is not accepted" },
     Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"deck"},"extra":1}"#,               status: 400, field: Some("extra"),           detail: "unknown field `extra`" },
     Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"deck","colour":"red"}}"#,          status: 400, field: Some("game.colour"),     detail: "unknown field `colour`" },
+    Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":"holdem"}"#,                                status: 400, field: Some("game"),            detail: "expected a game object such as {\"type\": \"holdem\"" },
     Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"poker"}}"#,                        status: 422, field: Some("game.type"),       detail: "must be one of: deck, holdem, omaha, hands" },
     Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"holdem","players":23}}"#,          status: 422, field: Some("game.players"),    detail: "players must be 2 to 22" },
     Case { method: "POST",   path: ROUNDS,                                    headers: JSON,    body: br#"{"game":{"type":"holdem","players":-1}}"#,          status: 400, field: Some("game.players"),    detail: "a whole number" },
@@ -126,6 +127,10 @@ async fn check(api: &Client, pair_id: &str, case: &Case) {
     let detail = reply.json["detail"].as_str().unwrap_or_default();
     assert!(!detail.is_empty(), "{what}: {}", reply.text);
     assert!(detail.contains(case.detail), "{what}: {}", reply.text);
+    // Words a backend engineer reads, never the server's own type names.
+    for rust in ["struct ", "enum ", "GameSpec", "Request`", "Option<"] {
+        assert!(!detail.contains(rust), "{what}: {}", reply.text);
+    }
     if let Some(field) = case.field {
         assert_eq!(reply.json["field"], field, "{what}: {}", reply.text);
         assert!(detail.starts_with(field), "{what}: {}", reply.text);

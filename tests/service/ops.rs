@@ -104,3 +104,53 @@ fn openapi_yaml_is_generated_from_the_code() {
         );
     }
 }
+
+/// Each kind of problem has a page at its `type`, saying what it means and
+/// what to do; three 409s a backend must tell apart have three types.
+async fn problem_types_resolve_and_tell_conflicts_apart(app: &TestApp) {
+    let api = &app.operator;
+    let listed = app.public.get("/problems").await;
+    assert_eq!(listed.status, StatusCode::OK);
+    assert!(listed.content_type().starts_with("text/plain"));
+    let waiting = api.post("/v1/seed-pairs").await.id();
+    let not_active = api
+        .deal(&waiting, serde_json::json!({"type": "deck"}))
+        .await;
+    let pair = api.active_pair("problem types").await;
+    let again = api
+        .put_json(
+            &format!("/v1/seed-pairs/{pair}/client-seed"),
+            &serde_json::json!({"client_seed": "another"}),
+        )
+        .await;
+    let round = api
+        .deal(&pair, serde_json::json!({"type": "deck"}))
+        .await
+        .id();
+    let in_play = api.rotate(&pair, "next problem types").await;
+    let mut types = Vec::new();
+    for (reply, expected) in [
+        (not_active, "/problems/pair-not-active"),
+        (again, "/problems/client-seed-already-set"),
+        (in_play, "/problems/rounds-in-play"),
+    ] {
+        assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+        assert_eq!(reply.json["type"], expected, "{}", reply.text);
+        let page = app.public.get(expected).await;
+        assert_eq!(page.status, StatusCode::OK, "{expected}");
+        assert!(
+            page.text
+                .contains(reply.json["title"].as_str().unwrap_or("?"))
+                && listed.text.contains(expected),
+            "{}",
+            page.text
+        );
+        types.push(expected);
+    }
+    assert_eq!(types.len(), 3);
+    api.close(&round).await;
+    let missing = app.public.get("/problems/no-such-kind").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.json["type"], "/problems/not-found");
+}
+on_both_backends!(problem_types_resolve_and_tell_conflicts_apart);

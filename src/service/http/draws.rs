@@ -15,6 +15,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
 use super::auth::{Operator, Viewer};
+use super::error::ProblemKind;
 use super::error::{
     ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
     OperatorAuthProblems, Problem, QueryProblems, ViewerAuthProblems, identity_encoding,
@@ -36,6 +37,9 @@ const ENTRIES_PAGE: u64 = 10_000;
 /// A draw over a list committed by its hash and line count.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(
+    expecting = "a JSON object: {\"entries_sha256\", \"entries\", \"winners\", \"client_seed_source\"}"
+)]
 pub struct CreateDrawRequest {
     /// Lowercase hex SHA-256 of the list's exact bytes (docs/PROTOCOL.md §7).
     #[schema(pattern = "^[0-9a-f]{64}$", min_length = 64, max_length = 64)]
@@ -477,7 +481,7 @@ async fn existing(state: &AppState, row: DrawRow, new: &NewDraw) -> Result<Respo
     }
     if !row.is_published() {
         return Err(ApiError::conflict(
-            "Upload in progress",
+            ProblemKind::UploadInProgress,
             format!(
                 "draw {} is still receiving its list under this Idempotency-Key; retry when that upload has finished",
                 row.id
@@ -644,7 +648,7 @@ pub async fn set_client_seed(
         if !others.is_empty() {
             others.truncate(5);
             return Err(ApiError::conflict(
-                "Client seed in use",
+                ProblemKind::ClientSeedInUse,
                 format!(
                     "client_seed: draw(s) {} of this tenant draw from the same list with this \
                      client seed or one that looks like it; two draws of one list with one seed \
@@ -666,7 +670,7 @@ pub async fn set_client_seed(
             Ok(super::replayed(Json(body).into_response()))
         }
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
-            "Client seed already set",
+            ProblemKind::ClientSeedAlreadySet,
             format!(
                 "draw {id} is {}; its client seed can be set only once, while it awaits one",
                 row.status
@@ -711,7 +715,7 @@ pub async fn run(
             Ok(super::replayed(Json(body).into_response()))
         }
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
-            "Draw not ready",
+            ProblemKind::DrawNotReady,
             format!(
                 "draw {id} is {}; set its client seed (PUT /v1/draws/{id}/client-seed) before running it",
                 row.status

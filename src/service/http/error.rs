@@ -20,14 +20,20 @@ use serde::de::DeserializeOwned;
 use utoipa::openapi::{self, ContentBuilder, Ref, RefOr, ResponseBuilder};
 use utoipa::{IntoResponses, ToSchema};
 
+pub use super::problems::ProblemKind;
+
 /// An RFC 9457 problem document.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Problem {
-    /// Always `about:blank`: `title` and `status` carry the meaning.
+    /// The kind of problem: a URI reference, `/problems/<kind>`, resolved
+    /// against the service (`GET` it for what it means and what to do). A
+    /// backend switches on this, never on `title` or `detail`; every value
+    /// is listed here.
     #[serde(rename = "type")]
-    #[schema(example = "about:blank")]
+    #[schema(example = "/problems/invalid-request")]
     pub problem_type: &'static str,
-    /// A short summary of the problem type.
+    /// A short summary of the problem type: the same for every problem of
+    /// one `type`.
     #[schema(example = "Invalid request")]
     pub title: String,
     /// The HTTP status code.
@@ -62,8 +68,7 @@ struct Extra {
 /// An error answered to the client.
 #[derive(Debug)]
 pub struct ApiError {
-    status: StatusCode,
-    title: &'static str,
+    kind: ProblemKind,
     detail: String,
     field: Option<String>,
     /// What few problems name besides their field, boxed so that the error
@@ -75,10 +80,10 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, title: &'static str, detail: impl Into<String>) -> Self {
+    /// A problem of `kind`, with what went wrong in this request.
+    pub fn of(kind: ProblemKind, detail: impl Into<String>) -> Self {
         Self {
-            status,
-            title,
+            kind,
             detail: detail.into(),
             field: None,
             extra: None,
@@ -91,7 +96,7 @@ impl ApiError {
     pub fn malformed(detail: impl Into<String>, field: Option<String>) -> Self {
         Self {
             field,
-            ..Self::new(StatusCode::BAD_REQUEST, "Malformed request", detail)
+            ..Self::of(ProblemKind::MalformedRequest, detail)
         }
     }
 
@@ -99,11 +104,7 @@ impl ApiError {
     pub fn invalid(field: &str, rule: impl std::fmt::Display) -> Self {
         Self {
             field: Some(field.to_owned()),
-            ..Self::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "Invalid request",
-                format!("{field}: {rule}"),
-            )
+            ..Self::of(ProblemKind::InvalidRequest, format!("{field}: {rule}"))
         }
     }
 
@@ -124,7 +125,7 @@ impl ApiError {
         } else {
             format!("no {what} with id {id:?}")
         };
-        Self::new(StatusCode::NOT_FOUND, "Not found", detail)
+        Self::of(ProblemKind::NotFound, detail)
     }
 
     /// Names the line (from 1) of an uploaded list at fault.
@@ -141,37 +142,28 @@ impl ApiError {
 
     /// 404 with its own explanation.
     pub fn not_found_detail(detail: String) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "Not found", detail)
+        Self::of(ProblemKind::NotFound, detail)
     }
 
     /// 415 with its own explanation of what is taken.
     pub fn unsupported(detail: String) -> Self {
-        Self::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported media type",
-            detail,
-        )
+        Self::of(ProblemKind::UnsupportedMediaType, detail)
     }
 
     /// 408 with its own explanation.
     pub fn timeout(detail: String) -> Self {
-        Self::new(StatusCode::REQUEST_TIMEOUT, "Request timeout", detail)
+        Self::of(ProblemKind::RequestTimeout, detail)
     }
 
     /// 413: a body over a limit.
     pub fn payload_too_large(detail: String) -> Self {
-        Self::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "Request body too large",
-            detail,
-        )
+        Self::of(ProblemKind::BodyTooLarge, detail)
     }
 
     /// 408: the request was not read and answered in time.
     pub fn request_timeout(limit: std::time::Duration) -> Self {
-        Self::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "Request timeout",
+        Self::of(
+            ProblemKind::RequestTimeout,
             format!(
                 "the request was not read and answered within {} s (a slow body, or a slow \
                  database). A deal may still have been dealt: retry it with the same \
@@ -183,15 +175,16 @@ impl ApiError {
 
     /// 404 for a path that no route serves.
     pub fn no_route() -> Self {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            "Not found",
+        Self::of(
+            ProblemKind::NotFound,
             "no endpoint at this path; openapi.yaml lists them (GET /verify for the page)",
         )
     }
 
-    pub fn conflict(title: &'static str, detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, title, detail)
+    /// 409: the resource is not in a state that takes this request.
+    pub fn conflict(kind: ProblemKind, detail: impl Into<String>) -> Self {
+        debug_assert_eq!(kind.status(), StatusCode::CONFLICT);
+        Self::of(kind, detail)
     }
 
     pub fn rounds_in_play(ids: Vec<String>) -> Self {
@@ -205,21 +198,20 @@ impl ApiError {
                 rounds_in_play: Some(ids),
                 ..Extra::default()
             })),
-            ..Self::new(StatusCode::CONFLICT, "Rounds still in play", "")
+            ..Self::of(ProblemKind::RoundsInPlay, "")
         }
     }
 
     pub fn unauthorized(detail: impl Into<String>) -> Self {
         Self {
             www_authenticate: true,
-            ..Self::new(StatusCode::UNAUTHORIZED, "Unauthorized", detail)
+            ..Self::of(ProblemKind::Unauthorized, detail)
         }
     }
 
     pub fn unsupported_media_type() -> Self {
-        Self::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported media type",
+        Self::of(
+            ProblemKind::UnsupportedMediaType,
             "the request body must be JSON: send Content-Type: application/json",
         )
     }
@@ -227,11 +219,7 @@ impl ApiError {
     pub fn unavailable(detail: impl Into<String>) -> Self {
         Self {
             retry_after: Some(1),
-            ..Self::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Service unavailable",
-                detail,
-            )
+            ..Self::of(ProblemKind::ServiceUnavailable, detail)
         }
     }
 
@@ -240,9 +228,8 @@ impl ApiError {
     pub fn database_unavailable() -> Self {
         Self {
             retry_after: Some(1),
-            ..Self::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Database unavailable",
+            ..Self::of(
+                ProblemKind::DatabaseUnavailable,
                 "the database did not answer in time; retry after the Retry-After delay. A deal \
                  answered with a 5xx may still have been dealt: retry it with the same \
                  Idempotency-Key to get that round rather than a new one",
@@ -258,9 +245,8 @@ impl ApiError {
             return Self::database_unavailable();
         }
         tracing::error!(error = format!("{err:#}"), "internal error");
-        Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Internal error",
+        Self::of(
+            ProblemKind::InternalError,
             "the server failed to complete the request; it has been logged",
         )
     }
@@ -279,17 +265,17 @@ impl From<sqlx::Error> for ApiError {
 }
 
 /// Builds a problem response (also used for rejections outside handlers).
-pub fn problem_response(status: StatusCode, title: &'static str, detail: String) -> Response {
-    ApiError::new(status, title, detail).into_response()
+pub fn problem_response(kind: ProblemKind, detail: String) -> Response {
+    ApiError::of(kind, detail).into_response()
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let extra = self.extra.map(|extra| *extra).unwrap_or_default();
         let body = Problem {
-            problem_type: "about:blank",
-            title: self.title.to_owned(),
-            status: self.status.as_u16(),
+            problem_type: self.kind.uri(),
+            title: self.kind.title().to_owned(),
+            status: self.kind.status().as_u16(),
             detail: self.detail,
             field: self.field,
             rounds_in_play: extra.rounds_in_play,
@@ -297,7 +283,7 @@ impl IntoResponse for ApiError {
             seat: extra.seat,
         };
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        let mut response = (self.status, bytes).into_response();
+        let mut response = (self.kind.status(), bytes).into_response();
         response.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
@@ -383,9 +369,8 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
             .await
             .map_err(|rejection| {
                 if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    ApiError::new(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        "Request body too large",
+                    ApiError::of(
+                        ProblemKind::BodyTooLarge,
                         "the request body is larger than the 16 KiB this API accepts",
                     )
                 } else {

@@ -10,7 +10,7 @@ use std::time::Instant;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::handler::Handler;
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{self, MethodFilter, MethodRouter};
@@ -31,6 +31,7 @@ pub mod export;
 pub mod log;
 pub mod ops;
 pub mod page;
+pub mod problems;
 pub mod receipts;
 pub mod rounds;
 pub mod seed_pairs;
@@ -151,6 +152,8 @@ documented_routes![
     ops::readyz,
     ops::metrics,
     ops::version,
+    problems::list,
+    problems::explain,
     receipts::round,
     receipts::pair,
     transparency::consistency,
@@ -213,8 +216,7 @@ async fn not_found() -> error::ApiError {
 
 async fn method_not_allowed() -> Response {
     error::problem_response(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "Method not allowed",
+        error::ProblemKind::MethodNotAllowed,
         "this path does not take that method; see openapi.yaml".to_owned(),
     )
 }
@@ -279,8 +281,10 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         transparency::ConsistencyProof, transparency::SameClientSeed, transparency::ClientSeedPair, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
         wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
-        ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest)),
-    modifiers(&OperatorKey, &ClosedGames),
+        ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest,
+        wire::RotateRequest, tables::CommitmentRequest, tables::ContributionRequest,
+        tables::SeatResult)),
+    modifiers(&OperatorKey, &ClosedGames, &ProblemTypes),
 )]
 #[derive(Debug)]
 struct ApiDoc;
@@ -317,6 +321,41 @@ impl utoipa::Modify for ClosedGames {
                         Some(Box::new(AdditionalProperties::FreeForm(false)));
                 }
             }
+        }
+    }
+}
+
+/// `Problem.type` takes the URIs of [`problems::ProblemKind`], each
+/// listed with its status and title: what a backend switches on.
+struct ProblemTypes;
+
+impl utoipa::Modify for ProblemTypes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::RefOr;
+        use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+        let kinds = problems::ProblemKind::ALL;
+        let listed: Vec<String> = kinds
+            .iter()
+            .map(|k| format!("- `{}` ({} {})", k.uri(), k.status().as_u16(), k.title()))
+            .collect();
+        let schema = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(format!(
+                "The kind of problem: a URI reference resolved against the service, where \
+                 `GET` says what it means and what to do. A backend switches on this, never \
+                 on `title` or `detail`:\n{}",
+                listed.join("\n")
+            )))
+            .enum_values(Some(kinds.iter().map(|k| k.uri())))
+            .examples(["/problems/invalid-request"]);
+        let problem = openapi
+            .components
+            .as_mut()
+            .and_then(|components| components.schemas.get_mut("Problem"));
+        if let Some(RefOr::T(Schema::Object(object))) = problem {
+            object
+                .properties
+                .insert("type".to_owned(), RefOr::T(Schema::Object(schema.build())));
         }
     }
 }

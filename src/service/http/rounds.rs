@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::auth::{Operator, Viewer};
+use super::error::ProblemKind;
 use super::error::{
     ApiError, ApiJson, ApiPath, DatabaseUnavailable, JsonBodyProblems, OperatorAuthProblems,
     PairNotFound, Problem, RoundNotFound, ViewerAuthProblems,
@@ -120,7 +121,7 @@ pub async fn create(
         InsertRound::NotFound => return Err(ApiError::not_found("seed pair", &pair_id)),
         InsertRound::NotActive(status) => {
             return Err(ApiError::conflict(
-                "Seed pair not active",
+                ProblemKind::PairNotActive,
                 match status {
                     PairStatus::AwaitingClientSeed => format!(
                         "seed pair {pair_id} has no client seed yet; set it (PUT /v1/seed-pairs/{pair_id}/client-seed) before dealing"
@@ -139,7 +140,7 @@ pub async fn create(
         }
         InsertRound::Exhausted => {
             return Err(ApiError::conflict(
-                "Seed pair exhausted",
+                ProblemKind::PairExhausted,
                 format!("seed pair {pair_id} has used every nonce; rotate it"),
             ));
         }

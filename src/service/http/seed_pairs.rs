@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::auth::{Operator, Viewer};
+use super::error::ProblemKind;
 use super::error::{
     ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
     OperatorAuthProblems, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
@@ -144,7 +145,7 @@ async fn refuse_seed_in_use(
     }
     holders.truncate(SHOWN);
     Err(ApiError::conflict(
-        "Client seed in use",
+        ProblemKind::ClientSeedInUse,
         format!(
             "client_seed: seed pair(s) {} of this tenant, not yet revealed, hold this client seed \
              or one that looks like it; giving it to another pair would let deals be shopped \
@@ -200,14 +201,14 @@ pub async fn set_client_seed(
         }
         SetClientSeed::NotFound => Err(ApiError::not_found("seed pair", &id)),
         SetClientSeed::AlreadySet(pair) if pair.seats.is_some() => Err(ApiError::conflict(
-            "Client seed of a table",
+            ProblemKind::TableClientSeed,
             format!(
                 "seed pair {id} is a table: its client seed is derived from its seats' contributions \
                  (PUT /v1/seed-pairs/{id}/seats/{{seat}}/commitment, then …/contribution), never set"
             ),
         )),
         SetClientSeed::AlreadySet(pair) => Err(ApiError::conflict(
-            "Client seed already set",
+            ProblemKind::ClientSeedAlreadySet,
             format!(
                 "seed pair {id} is {} with another client seed; a client seed can be set only once, \
                  while the pair awaits one",
@@ -357,7 +358,7 @@ pub async fn rotate(
                     ))
                 }
                 Some(next) => Err(ApiError::conflict(
-                    "Seed pair not active",
+                    ProblemKind::PairNotActive,
                     format!(
                         "seed pair {id} is {status}, rotated already: its successor is {}; \
                          only an active pair can be rotated",
@@ -365,7 +366,7 @@ pub async fn rotate(
                     ),
                 )),
                 None => Err(ApiError::conflict(
-                    "Seed pair not active",
+                    ProblemKind::PairNotActive,
                     format!("seed pair {id} is {status}; only an active pair can be rotated"),
                 )),
             }

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 
 use super::AppState;
 use super::auth::Operator;
+use super::error::ProblemKind;
 use super::error::{
     ApiError, ApiJson, ApiPath, DatabaseUnavailable, JsonBodyProblems, OperatorAuthProblems,
     Problem,
@@ -179,6 +180,7 @@ pub async fn pair_view(
 /// A seat's commitment.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a JSON object: {\"commitment\": \"<64 lowercase hex>\"}")]
 pub struct CommitmentRequest {
     /// Lowercase hex SHA-256 of the seat's secret contribution.
     #[schema(
@@ -191,6 +193,7 @@ pub struct CommitmentRequest {
 /// A seat's contribution.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a JSON object: {\"contribution\": \"<text>\"}")]
 pub struct ContributionRequest {
     /// The seat's secret: 1 to 64 bytes of UTF-8 without control
     /// characters, whose SHA-256 is the seat's commitment.
@@ -355,7 +358,7 @@ async fn refusal(
     match refused {
         SeatRefused::NotFound => ApiError::not_found("seed pair", id).with_seat(seat),
         SeatRefused::NotATable => ApiError::conflict(
-            "Not a table",
+            ProblemKind::NotATable,
             format!(
                 "seed pair {id} is not a table pair: it has no seats (create one with \"seats\")"
             ),
@@ -363,7 +366,7 @@ async fn refusal(
         .with_seat(seat),
         SeatRefused::UnknownSeat => not_a_seat(),
         SeatRefused::NotCollecting(status) => ApiError::conflict(
-            "Table not collecting",
+            ProblemKind::TableNotCollecting,
             format!("seed pair {id} is {status}; seats commit and reveal only while it awaits contributions"),
         )
         .with_seat(seat),
@@ -374,7 +377,7 @@ async fn refusal(
                 Err(err) => tracing::warn!(seed_pair = %id, error = format!("{err:#}"), "voiding a table past its deadline failed"),
             }
             ApiError::conflict(
-                "Past the deadline",
+                ProblemKind::PastTheDeadline,
                 format!(
                     "seed pair {id}'s phase ended at {}; the table is void (its server seed is revealed) and takes no {what}",
                     timestamp(deadline)
@@ -383,7 +386,7 @@ async fn refusal(
             .with_seat(seat)
         }
         SeatRefused::NotEveryoneCommitted(missing) => ApiError::conflict(
-            "Seats still committing",
+            ProblemKind::SeatsStillCommitting,
             format!(
                 "seed pair {id}: contributions are taken only once every seat has committed; not yet committed: {}",
                 missing.join(", ")
@@ -391,12 +394,12 @@ async fn refusal(
         )
         .with_seat(seat),
         SeatRefused::CommitPhaseOver => ApiError::conflict(
-            "Commit phase over",
+            ProblemKind::CommitPhaseOver,
             format!("seed pair {id}: every seat has committed; reveal contributions now"),
         )
         .with_seat(seat),
         SeatRefused::AlreadyCommitted(held) => ApiError::conflict(
-            "Seat already committed",
+            ProblemKind::SeatAlreadyCommitted,
             format!("seat {seat:?} of seed pair {id} already committed to {held}; a seat commits once"),
         )
         .with_seat(seat),

@@ -22,6 +22,7 @@ use crate::time::timestamp;
 /// description is [`GameDoc`].
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a game object such as {\"type\": \"holdem\", \"players\": 6}")]
 pub struct GameSpec {
     #[serde(rename = "type")]
     pub game_type: String,
@@ -292,6 +293,7 @@ pub struct PageParams {
 /// Options of a new seed pair (the body may be left out).
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a JSON object (optional \"label\", \"seats\")")]
 pub struct CreatePairRequest {
     /// An opaque reference of the game backend (a player or table id): 1 to
     /// 128 bytes, no control characters. Shown to the pair's operators only,
@@ -327,6 +329,7 @@ impl CreatePairRequest {
 /// or (for a table) nothing, to keep the seats, or other seats.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a JSON object (optional \"client_seed\", \"seats\", \"allow_reuse\")")]
 pub struct RotateRequest {
     /// The successor's client seed (a one-player pair): 1 to 64 bytes of
     /// UTF-8, no control characters, and none that shows as nothing or
@@ -427,6 +430,7 @@ pub struct RotationResult {
 /// characters.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a JSON object: {\"client_seed\": \"<text>\"}")]
 pub struct ClientSeedRequest {
     /// 1 to 64 bytes of UTF-8 (so at most 64 characters, fewer when they
     /// take several bytes), no control characters, and none that shows as
@@ -475,6 +479,7 @@ pub fn new_client_seed(text: String) -> Result<ClientSeed, ApiError> {
 /// What to deal.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a JSON object: {\"game\": {\"type\": …}}")]
 pub struct CreateRoundRequest {
     #[schema(value_type = GameDoc)]
     pub game: GameSpec,
@@ -556,6 +561,7 @@ impl<'de> Deserialize<'de> for NonceInput {
 /// A round to recompute.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[serde(expecting = "a JSON object: {\"server_seed\", \"client_seed\", \"nonce\", \"game\"}")]
 pub struct VerifyRequest {
     /// The revealed server seed: 64 hex characters.
     #[schema(pattern = "^[0-9a-fA-F]{64}$")]

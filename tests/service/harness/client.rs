@@ -150,6 +150,12 @@ impl Client {
             transcript.lock().expect("lock").push(text.clone());
         }
         let json = serde_json::from_str(&text).unwrap_or(Value::Null);
+        if headers
+            .get(reqwest::header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes() == b"application/problem+json")
+        {
+            check_problem(&description, status, &json);
+        }
         Ok(Reply {
             request: description,
             status,
@@ -230,4 +236,19 @@ impl Client {
         )
         .await
     }
+}
+
+/// Every problem the API answers, in every test: its `type` is one of the
+/// kinds the API declares, with that kind's title and status, so a backend
+/// can switch on it.
+fn check_problem(request: &str, status: StatusCode, problem: &Value) {
+    use fairdeal::service::http::problems::ProblemKind;
+    let uri = problem["type"].as_str().unwrap_or_default();
+    let kind = ProblemKind::ALL
+        .iter()
+        .find(|k| k.uri() == uri)
+        .unwrap_or_else(|| panic!("{request}: an undeclared problem type {uri:?}: {problem}"));
+    assert_eq!(problem["title"], kind.title(), "{request}: {problem}");
+    assert_eq!(kind.status(), status, "{request}: {problem}");
+    assert_eq!(problem["status"], status.as_u16(), "{request}: {problem}");
 }
