@@ -1,14 +1,16 @@
 //! `/log/`: the transparency log as static resources (c2sp.org/tlog-tiles):
 //! the latest signed checkpoint, hash tiles and entry bundles, and the
-//! log's verifier key. Not in the OpenAPI description: these are files in
-//! the C2SP layout, for tlog tooling and the monitor.
+//! log's verifier key. The checkpoint and the key are in the OpenAPI
+//! description; the tiles, whose paths are C2SP's (an index spans several
+//! path segments), are described in its introduction and in
+//! docs/TRANSPARENCY.md.
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, DatabaseUnavailable};
 use crate::tlog::tiles::{TILE_WIDTH, TilePath, entry_bundle};
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -25,7 +27,16 @@ fn text(body: String, cache: &'static str) -> Response {
     response
 }
 
-/// `GET /log/checkpoint`: the latest signed checkpoint.
+/// The latest signed checkpoint (c2sp.org/tlog-checkpoint).
+///
+/// A signed note: the log's origin, its size and its root hash (base64),
+/// signed by the log key. It changes as the log grows (`no-cache`).
+#[utoipa::path(get, path = "/log/checkpoint", tag = "transparency log",
+    security(()),
+    responses(
+        (status = 200, description = "The signed checkpoint", body = String, content_type = "text/plain"),
+        DatabaseUnavailable,
+    ))]
 pub async fn checkpoint(State(state): State<AppState>) -> Result<Response, ApiError> {
     match state.dealer.store().log_checkpoint().await? {
         Some(checkpoint) => Ok(text(checkpoint.note, CHANGING)),
@@ -35,7 +46,14 @@ pub async fn checkpoint(State(state): State<AppState>) -> Result<Response, ApiEr
     }
 }
 
-/// `GET /log/key`: the verifier key, `<origin>+<key id>+<base64 key>`.
+/// The log's verifier key: `<origin>+<key id>+<base64 key>`
+/// (c2sp.org/signed-note), which every checkpoint and receipt verifies
+/// with. Publish it out of band and pin it in monitors.
+#[utoipa::path(get, path = "/log/key", tag = "transparency log",
+    security(()),
+    responses(
+        (status = 200, description = "The verifier key and a newline", body = String, content_type = "text/plain"),
+    ))]
 pub async fn key(State(state): State<AppState>) -> Response {
     text(format!("{}\n", state.log.vkey()), CHANGING)
 }

@@ -152,6 +152,8 @@ documented_routes![
     ops::readyz,
     ops::metrics,
     ops::version,
+    log::checkpoint,
+    log::key,
     problems::list,
     problems::explain,
     receipts::round,
@@ -176,10 +178,8 @@ pub fn router_with(state: AppState, limits: &Limits) -> Router {
     let mut api = Router::new()
         // The verification page is also the front page (not described twice).
         .route("/", routing::get(page::verify_page))
-        // The transparency log: C2SP static resources, described in
-        // docs/TRANSPARENCY.md rather than in the OpenAPI description.
-        .route("/log/checkpoint", routing::get(log::checkpoint))
-        .route("/log/key", routing::get(log::key))
+        // The log's tiles: C2SP paths, whose index spans several segments,
+        // described in the introduction and docs/TRANSPARENCY.md.
         .route("/log/tile/{*path}", routing::get(log::tile));
     for route in documented_routes() {
         api = api.route(&route.path, route.handler);
@@ -275,7 +275,13 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         title = "fairdeal",
         description = "Provably-fair card dealing (protocol fairdeal-v1, docs/PROTOCOL.md). \
                        Operator endpoints need `Authorization: Bearer <API key>`; \
-                       every error is RFC 9457 application/problem+json."
+                       every error is RFC 9457 application/problem+json whose `type` \
+                       (`/problems/<kind>`) a client switches on. The transparency \
+                       log (docs/TRANSPARENCY.md) is served under `/log/`: \
+                       `/log/checkpoint` and `/log/key` (below), and its tiles \
+                       (c2sp.org/tlog-tiles): `GET /log/tile/<L>/<N>[.p/<W>]` for hash \
+                       tiles and `GET /log/tile/entries/<N>[.p/<W>]` for entry bundles, \
+                       application/octet-stream, full tiles immutable."
     ),
     components(schemas(error::Problem, receipts::Receipt, receipts::ProvenReceipt,
         transparency::ConsistencyProof, transparency::SameClientSeed, transparency::ClientSeedPair, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
@@ -319,6 +325,27 @@ impl utoipa::Modify for ClosedGames {
                 if let RefOr::T(Schema::Object(object)) = item {
                     object.additional_properties =
                         Some(Box::new(AdditionalProperties::FreeForm(false)));
+                    // A name for each variant, so generated clients name
+                    // their types by game, not GameType0, GameType1, ….
+                    let kind = match object.properties.get("type") {
+                        Some(RefOr::T(Schema::Object(tag))) => tag
+                            .enum_values
+                            .as_ref()
+                            .and_then(|values| values.first())
+                            .and_then(|value| value.as_str())
+                            .map(str::to_owned),
+                        _ => None,
+                    };
+                    if let Some(kind) = kind {
+                        let mut chars = kind.chars();
+                        let capital: String = chars
+                            .next()
+                            .map(|c| c.to_ascii_uppercase())
+                            .into_iter()
+                            .chain(chars)
+                            .collect();
+                        object.title = Some(format!("{capital}Game"));
+                    }
                 }
             }
         }
@@ -360,6 +387,279 @@ impl utoipa::Modify for ProblemTypes {
     }
 }
 
+/// The operation at `path` and `method`, to amend.
+fn operation_mut<'a>(
+    doc: &'a mut utoipa::openapi::OpenApi,
+    path: &str,
+    method: &str,
+) -> Option<&'a mut utoipa::openapi::path::Operation> {
+    let item = doc.paths.paths.get_mut(path)?;
+    match method {
+        "get" => item.get.as_mut(),
+        "post" => item.post.as_mut(),
+        "put" => item.put.as_mut(),
+        _ => None,
+    }
+}
+
+/// OpenAPI links from each operation that makes a resource to those that
+/// read or act on it (so that generated clients and stateful testers follow
+/// a session: pair, client seed, deal, close, receipts, rotation, draws):
+/// (path, method, status, link name, target operation id, id expression).
+const LINKS: &[(&str, &str, &str, &str, &str, &str)] = &[
+    (
+        "/v1/seed-pairs",
+        "post",
+        "201",
+        "GetPair",
+        "seed_pairs_get",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/seed-pairs",
+        "post",
+        "201",
+        "SetClientSeed",
+        "seed_pairs_set_client_seed",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/seed-pairs",
+        "post",
+        "201",
+        "PairReceipt",
+        "receipts_pair",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/client-seed",
+        "put",
+        "200",
+        "DealRound",
+        "rounds_create",
+        "$request.path.id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/client-seed",
+        "put",
+        "200",
+        "ListRounds",
+        "seed_pairs_rounds",
+        "$request.path.id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/client-seed",
+        "put",
+        "200",
+        "SameClientSeed",
+        "transparency_same_client_seed",
+        "$request.path.id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/client-seed",
+        "put",
+        "200",
+        "Rotate",
+        "seed_pairs_rotate",
+        "$request.path.id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/rounds",
+        "post",
+        "201",
+        "GetRound",
+        "rounds_get",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/rounds",
+        "post",
+        "201",
+        "CloseRound",
+        "rounds_close",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/rounds",
+        "post",
+        "201",
+        "RoundReceipt",
+        "receipts_round",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/rounds",
+        "post",
+        "201",
+        "RotatePair",
+        "seed_pairs_rotate",
+        "$request.path.id",
+    ),
+    (
+        "/v1/rounds/{id}/close",
+        "post",
+        "200",
+        "GetClosedRound",
+        "rounds_get",
+        "$request.path.id",
+    ),
+    (
+        "/v1/rounds/{id}/close",
+        "post",
+        "200",
+        "ClosedRoundReceipt",
+        "receipts_round",
+        "$request.path.id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/rotate",
+        "post",
+        "200",
+        "GetRevealed",
+        "seed_pairs_get",
+        "$response.body#/revealed/id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/rotate",
+        "post",
+        "200",
+        "RevealedRounds",
+        "seed_pairs_rounds",
+        "$response.body#/revealed/id",
+    ),
+    (
+        "/v1/seed-pairs/{id}/rotate",
+        "post",
+        "200",
+        "DealOnSuccessor",
+        "rounds_create",
+        "$response.body#/current/id",
+    ),
+    (
+        "/v1/draws",
+        "post",
+        "201",
+        "GetDraw",
+        "draws_get",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/draws",
+        "post",
+        "201",
+        "SetDrawClientSeed",
+        "draws_set_client_seed",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/draws",
+        "post",
+        "201",
+        "DrawEntries",
+        "draws_entries",
+        "$response.body#/id",
+    ),
+    (
+        "/v1/draws/{id}/client-seed",
+        "put",
+        "200",
+        "RunDraw",
+        "draws_run",
+        "$request.path.id",
+    ),
+    (
+        "/v1/draws/{id}/run",
+        "post",
+        "200",
+        "GetDrawn",
+        "draws_get",
+        "$request.path.id",
+    ),
+];
+
+/// What the generated description needs besides the routes: the links, and
+/// a rotation's body marked optional (an empty body keeps a table's seats).
+fn amend(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::link::LinkBuilder;
+    use utoipa::openapi::{RefOr, Required};
+    for (path, method, status, name, target, id) in LINKS {
+        if let Some(operation) = operation_mut(doc, path, method)
+            && let Some(RefOr::T(response)) = operation.responses.responses.get_mut(*status)
+        {
+            response.links.insert(
+                (*name).to_owned(),
+                RefOr::T(
+                    LinkBuilder::new()
+                        .operation_id(*target)
+                        .parameter("id", *id)
+                        .build(),
+                ),
+            );
+        }
+    }
+    if let Some(operation) = operation_mut(doc, "/v1/seed-pairs/{id}/rotate", "post")
+        && let Some(RefOr::T(body)) = operation.request_body.as_mut()
+    {
+        body.required = Some(Required::False);
+    }
+    formats_and_enums(doc);
+}
+
+/// Ids are UUIDs and times RFC 3339 in every answer: `id`, `*_id` and
+/// `*_ids` strings get `format: uuid`, `*_at` strings `format: date-time`;
+/// and the text fields that take a few values list them.
+fn formats_and_enums(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::{KnownFormat, Schema, SchemaFormat, SchemaType, Type};
+    const ENUMS: &[(&str, &str, &[&str])] = &[
+        (
+            "TableView",
+            "phase",
+            &["commit", "reveal", "complete", "void"],
+        ),
+        ("VoidView", "phase", &["commit", "reveal"]),
+    ];
+    let Some(components) = doc.components.as_mut() else {
+        return;
+    };
+    let is_string = |t: &SchemaType| match t {
+        SchemaType::Type(Type::String) => true,
+        SchemaType::Array(types) => types.contains(&Type::String),
+        _ => false,
+    };
+    for (name, schema) in components.schemas.iter_mut() {
+        let RefOr::T(Schema::Object(object)) = schema else {
+            continue;
+        };
+        // Requests keep plain strings: a path or body id that is not a
+        // UUID is answered 404 like any unknown id.
+        if name.ends_with("Request") {
+            continue;
+        }
+        for (field, property) in object.properties.iter_mut() {
+            let RefOr::T(Schema::Object(property)) = property else {
+                continue;
+            };
+            if !is_string(&property.schema_type) {
+                continue;
+            }
+            let format = if field == "id" || field.ends_with("_id") {
+                Some(SchemaFormat::Custom("uuid".to_owned()))
+            } else if field.ends_with("_at") {
+                Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))
+            } else {
+                None
+            };
+            if format.is_some() && property.format.is_none() {
+                property.format = format;
+            }
+            if let Some((_, _, values)) = ENUMS.iter().find(|(s, f, _)| s == name && f == field) {
+                property.enum_values = Some(values.iter().map(|v| (*v).into()).collect());
+            }
+        }
+    }
+}
+
 /// The OpenAPI description: [`ApiDoc`] and every documented route.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut doc = ApiDoc::openapi();
@@ -367,6 +667,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         doc.paths
             .add_path_operation(&route.path, route.methods, route.operation);
     }
+    amend(&mut doc);
     doc
 }
 

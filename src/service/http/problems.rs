@@ -149,7 +149,7 @@ problem_kinds! {
 /// The `type` of every problem answered is one of these pages (a
 /// backend switches on it); `GET /problems` lists them all.
 #[utoipa::path(get, path = "/problems/{kind}", tag = "operations",
-    params(("kind" = String, Path, description = "The last segment of a problem's `type`")),
+    params(("kind" = String, Path, description = "The last segment of a problem's `type`", example = "client-seed-in-use")),
     security(()),
     responses(
         (status = 200, description = "What the problem means and what to do", body = String, content_type = "text/plain"),

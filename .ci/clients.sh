@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# openapi.yaml as client generators read it: the validator, the Python and
+# TypeScript generators (a warning about any operation, or an endpoint left
+# out, fails), and the README session driven through the generated Python
+# client against a real `fairdeal serve`. Usage: .ci/clients.sh PATH/TO/fairdeal
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:?the fairdeal binary}
+validator=0.9.0
+python_client=0.29.1
+typescript=7.13.0
+
+python3 -m pip install --quiet --disable-pip-version-check \
+  "openapi-spec-validator==$validator" "openapi-python-client==$python_client"
+
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "--- openapi-spec-validator $validator"
+openapi-spec-validator openapi.yaml
+
+echo "--- openapi-python-client $python_client"
+(cd "$work" && openapi-python-client generate --path "$OLDPWD/openapi.yaml" \
+  --config "$OLDPWD/.ci/clients/openapi-python-client.yaml" --output-path pkg/fairdeal_client \
+  --meta none) 2>&1 | tee "$work/python.log"
+if grep -Eqi "warning|will not be generated|error" "$work/python.log"; then
+  echo "openapi-python-client did not take the whole description (above)" >&2
+  exit 1
+fi
+operations=$(python3 -c 'import yaml; d = yaml.safe_load(open("openapi.yaml")); print(sum(1 for p in d["paths"].values() for m in p if m in ("get", "put", "post", "delete", "patch")))')
+generated=$(find "$work/pkg/fairdeal_client/api" -name '*.py' ! -name '__init__.py' | wc -l)
+echo "operations described: $operations; Python functions generated: $generated"
+[ "$operations" -eq "$generated" ] || { echo "an endpoint was left out" >&2; exit 1; }
+
+echo "--- openapi-typescript $typescript"
+mkdir -p "$work/ts"
+(cd "$work/ts" && npm init -y >/dev/null && npm install --no-audit --no-fund --loglevel=error \
+  "openapi-typescript@$typescript" typescript@5 >/dev/null)
+"$work/ts/node_modules/.bin/openapi-typescript" openapi.yaml -o "$work/ts/api.d.ts" 2>&1 | tee "$work/ts.log"
+if grep -Eqi "warn|error|can't resolve" "$work/ts.log"; then
+  echo "openapi-typescript did not take the whole description (above)" >&2
+  exit 1
+fi
+"$work/ts/node_modules/.bin/tsc" --noEmit --strict "$work/ts/api.d.ts"
+typed=$(python3 -c 'import re, sys; print(len(set(re.findall(r"^    ([a-z_]+): \{$", open(sys.argv[1]).read().split("export interface operations")[1], re.M))))' "$work/ts/api.d.ts")
+echo "operations typed in TypeScript: $typed"
+[ "$operations" -eq "$typed" ] || { echo "an operation has no TypeScript type" >&2; exit 1; }
+
+echo "--- the README session through the generated Python client"
+key=$("$bin" keys create --name clients --data-dir "$work/data" 2>/dev/null)
+"$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" >"$work/stdout" 2>"$work/serve.log" &
+server_pid=$!
+base=
+for _ in $(seq 1 100); do
+  base=$(sed -n 's/^fairdeal listening on \(http:\/\/[0-9.:]*\)$/\1/p' "$work/stdout")
+  [ -n "$base" ] && break
+  sleep 0.1
+done
+[ -n "$base" ] || { echo "the server did not start:" >&2; cat "$work/serve.log" >&2; exit 1; }
+PYTHONPATH="$work/pkg" python3 .ci/clients/readme_session.py "$base" "$key"
