@@ -1,30 +1,43 @@
-# fairdeal: multi-stage build; the runtime image holds only the binary.
+# fairdeal: multi-stage build; the runtime image holds only the binary (and
+# tini as PID 1, forwarding SIGTERM and reaping).
 #
 #   docker build -t fairdeal .
-#   docker run -p 8080:8080 -v fairdeal-data:/data fairdeal
-#   docker run --rm -v fairdeal-data:/data fairdeal keys create --name backend
+#   docker run -d --name fairdeal -p 8080:8080 -v fairdeal-data:/data fairdeal
+#   docker exec fairdeal fairdeal keys create --name backend
 #
-# The data volume holds the SQLite database and the generated master key.
-# For PostgreSQL pass DATABASE_URL, and the master key as FAIRDEAL_MASTER_KEY
-# or a mounted FAIRDEAL_MASTER_KEY_FILE shared by every instance.
+# The /data volume holds the SQLite database and the master key made on
+# first start (everything a process needs: the log's key is sealed in the
+# database). For PostgreSQL pass DATABASE_URL, and the master key as
+# FAIRDEAL_MASTER_KEY or a mounted FAIRDEAL_MASTER_KEY_FILE shared by every
+# instance. The base images are build arguments, so a registry mirror or a
+# local image can stand in for the official ones.
 
-FROM rust:1-bookworm AS build
+ARG RUST_IMAGE=rust:1-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
+FROM ${RUST_IMAGE} AS build
 WORKDIR /src
-# Dependencies first, so source edits do not rebuild them.
-COPY Cargo.toml Cargo.lock ./
+# Dependencies first, so that source edits do not rebuild them: every
+# workspace member's manifest, with empty sources.
+COPY Cargo.toml Cargo.lock build.rs ./
 COPY crates/fairdeal-core/Cargo.toml crates/fairdeal-core/Cargo.toml
-RUN mkdir -p src benches crates/fairdeal-core/src \
+COPY crates/fairdeal-stats/Cargo.toml crates/fairdeal-stats/Cargo.toml
+RUN mkdir -p src benches crates/fairdeal-core/src crates/fairdeal-stats/src \
  && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
- && echo 'fn main() {}' > benches/dealing.rs && touch crates/fairdeal-core/src/lib.rs \
- && cargo build --release --locked --bin fairdeal || true
+ && echo 'fn main() {}' > benches/dealing.rs && echo 'fn main() {}' > benches/audit.rs \
+ && touch crates/fairdeal-core/src/lib.rs crates/fairdeal-stats/src/lib.rs \
+ && cargo build --release --locked --bin fairdeal
 COPY . .
-RUN touch src/main.rs src/lib.rs crates/fairdeal-core/src/lib.rs \
- && cargo build --release --locked --bin fairdeal \
+# The commit the binary reports (`fairdeal --version`, GET /version): the
+# context has no .git.
+ARG FAIRDEAL_GIT_COMMIT=unknown
+RUN touch src/main.rs src/lib.rs crates/fairdeal-core/src/lib.rs crates/fairdeal-stats/src/lib.rs \
+ && FAIRDEAL_GIT_COMMIT=${FAIRDEAL_GIT_COMMIT} cargo build --release --locked --bin fairdeal \
  && strip target/release/fairdeal
 
-FROM debian:bookworm-slim AS runtime
+FROM ${RUNTIME_IMAGE} AS runtime
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates \
+ && apt-get install -y --no-install-recommends ca-certificates tini \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system fairdeal \
  && useradd --system --gid fairdeal --home-dir /data --shell /usr/sbin/nologin fairdeal \
@@ -36,5 +49,6 @@ ENV FAIRDEAL_DATA_DIR=/data \
     FAIRDEAL_LISTEN=0.0.0.0:8080 \
     FAIRDEAL_LOG_FORMAT=json
 EXPOSE 8080
-ENTRYPOINT ["fairdeal"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--", "fairdeal"]
 CMD ["serve"]

@@ -12,7 +12,7 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", cli::error_chain(err.as_ref()));
             if err.is::<cli::InputError>() {
                 ExitCode::from(2)
             } else {

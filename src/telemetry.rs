@@ -16,7 +16,10 @@ pub enum LogFormat {
 
 /// Installs the global subscriber (once; later calls do nothing).
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // PostgreSQL's notices (a migration table that "already exists,
+    // skipping" on every start) are its chatter, not the operator's news.
+    let filter = EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| EnvFilter::new("info,sqlx::postgres::notice=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -88,31 +88,62 @@ pub(crate) fn parse_positive_seconds(text: &str) -> Result<f64, String> {
 }
 
 impl DatabaseOpts {
-    /// [`DatabaseOpts::open`] for a command that reads what the service
-    /// keeps (an export, a listing): on the embedded SQLite default, the
-    /// database must exist already, so that a mistyped `--data-dir` is an
-    /// error rather than a new, empty database that looks like no data.
+    /// [`DatabaseOpts::open`] for every command but `serve`: the database
+    /// must exist and have been set up by `fairdeal serve` already, so that a
+    /// mistyped `--data-dir` (or a command run from another directory) is an
+    /// error that says where it looked, never a new, empty database that
+    /// looks like no data, or takes a key the service never sees.
     pub async fn open_existing(&self) -> anyhow::Result<Store> {
-        if self.database_url.is_none() {
-            let file = self.data_dir.join("fairdeal.db");
-            if !file.exists() {
-                return Err(super::InputError::new(
-                    "--data-dir",
-                    format!(
-                        "there is no database at {}: `fairdeal serve` creates it in its data \
-                         directory; give that one (--data-dir or FAIRDEAL_DATA_DIR), or \
-                         DATABASE_URL",
-                        file.display()
-                    ),
-                )
-                .into());
-            }
+        let sqlite_file = match &self.database_url {
+            None => Some(self.data_dir.join("fairdeal.db")),
+            Some(url) => url
+                .strip_prefix("sqlite://")
+                .or_else(|| url.strip_prefix("sqlite:"))
+                .map(|path| std::path::PathBuf::from(path.split('?').next().unwrap_or(path))),
+        };
+        let (flag, looked) = match (&self.database_url, &sqlite_file) {
+            (None, Some(file)) => ("--data-dir", file.display().to_string()),
+            (Some(_), Some(file)) => ("DATABASE_URL", file.display().to_string()),
+            (Some(url), None) => ("DATABASE_URL", redacted_url(url)),
+            (None, None) => ("--data-dir", self.data_dir.display().to_string()),
+        };
+        let missing = |why: &str| -> anyhow::Error {
+            super::InputError::new(
+                flag,
+                format!(
+                    "{why} at {looked}: `fairdeal serve` creates and sets up the database, and \
+                     every other command uses the one it made; give its data directory \
+                     (--data-dir or FAIRDEAL_DATA_DIR) or its DATABASE_URL"
+                ),
+            )
+            .into()
+        };
+        if let Some(file) = &sqlite_file
+            && !file.exists()
+        {
+            return Err(missing("there is no database"));
         }
-        self.open().await
+        let store = self.connect().await?;
+        if !store.has_schema().await? {
+            return Err(missing(
+                "the database has not been set up by `fairdeal serve`",
+            ));
+        }
+        store.migrate().await?;
+        Ok(store)
     }
 
-    /// Creates the data directory, connects, and applies migrations.
+    /// Creates the data directory, connects, and applies migrations: what
+    /// `serve` does on its first start.
     pub async fn open(&self) -> anyhow::Result<Store> {
+        let store = self.connect().await?;
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Creates the data directory (for the SQLite default) and connects,
+    /// waiting up to `--db-wait` for the database.
+    async fn connect(&self) -> anyhow::Result<Store> {
         if !self.data_dir.exists() {
             std::fs::create_dir_all(&self.data_dir).with_context(|| {
                 format!("creating the data directory {}", self.data_dir.display())
@@ -151,7 +182,18 @@ impl DatabaseOpts {
                 }
             }
         };
-        store.migrate().await?;
         Ok(store)
+    }
+}
+
+/// A database URL without its password, to name it in a message.
+fn redacted_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            let user = credentials.split(':').next().unwrap_or_default();
+            format!("{}{user}@{}", &url[..scheme + 3], &url[at + 1..])
+        }
+        _ => url.to_owned(),
     }
 }

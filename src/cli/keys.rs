@@ -49,12 +49,9 @@ pub fn run(opts: KeysOpts) -> anyhow::Result<ExitCode> {
     }
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     runtime.block_on(async {
-        // A key is made where it is asked for; it is listed and revoked
-        // only where the service keeps its keys.
-        let store = match &opts.command {
-            KeysCommand::Create { .. } => opts.db.open().await?,
-            _ => opts.db.open_existing().await?,
-        };
+        // Keys are made, listed and revoked only where the service keeps
+        // them: never in a new database the service does not use.
+        let store = opts.db.open_existing().await?;
         let code = match &opts.command {
             KeysCommand::Create { name, tenant } => {
                 let new = crate::service::keys::generate(name, tenant, now_ms())?;

@@ -132,7 +132,7 @@ impl std::error::Error for InputError {}
 /// `err` and every error below it, as one line: an HTTP client's error
 /// says "error sending request" and leaves the cause (refused, no such
 /// host) to its sources.
-pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+pub fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
@@ -144,4 +144,21 @@ pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod chain_tests {
+    #[test]
+    fn a_cause_already_written_is_not_written_again() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let err = anyhow::Error::new(io)
+            .context("talking: refused")
+            .context("giving up");
+        assert_eq!(
+            super::error_chain(err.as_ref()),
+            "giving up: talking: refused"
+        );
+        let err = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(super::error_chain(err.as_ref()), "outer: inner");
+    }
 }

@@ -106,6 +106,12 @@ const CASES: &[Case] = &[
     Case { method: "GET",    path: "/v1/seed-pairs/{pair}/rounds?colour=red", headers: JSON,    body: b"",                                                    status: 400, field: Some("colour"),          detail: "unknown field `colour`" },
     Case { method: "DELETE", path: ROUNDS,                                    headers: JSON,    body: b"",                                                    status: 405, field: None,                    detail: "does not take that method" },
     Case { method: "GET",    path: "/v2/nothing",                             headers: JSON,    body: b"",                                                    status: 404, field: None,                    detail: "no endpoint at this path" },
+    Case { method: "GET",    path: "/v1/seed-pairs/%00",                       headers: &[],     body: b"",                                                    status: 404, field: None,                    detail: "NUL byte" },
+    Case { method: "GET",    path: "/v1/seed-pairs/%00/rounds",                headers: &[],     body: b"",                                                    status: 404, field: None,                    detail: "NUL byte" },
+    Case { method: "GET",    path: "/v1/rounds/a%00b",                         headers: &[],     body: b"",                                                    status: 404, field: None,                    detail: "NUL byte" },
+    Case { method: "GET",    path: "/v1/rounds/%00/receipt",                   headers: &[],     body: b"",                                                    status: 404, field: None,                    detail: "NUL byte" },
+    Case { method: "GET",    path: "/v1/draws/%00",                            headers: &[],     body: b"",                                                    status: 404, field: None,                    detail: "NUL byte" },
+    Case { method: "PUT",    path: "/v1/seed-pairs/{pair}/seats/%00/commitment", headers: JSON, body: br#"{"commitment":"00"}"#,                               status: 404, field: None,                    detail: "NUL byte" },
 ];
 
 /// Sends `case` as the operator and checks the refusal.

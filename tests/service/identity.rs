@@ -203,3 +203,34 @@ async fn a_start_that_fails_writes_no_file() {
     assert!(stderr.contains("sealed under a master key"), "{stderr}");
     assert_eq!(files_in(empty.path()), Vec::<String>::new());
 }
+
+/// `keys create` (like every command but `serve`) run where there is no
+/// database says where it looked, exits 2, and makes no database and no
+/// directory: a key made there would be one the service never sees.
+#[test]
+fn commands_other_than_serve_never_make_a_database() {
+    let empty = tempfile::tempdir().expect("dir");
+    let nowhere = empty.path().join("no-such-dir");
+    for args in [
+        &["keys", "create", "--name", "backend"][..],
+        &["keys", "list"][..],
+        &["pairs", "list"][..],
+        &["export"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args(args)
+            .arg("--data-dir")
+            .arg(&nowhere)
+            .env_remove("DATABASE_URL")
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&nowhere.join("fairdeal.db").display().to_string())
+                && stderr.contains("fairdeal serve"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!nowhere.exists(), "{args:?} made {}", nowhere.display());
+    }
+}

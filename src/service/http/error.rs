@@ -505,6 +505,13 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for ApiPath
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        // No id, label or kind holds a NUL byte, and PostgreSQL refuses
+        // one in text: such a path names nothing.
+        if parts.uri.path().to_ascii_lowercase().contains("%00") {
+            return Err(ApiError::not_found_detail(
+                "nothing here: ids and labels never hold a NUL byte (%00)".to_owned(),
+            ));
+        }
         let Path(value) =
             Path::<T>::from_request_parts(parts, state)
                 .await

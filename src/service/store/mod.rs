@@ -377,6 +377,28 @@ impl Store {
         .context("applying database migrations")
     }
 
+    /// Whether `fairdeal serve` has set this database up (its settings
+    /// table exists): commands other than `serve` never set one up.
+    pub async fn has_schema(&self) -> Result<bool, sqlx::Error> {
+        let (found,): (i64,) =
+            match self {
+                Store::Sqlite(pool, _) => sqlx::query_as(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'settings'",
+                )
+                .fetch_one(pool)
+                .await?,
+                Store::Postgres(pool) => {
+                    sqlx::query_as(
+                        "SELECT count(*) FROM information_schema.tables \
+                     WHERE table_schema = current_schema() AND table_name = 'settings'",
+                    )
+                    .fetch_one(pool)
+                    .await?
+                }
+            };
+        Ok(found > 0)
+    }
+
     /// Closes the pool, waiting for connections to finish.
     pub async fn close(&self) {
         with_pool!(self, |pool| pool.close().await)

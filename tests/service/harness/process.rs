@@ -45,8 +45,29 @@ impl Deployment {
         self.command(args).output().expect("fairdeal runs")
     }
 
-    /// `fairdeal keys create --name NAME`: the key.
+    /// Sets the database up as `fairdeal serve`'s first start does (the
+    /// other commands use only a database the service made).
+    pub fn set_up(&self) {
+        let url = self.database_url.clone();
+        std::thread::spawn(move || {
+            tokio::runtime::Runtime::new()
+                .expect("runtime")
+                .block_on(async {
+                    let store = fairdeal::service::store::Store::connect(&url, 1)
+                        .await
+                        .expect("connect");
+                    store.migrate().await.expect("migrate");
+                    store.close().await;
+                });
+        })
+        .join()
+        .expect("set up");
+    }
+
+    /// `fairdeal keys create --name NAME` (on a database set up first, as
+    /// the service would have): the key.
     pub fn create_key(&self, name: &str) -> String {
+        self.set_up();
         let out = self.run(&["keys", "create", "--name", name]);
         assert!(
             out.status.success(),
