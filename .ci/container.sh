@@ -2,7 +2,9 @@
 # The real Dockerfile, built and run as a user would, with podman:
 #   - base images made locally (the official ones are not reachable here):
 #     bookworm-slim by debootstrap, and a Rust build image from it with the
-#     machine's own Rust toolchain mounted in for the build;
+#     machine's own Rust toolchain, crate cache and CA bundle mounted in
+#     for the build (cargo reaches the registry only for what the cache
+#     lacks);
 #   - the image run with a named volume for /data: the README session
 #     against it (key made with `podman exec`), the process not root,
 #     stopped with SIGTERM (exit 0), started again on the same volume with
@@ -61,7 +63,8 @@ if ! podman image exists "$builder"; then
 FROM $base
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev pkg-config ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-ENV CARGO_HOME=/usr/local/cargo PATH=/usr/local/rust/bin:/usr/local/cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ENV CARGO_HOME=/usr/local/cargo CARGO_HTTP_CAINFO=/run/host-ca-certificates.crt \\
+    PATH=/usr/local/rust/bin:/usr/local/cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CONTAINERFILE
   podman build -q -t "$builder" -f "$work/Containerfile.rust" "$work" >/dev/null
 fi
@@ -73,7 +76,7 @@ podman build -t "$tag" \
   --build-arg FAIRDEAL_GIT_COMMIT="$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)" \
   -v "$sysroot:/usr/local/rust:ro" \
   -v "${CARGO_HOME:-$HOME/.cargo}/registry:/usr/local/cargo/registry" \
-  -v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro \
+  -v /etc/ssl/certs/ca-certificates.crt:/run/host-ca-certificates.crt:ro \
   . >"$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
 echo "built in $(( $(date +%s) - started )) s"
 

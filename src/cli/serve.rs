@@ -396,12 +396,16 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     // deadline (a seat's late request voids its table at once).
     let voider = {
         let dealer = voiding;
+        let metrics = state.metrics.clone();
         tokio::spawn(async move {
             let mut ticker = tokio::time::interval(Duration::from_secs(1));
             loop {
                 ticker.tick().await;
-                if let Err(err) = dealer.void_expired_tables(now_ms()).await {
-                    tracing::warn!(error = format!("{err:#}"), "voiding stalled tables failed");
+                match dealer.void_expired_tables(now_ms()).await {
+                    Ok(voided) => (0..voided).for_each(|_| metrics.event("table_void")),
+                    Err(err) => {
+                        tracing::warn!(error = format!("{err:#}"), "voiding stalled tables failed")
+                    }
                 }
             }
         })

@@ -530,66 +530,120 @@ impl Dealer {
             }
         };
         self.store
-            .rotate(pair_id, |pair: &PairRow, sealed_deals: &[SealedDeal]| {
-                let sealed_current = pair
-                    .server_seed_sealed
-                    .as_deref()
-                    .context("active pair without a sealed seed")?;
-                let sealed_next = pair
-                    .next_server_seed_sealed
-                    .as_deref()
-                    .context("active pair without a sealed next seed")?;
-                let current = self
-                    .key
-                    .open(sealed_current, &pair.id, Slot::Current)
-                    .context("opening the pair's server seed")?;
-                let next = self
-                    .key
-                    .open(sealed_next, &pair.id, Slot::Next)
-                    .context("opening the pair's next server seed")?;
-                let successor = self.new_pair(
-                    successor_id.clone(),
-                    &next,
-                    client_seed.as_ref(),
-                    Some(pair.id.clone()),
-                    Owner {
-                        tenant: pair.tenant.clone(),
-                        label: pair.label.clone().map(PairLabel),
-                    },
-                    seats.clone(),
-                )?;
-                let opened_deals = sealed_deals
-                    .iter()
-                    .map(|(round_id, sealed)| {
-                        let deal = self
-                            .key
-                            .open_deal(sealed, round_id)
-                            .context("opening a round's sealed deal")?;
-                        Ok((round_id.clone(), deal))
+            .rotate(
+                pair_id,
+                false,
+                |pair: &PairRow, sealed_deals: &[SealedDeal]| {
+                    let sealed_current = pair
+                        .server_seed_sealed
+                        .as_deref()
+                        .context("active pair without a sealed seed")?;
+                    let sealed_next = pair
+                        .next_server_seed_sealed
+                        .as_deref()
+                        .context("active pair without a sealed next seed")?;
+                    let current = self
+                        .key
+                        .open(sealed_current, &pair.id, Slot::Current)
+                        .context("opening the pair's server seed")?;
+                    let next = self
+                        .key
+                        .open(sealed_next, &pair.id, Slot::Next)
+                        .context("opening the pair's next server seed")?;
+                    let successor = self.new_pair(
+                        successor_id.clone(),
+                        &next,
+                        client_seed.as_ref(),
+                        Some(pair.id.clone()),
+                        Owner {
+                            tenant: pair.tenant.clone(),
+                            label: pair.label.clone().map(PairLabel),
+                        },
+                        seats.clone(),
+                    )?;
+                    let opened_deals = sealed_deals
+                        .iter()
+                        .map(|(round_id, sealed)| {
+                            let deal = self
+                                .key
+                                .open_deal(sealed, round_id)
+                                .context("opening a round's sealed deal")?;
+                            Ok((round_id.clone(), deal))
+                        })
+                        .collect::<anyhow::Result<Vec<_>>>()?;
+                    let reveal = Entry::Reveal {
+                        seed_pair: pair.id.clone(),
+                        server_seed: current.reveal_hex(),
+                        successor: Some(successor.id.clone()),
+                        time: timestamp(successor.created_at),
+                    }
+                    .to_bytes()?;
+                    let mut log_entries = vec![reveal, commit_entry(&successor, &self.key)?];
+                    if let Some(client_seed) = &client_seed {
+                        log_entries.push(client_seed_entry(
+                            &successor.id,
+                            client_seed,
+                            successor.created_at,
+                        )?);
+                    }
+                    Ok(Rotation {
+                        revealed_server_seed: current.reveal_hex(),
+                        at: successor.created_at,
+                        successor: Some(successor),
+                        opened_deals,
+                        log_entries,
                     })
-                    .collect::<anyhow::Result<Vec<_>>>()?;
-                let reveal = Entry::Reveal {
-                    seed_pair: pair.id.clone(),
-                    server_seed: current.reveal_hex(),
-                    successor: successor.id.clone(),
-                    time: timestamp(successor.created_at),
-                }
-                .to_bytes()?;
-                let mut log_entries = vec![reveal, commit_entry(&successor, &self.key)?];
-                if let Some(client_seed) = &client_seed {
-                    log_entries.push(client_seed_entry(
-                        &successor.id,
-                        client_seed,
-                        successor.created_at,
-                    )?);
-                }
-                Ok(Rotation {
-                    revealed_server_seed: current.reveal_hex(),
-                    successor,
-                    opened_deals,
-                    log_entries,
-                })
-            })
+                },
+            )
+            .await
+    }
+
+    /// Ends the session: reveals the pair's seed and opens no successor (the
+    /// player left, the table broke up). A pair still awaiting its client
+    /// seed or its seats' contributions may end too; it dealt nothing. Its
+    /// promised next seed is never used, so never revealed.
+    pub async fn end(&self, pair_id: &str) -> anyhow::Result<Rotate> {
+        self.active.forget(pair_id);
+        self.store
+            .rotate(
+                pair_id,
+                true,
+                |pair: &PairRow, sealed_deals: &[SealedDeal]| {
+                    let sealed_current = pair
+                        .server_seed_sealed
+                        .as_deref()
+                        .context("an unrevealed pair without a sealed seed")?;
+                    let current = self
+                        .key
+                        .open(sealed_current, &pair.id, Slot::Current)
+                        .context("opening the pair's server seed")?;
+                    let opened_deals = sealed_deals
+                        .iter()
+                        .map(|(round_id, sealed)| {
+                            let deal = self
+                                .key
+                                .open_deal(sealed, round_id)
+                                .context("opening a round's sealed deal")?;
+                            Ok((round_id.clone(), deal))
+                        })
+                        .collect::<anyhow::Result<Vec<_>>>()?;
+                    let at = now_ms();
+                    let reveal = Entry::Reveal {
+                        seed_pair: pair.id.clone(),
+                        server_seed: current.reveal_hex(),
+                        successor: None,
+                        time: timestamp(at),
+                    }
+                    .to_bytes()?;
+                    Ok(Rotation {
+                        revealed_server_seed: current.reveal_hex(),
+                        successor: None,
+                        at,
+                        opened_deals,
+                        log_entries: vec![reveal],
+                    })
+                },
+            )
             .await
     }
 }

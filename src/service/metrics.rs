@@ -1,12 +1,18 @@
 //! Prometheus metrics: rounds dealt by game, request latency by route,
-//! responses by status, and connections refused at the cap. Labels are route templates (`/v1/rounds/{id}`), never
-//! concrete paths, ids or anything from a body.
+//! responses by status, connections refused at the cap; the lifecycle
+//! events an operator watches (rotations, table voids, seats' commitments
+//! and contributions, draws); and, read at each scrape, the database pool
+//! and the transparency log (its size, the checkpoint's, the entries
+//! waiting to be integrated and for how long). Labels are route templates
+//! (`/v1/rounds/{id}`) and fixed words, never concrete paths, ids or
+//! anything from a body.
 
 use std::sync::Mutex;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
@@ -28,6 +34,37 @@ struct ResponseLabels {
     status: u16,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EventLabels {
+    event: &'static str,
+}
+
+/// What a scrape reads of the database and the log.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Snapshot {
+    /// Connections the pool holds, and of those idle.
+    pub pool_size: u32,
+    pub pool_idle: u32,
+    /// Seconds one connection took to acquire at the scrape.
+    pub acquire_seconds: f64,
+    /// Entries appended to the log, and in its latest checkpoint.
+    pub log_entries: u64,
+    pub checkpoint_size: u64,
+}
+
+/// The gauges a scrape sets.
+#[derive(Debug, Default)]
+struct Gauges {
+    pool_connections: Gauge,
+    pool_in_use: Gauge,
+    pool_idle: Gauge,
+    acquire_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
+    log_entries: Gauge,
+    checkpoint_size: Gauge,
+    unintegrated: Gauge,
+    waiting_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
+}
+
 /// The service's metrics and their registry.
 #[derive(Debug)]
 pub struct Metrics {
@@ -36,6 +73,11 @@ pub struct Metrics {
     latency: Family<RouteLabels, Histogram>,
     responses: Family<ResponseLabels, Counter>,
     connections_refused: Counter,
+    events: Family<EventLabels, Counter>,
+    gauges: Gauges,
+    /// When the checkpoint last covered every entry (ms): how long the
+    /// entries now waiting have waited, at scrape granularity.
+    caught_up_at: Mutex<i64>,
 }
 
 impl Default for Metrics {
@@ -74,12 +116,96 @@ impl Metrics {
             "Connections closed at once because the connection cap was reached",
             connections_refused.clone(),
         );
+        let events = Family::<EventLabels, Counter>::default();
+        registry.register(
+            "events",
+            "Lifecycle events: rotation, session_end, table_void, seat_commitment, seat_contribution, \
+             draw_created, draw_client_seed, draw_run",
+            events.clone(),
+        );
+        let gauges = Gauges::default();
+        for (name, help, gauge) in [
+            (
+                "db_pool_connections",
+                "Connections the database pool holds",
+                &gauges.pool_connections,
+            ),
+            (
+                "db_pool_in_use",
+                "Pool connections in use at the scrape",
+                &gauges.pool_in_use,
+            ),
+            (
+                "db_pool_idle",
+                "Pool connections idle at the scrape",
+                &gauges.pool_idle,
+            ),
+            (
+                "log_entries",
+                "Entries appended to the transparency log",
+                &gauges.log_entries,
+            ),
+            (
+                "log_checkpoint_size",
+                "Entries in the latest signed checkpoint",
+                &gauges.checkpoint_size,
+            ),
+            (
+                "log_unintegrated_entries",
+                "Entries appended but not yet in a checkpoint",
+                &gauges.unintegrated,
+            ),
+        ] {
+            registry.register(name, help, gauge.clone());
+        }
+        registry.register(
+            "db_acquire_seconds",
+            "Seconds a database connection took to acquire, sampled at the scrape",
+            gauges.acquire_seconds.clone(),
+        );
+        registry.register(
+            "log_integration_lag_seconds",
+            "How long entries have waited for a checkpoint (0 when none waits), at scrape granularity",
+            gauges.waiting_seconds.clone(),
+        );
         Self {
             registry: Mutex::new(registry),
             rounds_dealt,
             latency,
             responses,
             connections_refused,
+            events,
+            gauges,
+            caught_up_at: Mutex::new(crate::time::now_ms()),
+        }
+    }
+
+    /// A lifecycle event (a fixed word: see the `events` help).
+    pub fn event(&self, event: &'static str) {
+        self.events.get_or_create(&EventLabels { event }).inc();
+    }
+
+    /// Sets the gauges a scrape reads from the database and the log.
+    pub fn snapshot(&self, now_ms: i64, snapshot: Snapshot) {
+        let g = &self.gauges;
+        g.pool_connections.set(i64::from(snapshot.pool_size));
+        g.pool_idle.set(i64::from(snapshot.pool_idle));
+        g.pool_in_use.set(i64::from(
+            snapshot.pool_size.saturating_sub(snapshot.pool_idle),
+        ));
+        g.acquire_seconds.set(snapshot.acquire_seconds);
+        let waiting = snapshot
+            .log_entries
+            .saturating_sub(snapshot.checkpoint_size);
+        g.log_entries.set(snapshot.log_entries as i64);
+        g.checkpoint_size.set(snapshot.checkpoint_size as i64);
+        g.unintegrated.set(waiting as i64);
+        if let Ok(mut caught_up) = self.caught_up_at.lock() {
+            if waiting == 0 {
+                *caught_up = now_ms;
+            }
+            g.waiting_seconds
+                .set(now_ms.saturating_sub(*caught_up) as f64 / 1000.0);
         }
     }
 

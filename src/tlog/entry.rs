@@ -117,11 +117,12 @@ pub enum Entry {
         server_seed: String,
         time: String,
     },
-    /// The pair's server seed, revealed by rotation.
+    /// The pair's server seed, revealed by rotation (`successor` names the
+    /// pair it opened) or because the session ended (`successor` is null).
     Reveal {
         seed_pair: String,
         server_seed: String,
-        successor: String,
+        successor: Option<String>,
         time: String,
     },
 }

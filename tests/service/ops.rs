@@ -24,9 +24,38 @@ async fn health_readiness_and_metrics_answer(app: &TestApp) {
     ] {
         app.operator.deal(&pair_id, game).await;
     }
+    let rotated = app.operator.active_pair("metrics rotation").await;
+    let next = app.operator.rotate(&rotated, "metrics next").await;
+    assert_eq!(next.status, StatusCode::OK, "{}", next.text);
     let metrics = app.public.get("/metrics").await;
     assert_eq!(metrics.status, StatusCode::OK);
-    assert!(metrics.content_type().starts_with("text/plain"));
+    // The body is OpenMetrics (it ends `# EOF`): so is the content type.
+    assert!(
+        metrics
+            .content_type()
+            .starts_with("application/openmetrics-text; version=1.0.0"),
+        "{}",
+        metrics.content_type()
+    );
+    assert!(metrics.text.trim_end().ends_with("# EOF"));
+    for line in [
+        "fairdeal_events_total{event=\"rotation\"} 1",
+        "fairdeal_db_pool_connections ",
+        "fairdeal_db_pool_in_use ",
+        "fairdeal_db_acquire_seconds ",
+        "fairdeal_log_entries ",
+        "fairdeal_log_checkpoint_size ",
+        "fairdeal_log_unintegrated_entries ",
+        "fairdeal_log_integration_lag_seconds ",
+    ] {
+        assert!(metrics.text.contains(line), "{line}: {}", metrics.text);
+    }
+    let entries = metrics
+        .text
+        .lines()
+        .find_map(|l| l.strip_prefix("fairdeal_log_entries "))
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    assert!(entries.is_some_and(|n| n >= 5), "{}", metrics.text);
     assert!(
         metrics
             .text

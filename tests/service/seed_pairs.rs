@@ -229,3 +229,87 @@ async fn rotation_is_refused_while_a_round_is_in_play(app: &TestApp) {
     assert!(again.text.contains(&successor), "{}", again.text);
 }
 on_both_backends!(rotation_is_refused_while_a_round_is_in_play);
+
+/// A player leaves: the pair's seed is revealed with no successor (none is
+/// committed, so none is left unrevealed), its rounds are public at once,
+/// a retry is answered as the first, and a table that breaks up ends the
+/// same way instead of voiding a successor in public.
+async fn a_session_ends_with_its_seed_revealed_and_no_successor(app: &TestApp) {
+    let api = &app.operator;
+    let pair = api.active_pair("leaving now").await;
+    let round = api
+        .deal(&pair, json!({"type": "holdem", "players": 2}))
+        .await
+        .id();
+    let refused = api.post(&format!("/v1/seed-pairs/{pair}/end")).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.json["type"], "/problems/rounds-in-play");
+    api.close(&round).await;
+    let ended = api.post(&format!("/v1/seed-pairs/{pair}/end")).await;
+    assert_eq!(ended.status, StatusCode::OK, "{}", ended.text);
+    assert_eq!(ended.json["status"], "revealed");
+    assert_eq!(ended.json["successor_id"], Value::Null);
+    assert!(
+        ended.json["receipt"]["log_index"].is_u64(),
+        "{}",
+        ended.text
+    );
+    let seed =
+        ServerSeed::from_hex(ended.json["server_seed"].as_str().expect("seed")).expect("hex");
+    assert_eq!(
+        seed.commitment().to_string(),
+        ended.json["server_seed_hash"].as_str().expect("hash")
+    );
+    let public = app.public.get(&format!("/v1/rounds/{round}")).await;
+    assert_eq!(public.json["server_seed"], ended.json["server_seed"]);
+    assert!(public.json["deal"].is_object(), "{}", public.text);
+    let again = api.post(&format!("/v1/seed-pairs/{pair}/end")).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    let rotate = api.rotate(&pair, "after the end").await;
+    assert_eq!(rotate.status, StatusCode::CONFLICT, "{}", rotate.text);
+    assert_eq!(
+        api.get("/v1/seed-pairs?status=active").await.json["seed_pairs"],
+        json!([])
+    );
+
+    // A rotated pair's session goes on as its successor: end that one.
+    let kept = api.active_pair("kept going").await;
+    let next = api.rotate(&kept, "kept going next").await.success();
+    let refused = api.post(&format!("/v1/seed-pairs/{kept}/end")).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    let successor = next["current"]["id"].as_str().expect("id");
+    assert!(
+        refused.json["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains(successor))
+    );
+
+    // A table whose players left after a hand: its successor table ends,
+    // revealed, and is never voided by the deadline sweep.
+    let table = api
+        .post_json("/v1/seed-pairs", &json!({"seats": ["ana", "ben"]}))
+        .await
+        .id();
+    let ended = api.post(&format!("/v1/seed-pairs/{table}/end")).await;
+    assert_eq!(ended.status, StatusCode::OK, "{}", ended.text);
+    assert_eq!(ended.json["status"], "revealed");
+    assert_eq!(ended.json["table"]["phase_deadline"], Value::Null, "{}", ended.text);
+    // The deadline sweep, run as if an hour had passed, finds nothing.
+    let voided = app
+        .dealer
+        .void_expired_tables(fairdeal::time::now_ms() + 3_600_000)
+        .await
+        .expect("sweep");
+    assert_eq!(voided, 0);
+    let next_index = app.number("SELECT next_index FROM log_state").await;
+    crate::log::checkpoint_of(app, next_index as u64).await;
+    let (out, report) = crate::harness::run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(
+        report["unrevealed"].as_u64(),
+        Some(1),
+        "only the kept successor: {report:#}"
+    );
+}
+on_both_backends!(a_session_ends_with_its_seed_revealed_and_no_successor);

@@ -466,6 +466,7 @@ async fn with_receipt(
 
 /// 201 with the new draw and its commitment's receipt.
 async fn created(state: &AppState, row: &DrawRow) -> Result<Response, ApiError> {
+    state.metrics.event("draw_created");
     let body = with_receipt(state, row, row.commit_log_index).await?;
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
@@ -661,6 +662,7 @@ pub async fn set_client_seed(
     }
     match state.dealer.set_draw_client_seed(&id, &client_seed).await? {
         DrawUpdate::Done(row) => {
+            state.metrics.event("draw_client_seed");
             Ok(Json(with_receipt(&state, &row, row.client_seed_log_index).await?).into_response())
         }
         DrawUpdate::NotFound => Err(draw_not_found(&id)),
@@ -707,6 +709,7 @@ pub async fn run(
     };
     match outcome {
         DrawUpdate::Done(row) => {
+            state.metrics.event("draw_run");
             tracing::info!(draw = %row.id, "draw run, seed revealed");
             Ok(Json(with_receipt(&state, &row, row.result_log_index).await?).into_response())
         }

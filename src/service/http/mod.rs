@@ -140,6 +140,7 @@ documented_routes![
     seed_pairs::set_client_seed,
     seed_pairs::rounds,
     seed_pairs::rotate,
+    seed_pairs::end,
     tables::commit,
     tables::contribute,
     rounds::create,

@@ -68,14 +68,36 @@ pub async fn readyz(State(state): State<AppState>) -> Result<&'static str, ApiEr
     }
 }
 
-/// Prometheus metrics.
+/// Prometheus metrics, in the OpenMetrics text format.
+///
+/// Besides requests and rounds: lifecycle events, the database pool and the
+/// transparency log, read at each scrape (a database that does not answer
+/// within a second leaves those as they were).
 #[utoipa::path(get, path = "/metrics", tag = "operations",
-    responses((status = 200, description = "Prometheus text exposition format", body = String, content_type = "text/plain")))]
+    responses((status = 200, description = "OpenMetrics text format", body = String, content_type = "application/openmetrics-text")))]
 pub async fn metrics(State(state): State<AppState>) -> Response {
+    let store = state.dealer.store();
+    let read = async {
+        let (pool_size, pool_idle, acquire_seconds) = store.pool_sample().await?;
+        let (log_entries, _) = store.log_sizes().await?;
+        let checkpoint_size = store.log_checkpoint().await?.map_or(0, |c| c.size);
+        Ok::<_, sqlx::Error>(crate::service::metrics::Snapshot {
+            pool_size,
+            pool_idle,
+            acquire_seconds,
+            log_entries,
+            checkpoint_size,
+        })
+    };
+    match tokio::time::timeout(std::time::Duration::from_secs(1), read).await {
+        Ok(Ok(snapshot)) => state.metrics.snapshot(crate::time::now_ms(), snapshot),
+        Ok(Err(err)) => tracing::warn!(error = %err, "metrics: reading the database failed"),
+        Err(_) => tracing::warn!("metrics: the database did not answer within a second"),
+    }
     let mut response = state.metrics.encode().into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
     );
     response
 }

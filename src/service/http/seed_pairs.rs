@@ -20,7 +20,7 @@ use super::wire::{
     RotationResult, RoundPage, SeedPair, parse_pair_cursor,
 };
 use crate::service::dealer::{Owner, PairLabel, Successor};
-use crate::service::store::{PairFilter, PairRow, Rotate, SetClientSeed};
+use crate::service::store::{PairFilter, PairRow, PairStatus, Rotate, SetClientSeed};
 use fairdeal_core::ClientSeed;
 
 /// Commit to a new seed pair.
@@ -335,6 +335,7 @@ pub async fn rotate(
     };
     match state.dealer.rotate(&id, successor).await? {
         Rotate::Rotated { revealed, current } => {
+            state.metrics.event("rotation");
             tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");
             Ok(Json(rotation(&state, &revealed, &current).await?).into_response())
         }
@@ -372,6 +373,7 @@ pub async fn rotate(
             }
         }
         Rotate::RoundsInPlay(ids) => Err(ApiError::rounds_in_play(ids)),
+        Rotate::Ended(_) => Err(anyhow::anyhow!("a rotation ended the session").into()),
         Rotate::NeedsClientSeed => Err(ApiError::invalid(
             "client_seed",
             "is required to rotate a one-player pair (or give seats to open a table)",
@@ -381,6 +383,64 @@ pub async fn rotate(
             "a table's successor is a table, whose seats contribute its client seed; \
              rotate with no body (the same seats) or with seats",
         )),
+    }
+}
+
+/// End the session: reveal the pair's seed and open no successor.
+///
+/// For a player who leaves, or a table that breaks up: the seed is revealed
+/// now (so every round of the pair can be checked) instead of waiting for a
+/// rotation that would never come, and no successor is committed (a table's
+/// would void itself in public, blaming players who simply left). Refused
+/// (409) while rounds are in play. A pair still awaiting its client seed or
+/// its seats' contributions may end too: it dealt nothing. Ending an ended
+/// pair again is a retry: 200 with `Idempotent-Replayed: true`.
+#[utoipa::path(post, path = "/v1/seed-pairs/{id}/end", tag = "seed pairs",
+    security(("operator_key" = [])),
+    params(("id" = String, Path, description = "Seed pair id")),
+    responses(
+        (status = 200, description = "The pair, revealed, with the receipt of its reveal", body = SeedPair, headers(("Idempotent-Replayed" = String, description = "`true` when this answers a retry: nothing new was made"))),
+        DatabaseUnavailable,
+        OperatorAuthProblems,
+        PairNotFound,
+        (status = 409, description = "Rounds still in play, or the pair was rotated (its successor goes on) or voided", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn end(
+    State(state): State<AppState>,
+    operator: Operator,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    operator.pair(&state, &id).await?;
+    let answer = async |pair: &PairRow| -> Result<Response, ApiError> {
+        let mut view = pair_view(&state, pair, true).await?;
+        view.receipt = receipt(&state, pair.reveal_log_index).await?;
+        Ok(Json(view).into_response())
+    };
+    match state.dealer.end(&id).await? {
+        Rotate::Ended(revealed) => {
+            state.metrics.event("session_end");
+            tracing::info!(revealed = %revealed.id, "session ended");
+            answer(&revealed).await
+        }
+        Rotate::NotFound => Err(ApiError::not_found("seed pair", &id)),
+        Rotate::RoundsInPlay(ids) => Err(ApiError::rounds_in_play(ids)),
+        Rotate::NotActive(status) => {
+            let pair = operator.pair(&state, &id).await?;
+            match (&pair.successor_id, status) {
+                (None, PairStatus::Revealed) => Ok(super::replayed(answer(&pair).await?)),
+                (Some(next), _) => Err(ApiError::conflict(
+                    ProblemKind::PairNotActive,
+                    format!(
+                        "seed pair {id} was rotated: its session goes on as {next}; end that one"
+                    ),
+                )),
+                (None, status) => Err(ApiError::conflict(
+                    ProblemKind::PairNotActive,
+                    format!("seed pair {id} is {status}; it has nothing left to reveal"),
+                )),
+            }
+        }
+        other => Err(anyhow::anyhow!("ending a session: {other:?}").into()),
     }
 }
 

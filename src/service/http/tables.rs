@@ -318,6 +318,11 @@ async fn answer(
         Err(refused) => return Err(refusal(state, id, seat, refused, what).await),
     };
     if !taken.retried {
+        state.metrics.event(if what == "commitment" {
+            "seat_commitment"
+        } else {
+            "seat_contribution"
+        });
         tracing::info!(seed_pair = %id, seat = taken.seat.position, status = %taken.pair.status, "table seat's {what} taken");
     }
     let client_seed_receipt = match (what, taken.pair.status, taken.retried) {

@@ -224,6 +224,16 @@ impl Store {
         Ok(row.is_some())
     }
 
+    /// Entries appended to the log, and entries integrated into the tree.
+    pub async fn log_sizes(&self) -> Result<(u64, u64), sqlx::Error> {
+        let (next, integrated): (i64, i64) = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT next_index, integrated_size FROM log_state WHERE id = 1")
+                .fetch_one(pool)
+                .await
+        })?;
+        Ok((next as u64, integrated as u64))
+    }
+
     /// The latest signed checkpoint, if any.
     pub async fn log_checkpoint(&self) -> Result<Option<LogCheckpoint>, sqlx::Error> {
         let row: Option<(i64, Vec<u8>, String)> = with_pool!(self, |pool| {

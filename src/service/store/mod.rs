@@ -377,6 +377,28 @@ impl Store {
         .context("applying database migrations")
     }
 
+    /// The pool's connections and idle ones, and how long acquiring one
+    /// takes now (seconds), for the metrics.
+    pub async fn pool_sample(&self) -> Result<(u32, u32, f64), sqlx::Error> {
+        let started = std::time::Instant::now();
+        let (size, idle) = match self {
+            Store::Sqlite(pool, _) => {
+                let connection = pool.acquire().await?;
+                let sample = (pool.size(), pool.num_idle() as u32);
+                drop(connection);
+                sample
+            }
+            Store::Postgres(pool) => {
+                let connection = pool.acquire().await?;
+                let sample = (pool.size(), pool.num_idle() as u32);
+                drop(connection);
+                sample
+            }
+        };
+        // The sample's own connection is not counted as in use.
+        Ok((size, (idle + 1).min(size), started.elapsed().as_secs_f64()))
+    }
+
     /// Whether `fairdeal serve` has set this database up (its settings
     /// table exists): commands other than `serve` never set one up.
     pub async fn has_schema(&self) -> Result<bool, sqlx::Error> {

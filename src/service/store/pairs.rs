@@ -20,10 +20,13 @@ pub type SealedDeal = (String, Vec<u8>);
 #[derive(Debug)]
 pub struct Rotation {
     pub revealed_server_seed: String,
-    pub successor: NewPair,
-    /// The log entries of the rotation, in order: the reveal, the
+    /// The pair opened after it; none when the session ends.
+    pub successor: Option<NewPair>,
+    /// When it happens (ms).
+    pub at: i64,
+    /// The log entries of the rotation, in order: the reveal, then the
     /// successor's commitment and its client seed (none for a table, whose
-    /// seats contribute it later).
+    /// seats contribute it later; neither when the session ends).
     pub log_entries: Vec<Vec<u8>>,
     /// Each sealed round's id and its deal's JSON, to store in the clear.
     pub opened_deals: Vec<(String, String)>,
@@ -36,6 +39,8 @@ pub enum Rotate {
         revealed: Box<PairRow>,
         current: Box<PairRow>,
     },
+    /// Revealed with no successor: the session is over.
+    Ended(Box<PairRow>),
     NotFound,
     NotActive(PairStatus),
     /// Rounds still in play (ids), so the seed cannot be revealed yet.
@@ -210,8 +215,15 @@ impl Store {
     /// Reveals the pair and opens its successor, atomically. `rotation`
     /// receives the current pair (with its sealed seeds) and its rounds'
     /// sealed deals, and returns the revealed seed, the opened deals (stored
-    /// in the clear from now on) and the successor to insert.
-    pub async fn rotate<F>(&self, pair_id: &str, rotation: F) -> anyhow::Result<Rotate>
+    /// in the clear from now on) and the successor to insert (none when the
+    /// session `ending`: then a pair still awaiting its client seed or its
+    /// seats' contributions may be revealed too; it dealt nothing).
+    pub async fn rotate<F>(
+        &self,
+        pair_id: &str,
+        ending: bool,
+        rotation: F,
+    ) -> anyhow::Result<Rotate>
     where
         F: Fn(&PairRow, &[SealedDeal]) -> anyhow::Result<Rotation>,
     {
@@ -229,6 +241,7 @@ impl Store {
         const REVEAL: &str = concat!(
             "UPDATE seed_pairs SET status = $5, server_seed = $2, server_seed_sealed = NULL, \
              next_server_seed_sealed = NULL, revealed_at = $3, successor_id = $4, reveal_log_index = $6, \
+             phase_deadline = NULL, \
              reveal_seq = (SELECT COALESCE(MAX(reveal_seq), 0) + 1 FROM seed_pairs) \
              WHERE id = $1 RETURNING ",
             pair_columns!()
@@ -242,7 +255,13 @@ impl Store {
             else {
                 return Ok(Rotate::NotFound);
             };
-            if pair.status != PairStatus::Active {
+            let may_end = matches!(
+                pair.status,
+                PairStatus::Active
+                    | PairStatus::AwaitingClientSeed
+                    | PairStatus::AwaitingContributions
+            );
+            if pair.status != PairStatus::Active && !(ending && may_end) {
                 return Ok(Rotate::NotActive(pair.status));
             }
             let rounds: Vec<(String,)> = sqlx::query_as(IN_PLAY)
@@ -262,6 +281,7 @@ impl Store {
             let Rotation {
                 revealed_server_seed,
                 successor,
+                at: now,
                 opened_deals,
                 log_entries,
             } = rotation(&pair, &sealed)?;
@@ -272,29 +292,33 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
             }
-            let now = successor.created_at;
             // Log order: the reveal, the successor's commit, its client seed
-            // (a table's successor has none yet).
+            // (a table's successor has none yet; an ended session, neither).
             let (reveal, commit, client_seed) = match &log_entries[..] {
-                [reveal, commit, client_seed] => (reveal, commit, Some(client_seed)),
-                [reveal, commit] => (reveal, commit, None),
-                _ => anyhow::bail!("a rotation logs two or three entries"),
+                [reveal, commit, client_seed] => (reveal, Some(commit), Some(client_seed)),
+                [reveal, commit] => (reveal, Some(commit), None),
+                [reveal] => (reveal, None, None),
+                _ => anyhow::bail!("a rotation logs one to three entries"),
             };
             let reveal_index = append_log_entry!(tx, reveal);
-            let commit_index = append_log_entry!(tx, commit);
-            let mut current: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
-                .bind(commit_index)
-                .fetch_one(&mut *tx)
-                .await?;
-            insert_seats!(tx, successor);
-            if let Some(client_seed) = client_seed {
+            let mut current: Option<PairRow> = None;
+            if let (Some(successor), Some(commit)) = (&successor, commit) {
+                let commit_index = append_log_entry!(tx, commit);
+                let row: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
+                    .bind(commit_index)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                insert_seats!(tx, successor);
+                current = Some(row);
+            }
+            if let (Some(client_seed), Some(row)) = (client_seed, current.as_mut()) {
                 let client_seed_index = append_log_entry!(tx, client_seed);
                 const RECORD: &str = concat!(
                     "UPDATE seed_pairs SET client_seed_log_index = $2 WHERE id = $1 RETURNING ",
                     pair_columns!()
                 );
-                current = sqlx::query_as(RECORD)
-                    .bind(&current.id)
+                *row = sqlx::query_as(RECORD)
+                    .bind(&row.id)
                     .bind(client_seed_index)
                     .fetch_one(&mut *tx)
                     .await?;
@@ -309,14 +333,17 @@ impl Store {
                 .bind(pair_id)
                 .bind(&revealed_server_seed)
                 .bind(now)
-                .bind(&successor.id)
+                .bind(successor.as_ref().map(|s| s.id.clone()))
                 .bind(PairStatus::Revealed.as_str())
                 .bind(reveal_index)
                 .fetch_one(&mut *tx)
                 .await?;
-            Rotate::Rotated {
-                revealed: Box::new(revealed),
-                current: Box::new(current),
+            match current {
+                Some(current) => Rotate::Rotated {
+                    revealed: Box::new(revealed),
+                    current: Box::new(current),
+                },
+                None => Rotate::Ended(Box::new(revealed)),
             }
         }))
     }
