@@ -21,18 +21,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" >"$work/stdout" 2>"$work/serve.log" &
-server_pid=$!
-base=
-for _ in $(seq 1 100); do
-  base=$(sed -n 's/^fairdeal listening on \(http:\/\/[0-9.:]*\)$/\1/p' "$work/stdout")
-  [ -n "$base" ] && break
-  sleep 0.1
-done
-[ -n "$base" ] || { echo "the server did not start:" >&2; cat "$work/serve.log" >&2; exit 1; }
-# The service made the database; a key is made in it.
-key=$("$bin" keys create --name schemathesis --data-dir "$work/data")
-echo "server at $base"
+source .ci/serve.sh
+start_service "$bin" schemathesis
 
 schemathesis --config-file .ci/schemathesis.toml run openapi.yaml \
   --url "$base" --header "Authorization: Bearer $key" \

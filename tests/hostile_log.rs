@@ -17,7 +17,7 @@ use exports::fair_export;
 use fairdeal::tlog::entry::client_seed_sha256;
 use fairdeal::tlog::key::LogKey;
 use fairdeal::tlog::tiles::{TILE_WIDTH, TilePath, entry_bundle};
-use fairdeal::tlog::tree::{self, MemoryHashes};
+use fairdeal::tlog::tree;
 use serde_json::{Value, json};
 
 const ORIGIN: &str = "hostile.example/fairdeal";
@@ -86,14 +86,7 @@ fn serve(served: Arc<Served>) -> String {
 /// The files of a log of `entries`, signed by `key`, as the service lays
 /// them out (key, checkpoint, entry bundles, hash tiles).
 fn log_files(entries: &[Vec<u8>], key: &LogKey) -> Vec<(String, Vec<u8>)> {
-    let mut stored = MemoryHashes::default();
-    for (n, entry) in entries.iter().enumerate() {
-        let added = tree::append(n as u64, entry, &stored).expect("append");
-        let first = tree::first_stored_index(n as u64);
-        for (i, hash) in added.into_iter().enumerate() {
-            stored.0.insert(first + i as u64, hash);
-        }
-    }
+    let stored = tree::stored_hashes_of(entries).expect("stored hashes");
     let size = entries.len() as u64;
     let root = tree::tree_hash(size, &stored).expect("root");
     let mut files = vec![

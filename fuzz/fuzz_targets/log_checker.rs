@@ -7,19 +7,12 @@
 
 use fairdeal::audit::monitor::{LogChecker, MAX_FINDINGS};
 use fairdeal::tlog::key::LogKey;
-use fairdeal::tlog::tree::{self, MemoryHashes};
+use fairdeal::tlog::tree;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let entries: Vec<&[u8]> = data.split(|b| *b == b'\n').collect();
-    let mut stored = MemoryHashes::default();
-    for (n, entry) in entries.iter().enumerate() {
-        let added = tree::append(n as u64, entry, &stored).expect("append");
-        let first = tree::first_stored_index(n as u64);
-        for (i, hash) in added.into_iter().enumerate() {
-            stored.0.insert(first + i as u64, hash);
-        }
-    }
+    let stored = tree::stored_hashes_of(&entries).expect("stored hashes");
     let size = entries.len() as u64;
     let root = tree::tree_hash(size, &stored).expect("root");
     let origin = "fuzz.example/log";

@@ -1303,7 +1303,7 @@ mod draw_tests {
 mod checker_tests {
     use super::*;
     use crate::tlog::key::LogKey;
-    use crate::tlog::tree::{self, MemoryHashes};
+    use crate::tlog::tree;
     use serde_json::json;
 
     const ORIGIN: &str = "test.example/log";
@@ -1312,23 +1312,10 @@ mod checker_tests {
         LogKey::from_hex(&"07".repeat(32), ORIGIN).expect("key")
     }
 
-    /// Every stored hash of `entries`, as the service keeps them.
-    fn stored(entries: &[Vec<u8>]) -> MemoryHashes {
-        let mut stored = MemoryHashes::default();
-        for (n, entry) in entries.iter().enumerate() {
-            let added = tree::append(n as u64, entry, &stored).expect("append");
-            let first = tree::first_stored_index(n as u64);
-            for (i, hash) in added.into_iter().enumerate() {
-                stored.0.insert(first + i as u64, hash);
-            }
-        }
-        stored
-    }
-
     /// A log of `entries` as an honest service would serve it, with every
     /// hash tile.
     fn log(entries: Vec<Vec<u8>>) -> LogView {
-        let stored = stored(&entries);
+        let stored = tree::stored_hashes_of(&entries).expect("stored hashes");
         let size = entries.len() as u64;
         let root = tree::tree_hash(size, &stored).expect("root");
         let checkpoint = key()

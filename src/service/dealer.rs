@@ -561,16 +561,7 @@ impl Dealer {
                         },
                         seats.clone(),
                     )?;
-                    let opened_deals = sealed_deals
-                        .iter()
-                        .map(|(round_id, sealed)| {
-                            let deal = self
-                                .key
-                                .open_deal(sealed, round_id)
-                                .context("opening a round's sealed deal")?;
-                            Ok((round_id.clone(), deal))
-                        })
-                        .collect::<anyhow::Result<Vec<_>>>()?;
+                    let opened_deals = self.open_deals(sealed_deals)?;
                     let reveal = Entry::Reveal {
                         seed_pair: pair.id.clone(),
                         server_seed: current.reveal_hex(),
@@ -598,6 +589,20 @@ impl Dealer {
             .await
     }
 
+    /// The deals of a pair being revealed, opened to be stored in the clear.
+    fn open_deals(&self, sealed_deals: &[SealedDeal]) -> anyhow::Result<Vec<(String, String)>> {
+        sealed_deals
+            .iter()
+            .map(|(round_id, sealed)| {
+                let deal = self
+                    .key
+                    .open_deal(sealed, round_id)
+                    .context("opening a round's sealed deal")?;
+                Ok((round_id.clone(), deal))
+            })
+            .collect()
+    }
+
     /// Ends the session: reveals the pair's seed and opens no successor (the
     /// player left, the table broke up). A pair still awaiting its client
     /// seed or its seats' contributions may end too; it dealt nothing. Its
@@ -617,16 +622,7 @@ impl Dealer {
                         .key
                         .open(sealed_current, &pair.id, Slot::Current)
                         .context("opening the pair's server seed")?;
-                    let opened_deals = sealed_deals
-                        .iter()
-                        .map(|(round_id, sealed)| {
-                            let deal = self
-                                .key
-                                .open_deal(sealed, round_id)
-                                .context("opening a round's sealed deal")?;
-                            Ok((round_id.clone(), deal))
-                        })
-                        .collect::<anyhow::Result<Vec<_>>>()?;
+                    let opened_deals = self.open_deals(sealed_deals)?;
                     let at = now_ms();
                     let reveal = Entry::Reveal {
                         seed_pair: pair.id.clone(),

@@ -60,6 +60,20 @@ pub fn check_consistency(
     tlog_tiles::check_tree(&proof.to_vec(), size, root, old_size, old_root).is_ok()
 }
 
+/// Every stored hash of a log of `entries`, in memory (for tests, tools and
+/// fuzzing: the service keeps its own in the database).
+pub fn stored_hashes_of<E: AsRef<[u8]>>(entries: &[E]) -> anyhow::Result<MemoryHashes> {
+    let mut stored = MemoryHashes::default();
+    for (n, entry) in entries.iter().enumerate() {
+        let added = append(n as u64, entry.as_ref(), &stored)?;
+        let first = first_stored_index(n as u64);
+        for (i, hash) in added.into_iter().enumerate() {
+            stored.0.insert(first + i as u64, hash);
+        }
+    }
+    Ok(stored)
+}
+
 /// Stored hashes held in memory, e.g. those fetched for one integration.
 /// Reading an index it does not hold fails, naming nothing secret.
 #[derive(Debug, Default)]

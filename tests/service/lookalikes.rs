@@ -11,25 +11,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::harness::{TestApp, on_both_backends, run_monitor};
-use crate::log::checkpoint_of;
+use crate::monitor::{integrated, kinds};
 use crate::tenants::operator_of;
-
-/// Waits until every entry appended so far is in a checkpoint.
-async fn integrated(app: &TestApp) {
-    let next = app.number("SELECT next_index FROM log_state").await;
-    checkpoint_of(app, next as u64).await;
-}
-
-fn kinds(report: &Value) -> Vec<String> {
-    report["findings"]
-        .as_array()
-        .map(|f| {
-            f.iter()
-                .map(|x| x["kind"].as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 /// Seeds that show like `player-7f3a9c` (or `drand-8f3c2a91`, "WIN!") and
 /// the code point each is refused for.

@@ -22,12 +22,13 @@ async fn monitor(app: &TestApp, state: Option<&Path>) -> (Output, Value) {
 }
 
 /// Waits until every entry appended so far is in a checkpoint.
-async fn integrated(app: &TestApp) {
+pub(crate) async fn integrated(app: &TestApp) {
     let next = app.number("SELECT next_index FROM log_state").await;
     checkpoint_of(app, next as u64).await;
 }
 
-fn kinds(report: &Value) -> Vec<String> {
+/// The kinds of a monitor report's findings, in order.
+pub(crate) fn kinds(report: &Value) -> Vec<String> {
     report["findings"]
         .as_array()
         .map(|f| {

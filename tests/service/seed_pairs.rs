@@ -294,7 +294,12 @@ async fn a_session_ends_with_its_seed_revealed_and_no_successor(app: &TestApp) {
     let ended = api.post(&format!("/v1/seed-pairs/{table}/end")).await;
     assert_eq!(ended.status, StatusCode::OK, "{}", ended.text);
     assert_eq!(ended.json["status"], "revealed");
-    assert_eq!(ended.json["table"]["phase_deadline"], Value::Null, "{}", ended.text);
+    assert_eq!(
+        ended.json["table"]["phase_deadline"],
+        Value::Null,
+        "{}",
+        ended.text
+    );
     // The deadline sweep, run as if an hour had passed, finds nothing.
     let voided = app
         .dealer
