@@ -58,11 +58,45 @@ pub fn is_invisible(c: char) -> bool {
     ) || ignorable_not_format(c)
 }
 
+/// Characters that render as a blank or as nothing in particular: the
+/// braille blank (U+2800), private-use code points (their glyph is whatever a
+/// font says) and code points not yet assigned.
+fn blank_or_unknown(c: char) -> bool {
+    c == '\u{2800}'
+        || matches!(
+            c.general_category(),
+            GeneralCategory::PrivateUse | GeneralCategory::Unassigned
+        )
+}
+
 /// The rule for text that a player reads and compares: no invisible, format
-/// or bidi character ([`is_invisible`]), and in Unicode NFC (so an accent
-/// is written one way). `None` when `text` keeps the rule.
+/// or bidi character ([`is_invisible`]), no blank or unassigned one, no
+/// white space at either end or two in a row (a trailing space shows as
+/// nothing), and in Unicode NFC (so an accent is written one way). `None`
+/// when `text` keeps the rule.
 pub fn invisible(text: &str) -> Option<Invisible> {
+    let mut previous_space = false;
+    let count = text.chars().count();
     for (position, c) in text.chars().enumerate() {
+        if c.is_whitespace() {
+            if position == 0 || position + 1 == count || previous_space {
+                return Some(Invisible {
+                    position,
+                    code_point: u32::from(c),
+                    rule: "white space at either end, or after another (it does not show)",
+                });
+            }
+            previous_space = true;
+        } else {
+            previous_space = false;
+        }
+        if blank_or_unknown(c) {
+            return Some(Invisible {
+                position,
+                code_point: u32::from(c),
+                rule: "blank, private-use or unassigned (it shows as nothing, or as anything)",
+            });
+        }
         if is_invisible(c) {
             let rule = match c.general_category() {
                 GeneralCategory::Format => {
@@ -96,20 +130,25 @@ pub fn invisible(text: &str) -> Option<Invisible> {
     None
 }
 
-/// The lookalike-folded form: invisible characters removed, NFKC, lower
-/// case (Unicode's full mapping), NFKC again, then the UTS #39 skeleton
-/// (each character replaced by the prototype of its confusables, so Cyrillic
-/// `а` becomes Latin `a`). Two strings that look alike fold alike; the form
-/// is for comparing, never for showing.
+/// The lookalike-folded form: invisible and blank characters removed, NFKC,
+/// lower case (Unicode's full mapping), NFKC again, white space trimmed and
+/// each run of it one space, then the UTS #39 skeleton (each character
+/// replaced by the prototype of its confusables, so Cyrillic `а` becomes
+/// Latin `a`). Two strings that look alike fold alike; the form is for
+/// comparing, never for showing.
 pub fn lookalike_fold(text: &str) -> String {
-    let visible: String = text.chars().filter(|&c| !is_invisible(c)).collect();
+    let visible: String = text
+        .chars()
+        .filter(|&c| !is_invisible(c) && !blank_or_unknown(c))
+        .collect();
     let folded: String = visible
         .nfkc()
         .collect::<String>()
         .to_lowercase()
         .nfkc()
         .collect();
-    unicode_security::skeleton(&folded).collect()
+    let spaced = folded.split_whitespace().collect::<Vec<_>>().join(" ");
+    unicode_security::skeleton(&spaced).collect()
 }
 
 /// Lowercase hex SHA-256 of [`lookalike_fold`]: what the log states beside
@@ -170,6 +209,13 @@ mod tests {
             ("x\u{3164}", 1, 0x3164),
             ("x\u{2028}", 1, 0x2028),
             ("x\u{00AD}y", 1, 0x00AD),
+            ("player ", 6, 0x20),
+            (" player", 0, 0x20),
+            ("pl  ayer", 3, 0x20),
+            ("player\u{00A0}", 6, 0xA0),
+            ("player\u{2800}x", 6, 0x2800),
+            ("x\u{E000}", 1, 0xE000),
+            ("x\u{0378}", 1, 0x0378),
         ] {
             let found = invisible(text).unwrap_or_else(|| panic!("{text:?} passed"));
             assert_eq!((found.position, found.code_point), (position, code_point));
@@ -214,6 +260,8 @@ mod tests {
             "dr\u{0430}nd-8f3c2a91", // Cyrillic а
             "DRAND-8F3C2A91",
             "ｄｒａｎｄ-8f3c2a91", // fullwidth
+            "drand-8f3c2a91 ",
+            " drand-8f3c2a91\u{2800}",
         ] {
             assert_eq!(lookalike_sha256(variant), base, "{variant:?}");
         }
@@ -228,6 +276,10 @@ mod tests {
         assert_eq!(lookalike_sha256("b\u{0435}n"), lookalike_sha256("ben"));
         assert_ne!(lookalike_sha256("drand-8f3c2a92"), base);
         assert_ne!(lookalike_sha256("lucky7"), lookalike_sha256("lucky8"));
+        assert_eq!(
+            lookalike_sha256("chosen  by the\u{3000}player"),
+            lookalike_sha256("chosen by the player")
+        );
     }
 
     #[test]

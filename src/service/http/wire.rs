@@ -334,7 +334,9 @@ pub struct RotateRequest {
     /// The successor's client seed (a one-player pair): 1 to 64 bytes of
     /// UTF-8, no control characters, and none that shows as nothing or
     /// reorders the text (format characters such as U+200B or U+202E,
-    /// default-ignorable code points, line separators), in Unicode NFC.
+    /// default-ignorable code points, line separators, blank, private-use or
+    /// unassigned code points), no white space at either end or two in a
+    /// row, in Unicode NFC.
     #[schema(
         example = "my next lucky seed",
         min_length = 1,
@@ -435,8 +437,9 @@ pub struct ClientSeedRequest {
     /// 1 to 64 bytes of UTF-8 (so at most 64 characters, fewer when they
     /// take several bytes), no control characters, and none that shows as
     /// nothing or reorders the text (format characters such as U+200B or
-    /// U+202E, default-ignorable code points, line separators), in Unicode
-    /// NFC.
+    /// U+202E, default-ignorable code points, line separators, blank,
+    /// private-use or unassigned code points), no white space at either end
+    /// or two in a row, in Unicode NFC.
     #[schema(
         example = "my own lucky seed",
         min_length = 1,
