@@ -37,10 +37,23 @@ pub struct ExportPair {
     pub table: Option<ExportTable>,
 }
 
-/// A table pair's seats, in seat order.
+/// A table pair's seats, in seat order, and its void when a seat stalled.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ExportTable {
     pub seats: Vec<ExportSeat>,
+    /// The void: the phase that ran out and the seats (labels) it blames.
+    /// A void table dealt nothing, has no client seed (`""`) and its seed
+    /// is revealed at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub void: Option<ExportVoid>,
+}
+
+/// How a table was voided.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ExportVoid {
+    /// `commit` or `reveal`.
+    pub phase: String,
+    pub stalled_seats: Vec<String>,
 }
 
 /// One seat: its label, commitment and revealed contribution.
@@ -54,10 +67,54 @@ pub struct ExportSeat {
 impl ExportTable {
     /// What is wrong with the table's record: a contribution that does not
     /// hash to its seat's commitment, or a client seed that is not the one
-    /// the contributions derive (fairdeal-table-v1).
+    /// the contributions derive (fairdeal-table-v1); for a void table, a
+    /// void that does not blame exactly the seats that had not acted in its
+    /// phase, or a client seed at all.
     pub fn problems(&self, client_seed: &str) -> Vec<String> {
         use sha2::{Digest, Sha256};
         let mut problems = Vec::new();
+        if let Some(void) = &self.void {
+            for (i, seat) in self.seats.iter().enumerate() {
+                if !seat.contribution.is_empty()
+                    && hex::encode(Sha256::digest(seat.contribution.as_bytes())) != seat.commitment
+                {
+                    problems.push(format!(
+                        "seat {i} ({:?})'s contribution does not hash to its commitment",
+                        seat.seat
+                    ));
+                }
+            }
+            let stalled: Vec<&str> = match void.phase.as_str() {
+                "commit" if self.seats.iter().any(|s| s.commitment.is_empty()) => self
+                    .seats
+                    .iter()
+                    .filter(|s| s.commitment.is_empty())
+                    .map(|s| s.seat.as_str())
+                    .collect(),
+                "reveal" if self.seats.iter().all(|s| !s.commitment.is_empty()) => self
+                    .seats
+                    .iter()
+                    .filter(|s| s.contribution.is_empty())
+                    .map(|s| s.seat.as_str())
+                    .collect(),
+                phase => {
+                    problems.push(format!(
+                        "its void names the {phase:?} phase, which the seats show it was not in"
+                    ));
+                    return problems;
+                }
+            };
+            if stalled.is_empty() || void.stalled_seats != stalled {
+                problems.push(format!(
+                    "its void blames {:?}; the seats show {stalled:?} had not acted",
+                    void.stalled_seats
+                ));
+            }
+            if !client_seed.is_empty() {
+                problems.push("a void table has a client seed".to_owned());
+            }
+            return problems;
+        }
         for (i, seat) in self.seats.iter().enumerate() {
             if hex::encode(Sha256::digest(seat.contribution.as_bytes())) != seat.commitment {
                 problems.push(format!(
@@ -162,7 +219,16 @@ impl ExportPair {
 
     /// The same line for a table pair with these seats.
     pub fn with_table(mut self, seats: Vec<ExportSeat>) -> Self {
-        self.table = Some(ExportTable { seats });
+        self.table = Some(ExportTable { seats, void: None });
+        self
+    }
+
+    /// The same line for a void table: its seats and its void.
+    pub fn with_void_table(mut self, seats: Vec<ExportSeat>, void: ExportVoid) -> Self {
+        self.table = Some(ExportTable {
+            seats,
+            void: Some(void),
+        });
         self
     }
 }

@@ -8,7 +8,9 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::store::{PairRow, Store};
-use crate::audit::export::{ExportEnd, ExportPair, ExportRound, ExportSeat, RevealedPair};
+use crate::audit::export::{
+    ExportEnd, ExportPair, ExportRound, ExportSeat, ExportVoid, RevealedPair,
+};
 use crate::time::timestamp;
 
 fn revealed(pair: &PairRow) -> RevealedPair<'_> {
@@ -44,17 +46,33 @@ pub async fn export(store: &Store, after: i64, lines: mpsc::Sender<String>) -> a
                 pair.revealed_at.map(timestamp).unwrap_or_default(),
             );
             if pair.seats.is_some() {
-                let seats = store.seats(&pair.id).await?;
-                record = record.with_table(
-                    seats
-                        .into_iter()
-                        .map(|s| ExportSeat {
-                            seat: s.label,
-                            commitment: s.commitment.unwrap_or_default(),
-                            contribution: s.contribution.unwrap_or_default(),
-                        })
-                        .collect(),
-                );
+                let rows = store.seats(&pair.id).await?;
+                let seats: Vec<ExportSeat> = rows
+                    .into_iter()
+                    .map(|s| ExportSeat {
+                        seat: s.label,
+                        commitment: s.commitment.unwrap_or_default(),
+                        contribution: s.contribution.unwrap_or_default(),
+                    })
+                    .collect();
+                record = match pair.void_phase.as_deref() {
+                    Some(phase) => {
+                        let stalled_seats = seats
+                            .iter()
+                            .filter(|s| match phase {
+                                "commit" => s.commitment.is_empty(),
+                                _ => s.contribution.is_empty(),
+                            })
+                            .map(|s| s.seat.clone())
+                            .collect();
+                        let void = ExportVoid {
+                            phase: phase.to_owned(),
+                            stalled_seats,
+                        };
+                        record.with_void_table(seats, void)
+                    }
+                    None => record.with_table(seats),
+                };
             }
             let line = serde_json::to_string(&record)?;
             if lines.send(line).await.is_err() {

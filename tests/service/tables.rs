@@ -515,6 +515,39 @@ async fn a_stalled_seat_voids_the_table_and_reveals_its_seed(app: &TestApp) {
         .collect();
     assert_eq!(kinds, ["repeated_voids"], "{json}");
     assert_eq!(json["table_voids"], 3);
+    // The export carries the void tables (their seeds are revealed), with
+    // the seats they blame; the audit holds each void to its seats.
+    let export = app.public.get("/v1/export").await;
+    let voids: Vec<Value> = export
+        .text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["table"]["void"].is_object())
+        .collect();
+    assert_eq!(voids.len(), 3, "{}", export.text);
+    let second_record = voids
+        .iter()
+        .find(|r| r["id"] == second.as_str())
+        .expect("the second void");
+    assert_eq!(second_record["table"]["void"]["phase"], "reveal");
+    assert_eq!(
+        second_record["table"]["void"]["stalled_seats"],
+        json!(["north", "south"])
+    );
+    assert_eq!(second_record["client_seed"], "");
+    let report = fairdeal::audit::audit(export.text.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    let forged = export.text.replace(
+        r#""stalled_seats":["north","south"]"#,
+        r#""stalled_seats":["north"]"#,
+    );
+    assert_ne!(forged, export.text);
+    let report = fairdeal::audit::audit(forged.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(
+        report.findings.iter().any(|f| f.kind == "table"),
+        "a void that blames the wrong seats is found: {:?}",
+        report.findings
+    );
     // A stalled seat given a commitment afterwards, behind the service's
     // back: the API no longer blames it, and the monitor says so.
     app.tamper(

@@ -389,13 +389,15 @@ impl Store {
         const SQL: &str = concat!(
             "SELECT ",
             pair_columns!(),
-            " FROM seed_pairs WHERE status = $3 AND reveal_seq > $1 ORDER BY reveal_seq LIMIT $2"
+            " FROM seed_pairs WHERE status IN ($3, $4) AND reveal_seq > $1 \
+             ORDER BY reveal_seq LIMIT $2"
         );
         with_pool!(self, |pool| {
             sqlx::query_as(SQL)
                 .bind(after)
                 .bind(limit)
                 .bind(PairStatus::Revealed.as_str())
+                .bind(PairStatus::Void.as_str())
                 .fetch_all(pool)
                 .await
         })

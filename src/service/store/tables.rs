@@ -411,6 +411,7 @@ impl Store {
     where
         F: Fn(&PairRow, &[SeatRow]) -> anyhow::Result<Voiding>,
     {
+        let is_postgres = matches!(self, Store::Postgres(_));
         Ok(write_tx!(self, |tx| {
             let Some(pair): Option<PairRow> = sqlx::query_as(LOCK)
                 .bind(pair_id)
@@ -431,10 +432,19 @@ impl Store {
             let phase = Phase::of(&seats);
             let voiding = void(&pair, &seats)?;
             let index = append_log_entry!(tx, &voiding.log_entry);
+            if is_postgres {
+                // Serialises reveals so reveal_seq follows commit order (a
+                // void reveals its seed: the export lists it in that order).
+                sqlx::query("SELECT pg_advisory_xact_lock(7401)")
+                    .execute(&mut *tx)
+                    .await?;
+            }
             let row: PairRow = sqlx::query_as(concat!(
                 "UPDATE seed_pairs SET status = $2, server_seed = $3, server_seed_sealed = NULL, \
                  next_server_seed_sealed = NULL, revealed_at = $4, void_phase = $5, \
-                 phase_deadline = NULL, reveal_log_index = $6 WHERE id = $1 RETURNING ",
+                 phase_deadline = NULL, reveal_log_index = $6, \
+                 reveal_seq = (SELECT COALESCE(MAX(reveal_seq), 0) + 1 FROM seed_pairs) \
+                 WHERE id = $1 RETURNING ",
                 pair_columns!()
             ))
             .bind(pair_id)
