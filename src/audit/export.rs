@@ -175,6 +175,80 @@ pub struct ExportEnd {
     pub record: String,
     pub seed_pairs: u64,
     pub rounds: u64,
+    /// Draws listed (absent when none are, and from exports made before
+    /// draws were).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub draws: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A drawn draw (fairdeal-draw-v1): its list by hash and size, its seeds,
+/// and its winners, which anyone recomputes (docs/PROTOCOL.md §7–§10).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ExportDraw {
+    /// Always `draw`.
+    #[serde(rename = "type")]
+    pub record: String,
+    pub id: String,
+    pub protocol: String,
+    /// SHA-256 of the entrant list, and its number of entrants.
+    pub entries_sha256: String,
+    pub entries: u64,
+    /// How many winners it draws.
+    pub winners: u64,
+    pub server_seed_hash: String,
+    pub server_seed: String,
+    pub client_seed: String,
+    /// The operator's statement of where the client seed comes from.
+    pub client_seed_source: String,
+    /// The winners' entrant indices (from 0), winner 1 first.
+    pub result: Vec<u64>,
+    pub created_at: String,
+    pub drawn_at: String,
+}
+
+impl ExportDraw {
+    /// What is wrong with the draw: its seed does not open its commitment,
+    /// or its winners are not the ones its seeds draw.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let seed = match fairdeal_core::ServerSeed::from_hex(&self.server_seed) {
+            Ok(seed) => seed,
+            Err(err) => return vec![format!("draw {}: server_seed: {err}", self.id)],
+        };
+        if seed.commitment().to_string() != self.server_seed_hash.to_ascii_lowercase() {
+            problems.push(format!(
+                "draw {}: SHA-256 of its server_seed is not its server_seed_hash",
+                self.id
+            ));
+        }
+        let client = match fairdeal_core::ClientSeed::new(self.client_seed.as_str()) {
+            Ok(client) => client,
+            Err(err) => {
+                problems.push(format!("draw {}: client_seed: {err}", self.id));
+                return problems;
+            }
+        };
+        match fairdeal_core::Draw::new(self.entries, self.winners) {
+            Ok(params) => {
+                let drawn: Vec<u64> = fairdeal_core::draw(&seed, &client, 0, params)
+                    .into_iter()
+                    .map(u64::from)
+                    .collect();
+                if drawn != self.result {
+                    problems.push(format!(
+                        "draw {}: its seeds draw the entrants {drawn:?}, not the {:?} it published",
+                        self.id, self.result
+                    ));
+                }
+            }
+            Err(err) => problems.push(format!("draw {}: {err}", self.id)),
+        }
+        problems
+    }
 }
 
 /// Parses a cursor (`after`), or says what is wrong with it.
@@ -263,9 +337,16 @@ impl ExportEnd {
     /// The closing line of a complete export.
     pub fn new(seed_pairs: u64, rounds: u64) -> Self {
         Self {
+            draws: 0,
             record: "end".to_owned(),
             seed_pairs,
             rounds,
         }
+    }
+
+    /// The same line, counting `draws` draws too.
+    pub fn with_draws(mut self, draws: u64) -> Self {
+        self.draws = draws;
+        self
     }
 }

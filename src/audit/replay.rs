@@ -72,6 +72,9 @@ pub struct Report {
     pub rounds: u64,
     /// Rounds whose commitment and cards both check out.
     pub rounds_verified: u64,
+    /// Draws listed, and of those whose seed and winners check out.
+    pub draws: u64,
+    pub draws_verified: u64,
     pub problems: u64,
     /// The first problems (all of them, up to 10,000).
     pub findings: Vec<Finding>,
@@ -103,6 +106,8 @@ enum Checked<'a> {
     /// A pair line, with what is wrong with it on its own: its revealed
     /// seed against its commitment, its table record (if a table).
     Pair(ExportPair, LineProblems),
+    /// A drawn draw, with what is wrong with it (recomputed on its own).
+    Draw(LineProblems),
     Round {
         round: RoundLine<'a>,
         /// Problems found from the line alone.
@@ -597,6 +602,9 @@ fn check_line<'a>(text: &'a str, evidence: &mut Evidence) -> Checked<'a> {
                 first,
             }
         }),
+        Some("draw") => serde_json::from_str(text).map(|draw: super::export::ExportDraw| {
+            Checked::Draw(draw.problems().into_iter().map(|p| ("draw", p)).collect())
+        }),
         Some("end") => serde_json::from_str(text).map(Checked::End),
         Some(other) => return Checked::Malformed(format!("unknown record type {other:?}")),
         None => return Checked::Malformed("a record without a \"type\"".to_owned()),
@@ -630,7 +638,9 @@ fn pair_commitment_problem(pair: &ExportPair) -> Option<String> {
 /// that check a line at a time.
 pub fn line_problems(text: &str) -> Vec<&'static str> {
     match check_line(text, &mut Evidence::default()) {
-        Checked::Pair(_, problems) => problems.iter().map(|(kind, _)| *kind).collect(),
+        Checked::Pair(_, problems) | Checked::Draw(problems) => {
+            problems.iter().map(|(kind, _)| *kind).collect()
+        }
         Checked::Blank | Checked::End(_) => Vec::new(),
         Checked::Malformed(_) => vec!["malformed"],
         Checked::Round { problems, .. } => problems.iter().map(|(kind, _)| *kind).collect(),
@@ -943,16 +953,34 @@ fn take_in(
                 observe(line, &round);
                 sequence.round(line, &round, report);
             }
+            Checked::Draw(problems) => {
+                sequence.close_pair(report);
+                report.draws += 1;
+                if problems.is_empty() {
+                    report.draws_verified += 1;
+                }
+                for (kind, problem) in problems {
+                    report.add(line, kind, problem);
+                }
+            }
             Checked::End(end) => {
                 sequence.close_pair(report);
                 sequence.ended = true;
-                if end.seed_pairs != report.seed_pairs || end.rounds != report.rounds {
+                if end.seed_pairs != report.seed_pairs
+                    || end.rounds != report.rounds
+                    || end.draws != report.draws
+                {
                     report.add(
                         line,
                         "record",
                         format!(
-                            "the end line counts {} pairs and {} rounds, but {} and {} were read",
-                            end.seed_pairs, end.rounds, report.seed_pairs, report.rounds
+                            "the end line counts {} pairs, {} rounds and {} draws, but {}, {} and {} were read",
+                            end.seed_pairs,
+                            end.rounds,
+                            end.draws,
+                            report.seed_pairs,
+                            report.rounds,
+                            report.draws
                         ),
                     );
                 }

@@ -421,6 +421,12 @@ fn print_text(source: &str, report: &Report) {
         report.rounds_verified,
         report.rounds as f64 / seconds.max(1e-9)
     );
+    if report.draws > 0 {
+        println!(
+            "  {} draws; {} recomputed and verified (seed against commitment, winners)",
+            report.draws, report.draws_verified
+        );
+    }
     if let Some(log) = &report.log {
         println!("  log: {log}");
     }
@@ -549,9 +555,17 @@ fn audit_source(
 
 fn verification_lines(report: &Report) -> Vec<String> {
     let mut lines = vec![format!(
-        "{} lines, {} seed pairs, {} rounds; {} rounds verified",
-        report.lines, report.seed_pairs, report.rounds, report.rounds_verified
+        "{} lines, {} seed pairs, {} rounds; {} rounds verified; {} draws, {} verified",
+        report.lines,
+        report.seed_pairs,
+        report.rounds,
+        report.rounds_verified,
+        report.draws,
+        report.draws_verified
     )];
+    if let Some(log) = &report.log {
+        lines.push(format!("transparency log: {log}"));
+    }
     lines.extend(report.findings.iter().take(200).map(ToString::to_string));
     lines
 }

@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 
 use super::store::{PairRow, Store};
 use crate::audit::export::{
-    ExportEnd, ExportPair, ExportRound, ExportSeat, ExportVoid, RevealedPair,
+    ExportDraw, ExportEnd, ExportPair, ExportRound, ExportSeat, ExportVoid, RevealedPair,
 };
 use crate::time::timestamp;
 
@@ -19,6 +19,46 @@ fn revealed(pair: &PairRow) -> RevealedPair<'_> {
         server_seed_hash: &pair.server_seed_hash,
         server_seed: pair.server_seed.as_deref().unwrap_or_default(),
         client_seed: pair.client_seed.as_deref().unwrap_or_default(),
+    }
+}
+
+/// Writes every drawn draw into `lines`, oldest first; how many (`None`
+/// when the receiver went away).
+async fn export_draws(store: &Store, lines: &mpsc::Sender<String>) -> anyhow::Result<Option<u64>> {
+    const DRAWS_PER_QUERY: i64 = 100;
+    let (mut after, mut count) = (0i64, 0u64);
+    loop {
+        let draws = store.drawn_draws(after, DRAWS_PER_QUERY).await?;
+        let Some(last) = draws.last() else {
+            return Ok(Some(count));
+        };
+        after = last.seq;
+        for draw in &draws {
+            let record = ExportDraw {
+                record: "draw".to_owned(),
+                id: draw.id.clone(),
+                protocol: fairdeal_core::DRAW_PROTOCOL.to_owned(),
+                entries_sha256: draw.entries_sha256.clone().unwrap_or_default(),
+                entries: draw.entries.unwrap_or_default() as u64,
+                winners: draw.winners as u64,
+                server_seed_hash: draw.server_seed_hash.clone().unwrap_or_default(),
+                server_seed: draw.server_seed.clone().unwrap_or_default(),
+                client_seed: draw.client_seed.clone().unwrap_or_default(),
+                client_seed_source: draw.client_seed_source.clone(),
+                result: draw
+                    .winner_indices()?
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(u64::from)
+                    .collect(),
+                created_at: timestamp(draw.created_at),
+                drawn_at: draw.drawn_at.map(timestamp).unwrap_or_default(),
+            };
+            if lines.send(serde_json::to_string(&record)?).await.is_err() {
+                return Ok(None);
+            }
+            count += 1;
+        }
     }
 }
 
@@ -32,8 +72,13 @@ pub async fn export(store: &Store, after: i64, lines: mpsc::Sender<String>) -> a
     loop {
         let pairs = store.revealed_pairs(cursor, PAIRS_PER_QUERY).await?;
         let Some(last) = pairs.last() else {
-            let end = serde_json::to_string(&ExportEnd::new(n_pairs, n_rounds))?;
-            let _ = lines.send(end).await;
+            // Then every drawn draw (the cursor pages pairs only: each
+            // export lists every draw, which an audit recomputes whole).
+            let Some(n_draws) = export_draws(store, &lines).await? else {
+                return Ok(());
+            };
+            let end = ExportEnd::new(n_pairs, n_rounds).with_draws(n_draws);
+            let _ = lines.send(serde_json::to_string(&end)?).await;
             return Ok(());
         };
         cursor = last.reveal_seq.unwrap_or(cursor);

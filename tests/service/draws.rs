@@ -687,3 +687,98 @@ async fn operators_get_clear_answers(app: &TestApp) {
     assert_eq!(bad.json["field"], "limit");
 }
 on_both_backends!(operators_get_clear_answers);
+
+/// The export lists every drawn draw (its list by hash and size, its seeds,
+/// its winners) after the pairs, and counts them in its end line; the
+/// audit recomputes each draw's winners and holds its seed to its
+/// commitment, so a changed winner or seed is named.
+async fn drawn_draws_are_exported_and_recomputed_by_the_audit(app: &TestApp) {
+    let list: String = (0..500).map(|i| format!("entrant {i}\n")).collect();
+    let mut drawn = Vec::new();
+    for (k, seed) in [(3, "beacon round 1"), (1, "beacon round 2")] {
+        let id = upload(
+            app,
+            list.clone(),
+            &format!("winners={k}&client_seed_source=beacon"),
+        )
+        .await
+        .id();
+        app.operator
+            .put_json(
+                &format!("/v1/draws/{id}/client-seed"),
+                &json!({ "client_seed": seed }),
+            )
+            .await
+            .success();
+        let run = app
+            .operator
+            .post(&format!("/v1/draws/{id}/run"))
+            .await
+            .success();
+        drawn.push((id, run));
+    }
+    // One more, committed but not drawn: not in the export.
+    upload(app, list.clone(), "winners=1&client_seed_source=later")
+        .await
+        .id();
+    let export = app.public.get("/v1/export").await.text;
+    let records: Vec<Value> = export
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let draws: Vec<&Value> = records.iter().filter(|r| r["type"] == "draw").collect();
+    assert_eq!(draws.len(), 2, "{export}");
+    assert_eq!(records.last().expect("end")["draws"], 2);
+    let (first_id, first_run) = &drawn[0];
+    let first = draws
+        .iter()
+        .find(|d| d["id"] == first_id.as_str())
+        .expect("the first draw");
+    assert_eq!(first["entries"], 500);
+    assert_eq!(first["server_seed"], first_run["server_seed"]);
+    let winners: Vec<Value> = first_run["result"]
+        .as_array()
+        .expect("result")
+        .iter()
+        .map(|w| w["entry"].clone())
+        .collect();
+    assert_eq!(first["result"], json!(winners));
+    let report = fairdeal::audit::audit(export.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert_eq!((report.draws, report.draws_verified), (2, 2));
+    // A winner swapped for another entrant: named by the audit.
+    let shown = serde_json::to_string(&first["result"]).expect("JSON");
+    let swapped: Vec<u64> = first["result"]
+        .as_array()
+        .expect("result")
+        .iter()
+        .map(|w| (w.as_u64().expect("index") + 1) % 500)
+        .collect();
+    let forged = export.replace(
+        &format!(r#""result":{shown}"#),
+        &format!(
+            r#""result":{}"#,
+            serde_json::to_string(&swapped).expect("JSON")
+        ),
+    );
+    assert_ne!(forged, export);
+    let report = fairdeal::audit::audit(forged.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(
+        report.findings.iter().any(|f| f.kind == "draw"),
+        "{:?}",
+        report.findings
+    );
+    // A draw left out: the end line's count says so.
+    let without: String = export
+        .lines()
+        .filter(|l| !l.contains(first_id.as_str()))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let report = fairdeal::audit::audit(without.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(
+        report.findings.iter().any(|f| f.kind == "record"),
+        "{:?}",
+        report.findings
+    );
+}
+on_both_backends!(drawn_draws_are_exported_and_recomputed_by_the_audit);

@@ -444,6 +444,22 @@ impl Store {
             .await)
     }
 
+    /// Every tenant's drawn draws after `after` (their `seq`), oldest first,
+    /// at most `limit`: what the export lists.
+    pub async fn drawn_draws(&self, after: i64, limit: i64) -> Result<Vec<DrawRow>, sqlx::Error> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            draw_columns!(),
+            " FROM draws WHERE status = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+        );
+        with_pool!(self, |pool| sqlx::query_as(SQL)
+            .bind(DrawStatus::Drawn.as_str())
+            .bind(after)
+            .bind(limit)
+            .fetch_all(pool)
+            .await)
+    }
+
     /// The draw `id` (a draft too: callers decide what to show).
     pub async fn draw(&self, id: &str) -> Result<Option<DrawRow>, sqlx::Error> {
         const SQL: &str = concat!("SELECT ", draw_columns!(), " FROM draws WHERE id = $1");
