@@ -75,6 +75,10 @@ pub struct Report {
     /// Draws listed, and of those whose seed and winners check out.
     pub draws: u64,
     pub draws_verified: u64,
+    /// The period the export covers: the earliest pair's creation and the
+    /// latest reveal (RFC 3339), when it lists any pair.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period: Option<(String, String)>,
     pub problems: u64,
     /// The first problems (all of them, up to 10,000).
     pub findings: Vec<Finding>,
@@ -930,6 +934,15 @@ fn take_in(
                     );
                 }
                 report.seed_pairs += 1;
+                let (from, to) = report
+                    .period
+                    .get_or_insert_with(|| (pair.created_at.clone(), pair.revealed_at.clone()));
+                if pair.created_at < *from {
+                    from.clone_from(&pair.created_at);
+                }
+                if pair.revealed_at > *to {
+                    to.clone_from(&pair.revealed_at);
+                }
                 sequence.pair = Some((pair, line, 0));
             }
             Checked::Round {

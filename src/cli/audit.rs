@@ -421,6 +421,9 @@ fn print_text(source: &str, report: &Report) {
         report.rounds_verified,
         report.rounds as f64 / seconds.max(1e-9)
     );
+    if let Some((from, to)) = &report.period {
+        println!("  pairs made from {from}, revealed until {to}");
+    }
     if report.draws > 0 {
         println!(
             "  {} draws; {} recomputed and verified (seed against commitment, winners)",
@@ -563,6 +566,11 @@ fn verification_lines(report: &Report) -> Vec<String> {
         report.draws,
         report.draws_verified
     )];
+    if let Some((from, to)) = &report.period {
+        lines.push(format!(
+            "period: pairs made from {from}, revealed until {to}"
+        ));
+    }
     if let Some(log) = &report.log {
         lines.push(format!("transparency log: {log}"));
     }
