@@ -29,7 +29,7 @@ impl std::fmt::Display for Invisible {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "must show as it is: U+{:04X} at character {} is {}",
+            "must show as it is: U+{:04X} at character {} (from 0) is {}",
             self.code_point, self.position, self.rule
         )
     }
@@ -59,10 +59,11 @@ pub fn is_invisible(c: char) -> bool {
 }
 
 /// Characters that render as a blank or as nothing in particular: the
-/// braille blank (U+2800), private-use code points (their glyph is whatever a
+/// braille blank (U+2800), the musical null notehead (U+1D159), private-use
+/// code points (their glyph is whatever a
 /// font says) and code points not yet assigned.
 fn blank_or_unknown(c: char) -> bool {
-    c == '\u{2800}'
+    matches!(c, '\u{2800}' | '\u{1D159}')
         || matches!(
             c.general_category(),
             GeneralCategory::PrivateUse | GeneralCategory::Unassigned
@@ -78,6 +79,20 @@ pub fn invisible(text: &str) -> Option<Invisible> {
     let mut previous_space = false;
     let count = text.chars().count();
     for (position, c) in text.chars().enumerate() {
+        if c.is_control() {
+            return Some(Invisible {
+                position,
+                code_point: u32::from(c),
+                rule: "a control character",
+            });
+        }
+        if position == 0 && c.general_category_group() == GeneralCategoryGroup::Mark {
+            return Some(Invisible {
+                position,
+                code_point: u32::from(c),
+                rule: "a combining mark with nothing before it (it attaches to whatever is shown before the text)",
+            });
+        }
         if c.is_whitespace() {
             if position == 0 || position + 1 == count || previous_space {
                 return Some(Invisible {
@@ -130,25 +145,25 @@ pub fn invisible(text: &str) -> Option<Invisible> {
     None
 }
 
-/// The lookalike-folded form: invisible and blank characters removed, NFKC,
-/// lower case (Unicode's full mapping), NFKC again, white space trimmed and
-/// each run of it one space, then the UTS #39 skeleton (each character
-/// replaced by the prototype of its confusables, so Cyrillic `а` becomes
-/// Latin `a`). Two strings that look alike fold alike; the form is for
-/// comparing, never for showing.
+/// The lookalike-folded form: invisible and blank characters removed,
+/// NFKC, white space trimmed and each run of it one space, then the UTS #39
+/// skeleton (each character replaced by the prototype of its confusables:
+/// Cyrillic `а` becomes Latin `a`, capital `I` becomes `l`, `0` becomes
+/// `O`), lower case (Unicode's full mapping), and the skeleton again. The
+/// skeleton comes first so that lower-casing cannot undo a confusable of a
+/// capital (`I`/`l`, `O`/`0`); the second one folds what lower case made.
+/// Two strings that look alike fold alike; the form is for comparing,
+/// never for showing.
 pub fn lookalike_fold(text: &str) -> String {
     let visible: String = text
         .chars()
         .filter(|&c| !is_invisible(c) && !blank_or_unknown(c))
         .collect();
-    let folded: String = visible
-        .nfkc()
-        .collect::<String>()
-        .to_lowercase()
-        .nfkc()
-        .collect();
-    let spaced = folded.split_whitespace().collect::<Vec<_>>().join(" ");
-    unicode_security::skeleton(&spaced).collect()
+    let normal: String = visible.nfkc().collect();
+    let spaced = normal.split_whitespace().collect::<Vec<_>>().join(" ");
+    let shaped: String = unicode_security::skeleton(&spaced).collect();
+    let lower: String = shaped.to_lowercase().nfkc().collect();
+    unicode_security::skeleton(&lower).collect()
 }
 
 /// Lowercase hex SHA-256 of [`lookalike_fold`]: what the log states beside
@@ -216,6 +231,9 @@ mod tests {
             ("player\u{2800}x", 6, 0x2800),
             ("x\u{E000}", 1, 0xE000),
             ("x\u{0378}", 1, 0x0378),
+            ("ab\u{1D159}cd", 2, 0x1D159),
+            ("a\tb", 1, 0x09),
+            ("\u{0301}ab", 0, 0x0301),
         ] {
             let found = invisible(text).unwrap_or_else(|| panic!("{text:?} passed"));
             assert_eq!((found.position, found.code_point), (position, code_point));
@@ -280,6 +298,18 @@ mod tests {
             lookalike_sha256("chosen  by the\u{3000}player"),
             lookalike_sha256("chosen by the player")
         );
+        // Capitals whose confusables lower case would undo.
+        for (a, b) in [
+            ("lQa7", "IQa7"),
+            ("KoQ", "K0Q"),
+            ("KOQ", "K0Q"),
+            ("K\u{0399}x", "Klx"),
+            ("Il", "lI"),
+            ("ab\u{1D159}cd", "abcd"),
+        ] {
+            assert_eq!(lookalike_sha256(a), lookalike_sha256(b), "{a:?} {b:?}");
+        }
+        assert_ne!(lookalike_sha256("ab"), lookalike_sha256("abc"));
     }
 
     #[test]

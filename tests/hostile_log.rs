@@ -321,19 +321,61 @@ fn a_forged_checkpoint_of_a_vast_log_is_refused_before_any_entry_is_read() {
 }
 
 #[test]
-fn a_checkpoint_claiming_entries_that_are_not_served_ends_with_an_error() {
+fn a_signed_checkpoint_claiming_entries_that_are_not_served_is_a_finding() {
     // Signed by the served key (a first run trusts it), but claiming more
-    // entries than the bundles hold.
+    // entries than the log serves: evidence against the log, reported as
+    // a finding in a report (exit 1), not an error reading it.
     let (_, entries) = story(1);
     let mut files = log_files(&bytes(&entries), &key(7));
-    let forged = key(7)
-        .sign_note(&format!("{ORIGIN}\n{}\n{}=\n", 5u64, "A".repeat(43)))
-        .expect("sign");
-    files[1].1 = forged.into_bytes();
-    let base = serve(served(files));
-    let out = fairdeal(&["monitor", &base]);
-    // The bundle for 5 entries does not exist (404): the log cannot be
-    // read as it claims, which is an error naming what was asked.
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    for size in [5u64, (1u64 << 63) - 1] {
+        let forged = key(7)
+            .sign_note(&format!("{ORIGIN}\n{size}\n{}=\n", "A".repeat(43)))
+            .expect("sign");
+        files[1].1 = forged.into_bytes();
+        let base = serve(served(files.clone()));
+        let out = fairdeal(&["monitor", &base, "--json"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        let report: Value = serde_json::from_str(&stdout).expect("a JSON report");
+        assert!(
+            report["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .any(|f| f["kind"] == "tree"
+                    && f["detail"]
+                        .as_str()
+                        .is_some_and(|d| d.contains("not served"))),
+            "{stdout}"
+        );
+    }
+}
+
+/// A key given on the command line that is not the one the state file
+/// trusted is a finding, and the state file keeps the key it had.
+#[test]
+fn a_key_other_than_the_remembered_one_is_a_finding() {
+    let (_, entries) = story(1);
+    let dir = tempfile::tempdir().expect("dir");
+    let state = dir.path().join("state.json");
+    let base = serve(served(log_files(&bytes(&entries), &key(7))));
+    let out = fairdeal(&["monitor", &base, "--state", state.to_str().expect("path")]);
+    assert_eq!(out.status.code(), Some(0));
+    let remembered = std::fs::read_to_string(&state).expect("state");
+    let other = serve(served(log_files(&bytes(&entries), &key(9))));
+    let out = fairdeal(&[
+        "monitor",
+        &other,
+        "--state",
+        state.to_str().expect("path"),
+        "--key",
+        &key(9).vkey(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("not the one the state file trusted"),
+        "{stdout}"
+    );
+    assert_eq!(std::fs::read_to_string(&state).expect("state"), remembered);
 }

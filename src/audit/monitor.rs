@@ -27,8 +27,7 @@ use sha2::{Digest, Sha256};
 
 use super::table_checks::{TableTrack, repeated_voids};
 use crate::tlog::key::verify_note;
-use crate::tlog::tiles::TILE_WIDTH;
-use crate::tlog::tree::Hash;
+use crate::tlog::tree::{ExpectedTile, Hash, TileBuilder};
 
 /// What a monitor remembers between runs: the last checkpoint it accepted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -300,63 +299,6 @@ fn time_ms(entry: &Value) -> Option<i64> {
         .map(|t| (t.unix_timestamp_nanos() / 1_000_000) as i64)
 }
 
-/// The right edge of the tree as leaves arrive: the roots of its complete
-/// subtrees, largest first (RFC 6962's root of any size folds them).
-#[derive(Debug, Default)]
-struct CompactRange {
-    leaves: u64,
-    /// (height, hash), heights strictly decreasing.
-    stack: Vec<(u32, Hash)>,
-}
-
-impl CompactRange {
-    /// Appends a leaf; `complete` gets every subtree hash it completes, as
-    /// (height, index at that height, hash), the leaf itself first.
-    fn push(&mut self, leaf: Hash, mut complete: impl FnMut(u32, u64, Hash)) {
-        let index = self.leaves;
-        self.leaves += 1;
-        complete(0, index, leaf);
-        let mut node = (0u32, leaf);
-        while let Some(&(height, left)) = self.stack.last() {
-            if height != node.0 {
-                break;
-            }
-            self.stack.pop();
-            let hash = tlog_tiles::node_hash(left, node.1);
-            node = (height + 1, hash);
-            complete(node.0, index >> node.0, hash);
-        }
-        self.stack.push(node);
-    }
-
-    /// The root of the leaves so far (SHA-256 of nothing for none).
-    fn root(&self) -> Hash {
-        let mut iter = self.stack.iter().rev();
-        let Some(&(_, mut root)) = iter.next() else {
-            return Hash(Sha256::digest(b"").into());
-        };
-        for &(_, left) in iter {
-            root = tlog_tiles::node_hash(left, root);
-        }
-        root
-    }
-}
-
-/// A hash tile whose hashes are all known: level, index, the hashes it must
-/// hold (its width is their count).
-#[derive(Debug)]
-pub struct ExpectedTile {
-    pub level: u8,
-    pub index: u64,
-    hashes: Vec<Hash>,
-}
-
-impl ExpectedTile {
-    pub fn width(&self) -> u64 {
-        self.hashes.len() as u64
-    }
-}
-
 /// The log checker, fed as the log is read: [`LogChecker::new`] with the key
 /// and the checkpoint (verified at once: read nothing more unless
 /// [`LogChecker::trusted`]), then every entry in order
@@ -371,10 +313,8 @@ pub struct LogChecker {
     trusted: bool,
     previous: Option<MonitorState>,
     keep_rounds: bool,
-    range: CompactRange,
+    tree: TileBuilder,
     root_at_previous: Option<Hash>,
-    /// The hashes of the tile being filled, by level.
-    filling: Vec<Vec<Hash>>,
     ready: Vec<ExpectedTile>,
     findings: Findings,
     pairs: HashMap<String, PairTrack>,
@@ -390,7 +330,7 @@ impl std::fmt::Debug for LogChecker {
         f.debug_struct("LogChecker")
             .field("origin", &self.origin)
             .field("size", &self.size)
-            .field("read", &self.range.leaves)
+            .field("read", &self.tree.leaves())
             .finish_non_exhaustive()
     }
 }
@@ -410,6 +350,19 @@ impl LogChecker {
     ) -> anyhow::Result<Self> {
         let mut findings = Findings::default();
         let pinned = pin.unwrap_or(previous.map_or(vkey, |p| p.vkey.as_str()));
+        if let (Some(pin), Some(previous)) = (pin, previous)
+            && pin != previous.vkey
+        {
+            findings.add(
+                "key",
+                None,
+                format!(
+                    "the key given ({pin}) is not the one the state file trusted ({}): a new key is \
+                     trusted only with a new state file",
+                    previous.vkey
+                ),
+            );
+        }
         if pinned != vkey {
             findings.add(
                 "key",
@@ -470,11 +423,10 @@ impl LogChecker {
             trusted,
             previous: previous.cloned(),
             keep_rounds,
-            range: CompactRange::default(),
+            tree: TileBuilder::default(),
             root_at_previous: previous
                 .filter(|p| p.size == 0)
                 .map(|_| Hash(Sha256::digest(b"").into())),
-            filling: Vec::new(),
             ready: Vec::new(),
             findings,
             pairs: HashMap::new(),
@@ -500,34 +452,15 @@ impl LogChecker {
 
     /// Entries taken so far.
     pub fn read(&self) -> u64 {
-        self.range.leaves
+        self.tree.leaves()
     }
 
     /// Takes the next entry (entries come in log order, from 0).
     pub fn entry(&mut self, bytes: &[u8]) {
-        let index = self.range.leaves;
-        let filling = &mut self.filling;
-        let ready = &mut self.ready;
-        self.range
-            .push(tlog_tiles::record_hash(bytes), |height, at, hash| {
-                if height % 8 != 0 {
-                    return;
-                }
-                let level = (height / 8) as usize;
-                if filling.len() <= level {
-                    filling.resize_with(level + 1, Vec::new);
-                }
-                filling[level].push(hash);
-                if at % TILE_WIDTH == TILE_WIDTH - 1 {
-                    ready.push(ExpectedTile {
-                        level: level as u8,
-                        index: at / TILE_WIDTH,
-                        hashes: std::mem::take(&mut filling[level]),
-                    });
-                }
-            });
+        let index = self.tree.leaves();
+        self.ready.extend(self.tree.push(bytes));
         if self.previous.as_ref().is_some_and(|p| p.size == index + 1) {
-            self.root_at_previous = Some(self.range.root());
+            self.root_at_previous = Some(self.tree.root());
         }
         self.check_entry(index, bytes);
     }
@@ -542,22 +475,12 @@ impl LogChecker {
     /// Every entry has been taken: the partial tiles at the right edge
     /// become ready.
     pub fn end_of_entries(&mut self) {
-        for (level, hashes) in self.filling.iter_mut().enumerate() {
-            if !hashes.is_empty() {
-                let count = self.range.leaves >> (level * 8);
-                self.ready.push(ExpectedTile {
-                    level: level as u8,
-                    index: count / TILE_WIDTH,
-                    hashes: std::mem::take(hashes),
-                });
-            }
-        }
+        self.ready.extend(self.tree.partial_tiles());
     }
 
     /// Compares a hash tile as served with the hashes the entries give.
     pub fn compare_tile(&mut self, tile: &ExpectedTile, served: &[u8]) {
-        let expected: Vec<u8> = tile.hashes.iter().flat_map(|h| h.0).collect();
-        if expected != served {
+        if tile.bytes() != served {
             self.findings.add(
                 "tile",
                 None,
@@ -598,11 +521,14 @@ impl LogChecker {
                     &mut |kind, index, detail| self.findings.add(kind, index, detail),
                 );
             }
-            other => self.findings.add(
+            Some(other) => self.findings.add(
                 "entry",
                 Some(index),
                 format!("an entry of unknown type {other:?}"),
             ),
+            None => self
+                .findings
+                .add("entry", Some(index), "an entry without a type".to_owned()),
         }
     }
 
@@ -952,18 +878,19 @@ impl LogChecker {
     }
 
     fn check_tree(&mut self) {
-        if self.range.leaves != self.size {
+        if self.tree.leaves() != self.size {
             self.findings.add(
                 "tree",
                 None,
                 format!(
                     "the checkpoint says {} entries; {} were served",
-                    self.size, self.range.leaves
+                    self.size,
+                    self.tree.leaves()
                 ),
             );
             return;
         }
-        let computed = self.range.root();
+        let computed = self.tree.root();
         if computed.to_string() != self.root_text {
             self.findings.add(
                 "tree",
@@ -1303,6 +1230,7 @@ mod draw_tests {
 mod checker_tests {
     use super::*;
     use crate::tlog::key::LogKey;
+    use crate::tlog::tiles::TILE_WIDTH;
     use crate::tlog::tree;
     use serde_json::json;
 

@@ -224,16 +224,23 @@ fn cross_check_log(
     for (line, detail) in found {
         report.add(line, "log", detail);
     }
+    let checkpoint = if checked.origin.is_empty() {
+        "the log's checkpoint did NOT verify (nothing more was read)".to_owned()
+    } else {
+        format!(
+            "the log's checkpoint of {} entries (origin {}, root {}) {}",
+            checked.size,
+            crate::audit::printable(&checked.origin),
+            checked.root,
+            if checked.checkpoint_accepted {
+                "verified: signature, tree and tiles"
+            } else {
+                "did NOT verify"
+            }
+        )
+    };
     report.log = Some(format!(
-        "the log's checkpoint of {} entries (origin {}, root {}) {}; {} pairs ({} revealed, {} of their rounds held against the export), {} rounds, {} draws; {}",
-        checked.size,
-        crate::audit::printable(&checked.origin),
-        checked.root,
-        if checked.checkpoint_accepted {
-            "verified: signature, tree and tiles"
-        } else {
-            "did NOT verify"
-        },
+        "{checkpoint}; {} pairs ({} revealed, {} of their rounds held against the export), {} rounds, {} draws; {}",
         checked.pairs,
         revealed_pairs,
         logged_rounds,

@@ -256,16 +256,25 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
 }
 
 fn get(client: &reqwest::blocking::Client, url: &str) -> anyhow::Result<Vec<u8>> {
+    fetch(client, url)?.with_context(|| format!("{url} answered 404 Not Found"))
+}
+
+/// The body at `url`; `None` when the log answers 404 (a tile or bundle it
+/// does not have).
+fn fetch(client: &reqwest::blocking::Client, url: &str) -> anyhow::Result<Option<Vec<u8>>> {
     let response = client
         .get(url)
         .send()
         .with_context(|| format!("reading {url}"))?;
+    if response.status() == reqwest::StatusCode::NOT_FOUND {
+        return Ok(None);
+    }
     anyhow::ensure!(
         response.status().is_success(),
         "{url} answered {}",
         response.status()
     );
-    body(response, url)
+    body(response, url).map(Some)
 }
 
 /// The most the monitor reads of one answer: the largest the service gives
@@ -343,8 +352,13 @@ pub(crate) fn read_log(
                 width: tile.width(),
             }
             .path();
-            let served = get(&client, &format!("{base}/log/{path}"))?;
-            checker.compare_tile(&tile, &served);
+            match fetch(&client, &format!("{base}/log/{path}"))? {
+                Some(served) => checker.compare_tile(&tile, &served),
+                None => checker.add_finding(
+                    "tile",
+                    format!("{path} is not served, though the signed checkpoint covers it"),
+                ),
+            }
         }
         Ok(())
     };
@@ -356,7 +370,16 @@ pub(crate) fn read_log(
             width,
         }
         .path();
-        let bundle = get(&client, &format!("{base}/log/{path}"))?;
+        let Some(bundle) = fetch(&client, &format!("{base}/log/{path}"))? else {
+            checker.add_finding(
+                "tree",
+                format!(
+                    "the signed checkpoint claims {size} entries, but {path} is not served: \
+                     the log does not hold what it signed"
+                ),
+            );
+            break;
+        };
         let entries = match split_entry_bundle(&bundle) {
             Ok(entries) if entries.len() as u64 == width => entries,
             Ok(entries) => {
@@ -384,13 +407,20 @@ pub(crate) fn read_log(
     Ok(checker)
 }
 
-fn print_text(report: &MonitorReport) {
-    println!(
-        "fairdeal monitor of {} ({} entries, root {})",
-        printable(&report.origin),
-        report.size,
-        report.root
-    );
+fn print_text(base: &str, report: &MonitorReport) {
+    if report.origin.is_empty() {
+        println!(
+            "fairdeal monitor of {}: its checkpoint did not verify",
+            printable(base)
+        );
+    } else {
+        println!(
+            "fairdeal monitor of {} ({} entries, root {})",
+            printable(&report.origin),
+            report.size,
+            report.root
+        );
+    }
     println!(
         "  {} seed pairs, {} rounds; {} commitments not revealed{}",
         report.pairs,
@@ -493,7 +523,7 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         value["verdict"] = if report.passed() { "pass" } else { "fail" }.into();
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print_text(&report);
+        print_text(&base, &report);
         if let (Some(path), false) = (&opts.state, report.checkpoint_accepted) {
             println!(
                 "  the checkpoint was not accepted: {} still holds the last one accepted",

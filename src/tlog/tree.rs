@@ -60,6 +60,135 @@ pub fn check_consistency(
     tlog_tiles::check_tree(&proof.to_vec(), size, root, old_size, old_root).is_ok()
 }
 
+/// The right edge of the tree as leaves arrive: the roots of its complete
+/// subtrees, largest first (RFC 6962's root of any size folds them).
+#[derive(Debug, Default)]
+struct CompactRange {
+    leaves: u64,
+    /// (height, hash), heights strictly decreasing.
+    stack: Vec<(u32, Hash)>,
+}
+
+impl CompactRange {
+    /// Appends a leaf; `complete` gets every subtree hash it completes, as
+    /// (height, index at that height, hash), the leaf itself first.
+    fn push(&mut self, leaf: Hash, mut complete: impl FnMut(u32, u64, Hash)) {
+        let index = self.leaves;
+        self.leaves += 1;
+        complete(0, index, leaf);
+        let mut node = (0u32, leaf);
+        while let Some(&(height, left)) = self.stack.last() {
+            if height != node.0 {
+                break;
+            }
+            self.stack.pop();
+            let hash = tlog_tiles::node_hash(left, node.1);
+            node = (height + 1, hash);
+            complete(node.0, index >> node.0, hash);
+        }
+        self.stack.push(node);
+    }
+
+    /// The root of the leaves so far (SHA-256 of nothing for none).
+    fn root(&self) -> Hash {
+        use sha2::Digest as _;
+        let mut iter = self.stack.iter().rev();
+        let Some(&(_, mut root)) = iter.next() else {
+            return Hash(sha2::Sha256::digest(b"").into());
+        };
+        for &(_, left) in iter {
+            root = tlog_tiles::node_hash(left, root);
+        }
+        root
+    }
+}
+
+/// A hash tile whose hashes are all known: level, index, the hashes it
+/// holds (its width is their count).
+#[derive(Debug)]
+pub struct ExpectedTile {
+    pub level: u8,
+    pub index: u64,
+    hashes: Vec<Hash>,
+}
+
+impl ExpectedTile {
+    pub fn width(&self) -> u64 {
+        self.hashes.len() as u64
+    }
+
+    /// The tile's bytes, as served.
+    pub fn bytes(&self) -> Vec<u8> {
+        self.hashes.iter().flat_map(|h| h.0).collect()
+    }
+}
+
+/// The tree and its hash tiles, built as entries arrive, in memory that
+/// grows with the tree's height, not its size: the right edge (a compact
+/// range) and the tile being filled at each level. A reader checks a log
+/// with it; a writer of tiles makes them with it.
+#[derive(Debug, Default)]
+pub struct TileBuilder {
+    range: CompactRange,
+    /// The hashes of the tile being filled, by level.
+    filling: Vec<Vec<Hash>>,
+}
+
+impl TileBuilder {
+    /// Entries taken so far.
+    pub fn leaves(&self) -> u64 {
+        self.range.leaves
+    }
+
+    /// The root of the entries so far.
+    pub fn root(&self) -> Hash {
+        self.range.root()
+    }
+
+    /// Takes the next entry; the tiles it completes (full ones, lowest
+    /// level first).
+    pub fn push(&mut self, entry: &[u8]) -> Vec<ExpectedTile> {
+        let width = crate::tlog::tiles::TILE_WIDTH;
+        let filling = &mut self.filling;
+        let mut ready = Vec::new();
+        self.range.push(record_hash(entry), |height, at, hash| {
+            if height % 8 != 0 {
+                return;
+            }
+            let level = (height / 8) as usize;
+            if filling.len() <= level {
+                filling.resize_with(level + 1, Vec::new);
+            }
+            filling[level].push(hash);
+            if at % width == width - 1 {
+                ready.push(ExpectedTile {
+                    level: level as u8,
+                    index: at / width,
+                    hashes: std::mem::take(&mut filling[level]),
+                });
+            }
+        });
+        ready
+    }
+
+    /// The partial tiles at the right edge, once every entry is in.
+    pub fn partial_tiles(&mut self) -> Vec<ExpectedTile> {
+        let leaves = self.range.leaves;
+        let mut tiles = Vec::new();
+        for (level, hashes) in self.filling.iter_mut().enumerate() {
+            if !hashes.is_empty() {
+                let count = leaves >> (level * 8);
+                tiles.push(ExpectedTile {
+                    level: level as u8,
+                    index: count / crate::tlog::tiles::TILE_WIDTH,
+                    hashes: std::mem::take(hashes),
+                });
+            }
+        }
+        tiles
+    }
+}
+
 /// Every stored hash of a log of `entries`, in memory (for tests, tools and
 /// fuzzing: the service keeps its own in the database).
 pub fn stored_hashes_of<E: AsRef<[u8]>>(entries: &[E]) -> anyhow::Result<MemoryHashes> {

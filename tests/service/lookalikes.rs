@@ -16,7 +16,7 @@ use crate::tenants::operator_of;
 
 /// Seeds that show like `player-7f3a9c` (or `drand-8f3c2a91`, "WIN!") and
 /// the code point each is refused for.
-const INVISIBLE: [(&str, &str); 7] = [
+const INVISIBLE: [(&str, &str); 10] = [
     ("player-7f3a9c\u{200B}", "U+200B at character 13"),
     ("player\u{2060}-7f3a9c", "U+2060 at character 6"),
     ("\u{FEFF}player-7f3a9c", "U+FEFF at character 0"),
@@ -24,6 +24,9 @@ const INVISIBLE: [(&str, &str); 7] = [
     ("\u{202E}!NIW", "U+202E at character 0"),
     ("pl\u{00AD}ayer", "U+00AD at character 2"),
     ("cafe\u{301}", "NFC"),
+    ("ab\u{1D159}cd", "U+1D159 at character 2"),
+    ("a\tb", "U+0009 at character 1"),
+    ("\u{301}ab", "U+0301 at character 0"),
 ];
 
 async fn invisible_and_bidi_client_seeds_are_refused_with_their_position(app: &TestApp) {
@@ -82,8 +85,15 @@ on_both_backends!(invisible_and_bidi_client_seeds_are_refused_with_their_positio
 async fn a_lookalike_of_a_live_seed_is_refused_unless_insisted_and_then_named(app: &TestApp) {
     let api = &app.operator;
     let first = api.active_pair("player-7f3a9c").await;
-    // Cyrillic а, and upper case: the same seed to a player's eye.
-    for lookalike in ["pl\u{0430}yer-7f3a9c", "PLAYER-7F3A9C", "player-7f3a9c"] {
+    // Cyrillic а, upper case, a capital I for the l and a zero for the o:
+    // the same seed to a player's eye.
+    for lookalike in [
+        "pl\u{0430}yer-7f3a9c",
+        "PLAYER-7F3A9C",
+        "player-7f3a9c",
+        "pIayer-7f3a9c",
+        "P1ayer-7f3a9c",
+    ] {
         let pair = api.post("/v1/seed-pairs").await.id();
         let reply = api
             .put_json(

@@ -597,6 +597,16 @@ async fn bad_table_input_names_the_field_and_the_seat(app: &TestApp) {
             "looks like seats[0]",
         ),
         (json!({"seats": ["a", "\u{202e}b"]}), "seats[1]", "U+202E"),
+        (
+            json!({"seats": ["Il", "lI"]}),
+            "seats[1]",
+            "looks like seats[0]",
+        ),
+        (
+            json!({"seats": ["O7", "07"]}),
+            "seats[1]",
+            "looks like seats[0]",
+        ),
         (json!({"seats": ["a", "b\u{2060}"]}), "seats[1]", "U+2060"),
         (json!({"seats": ["a", "b\u{200b}"]}), "seats[1]", "U+200B"),
         (json!({"seats": ["a", " "]}), "seats[1]", "white space"),
