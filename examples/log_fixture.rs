@@ -1,0 +1,213 @@
+//! Writes a transparency log of any size as the static files a fairdeal
+//! service serves under `/log/` (C2SP tlog-tiles: key, signed checkpoint,
+//! entry bundles, hash tiles), for measuring `fairdeal monitor` and
+//! `fairdeal audit --log` on large logs without dealing them first.
+//!
+//! cargo run --release --example log_fixture -- OUT_DIR ENTRIES
+//! python3 -m http.server --directory OUT_DIR 8099 &
+//! fairdeal monitor http://127.0.0.1:8099 --key "$(cat OUT_DIR/log/key)"
+//!
+//! The log is honest and varied: pairs of four tenants, each committed,
+//! given a client seed, dealt six rounds and revealed (nine in ten open
+//! their successor by rotation, the tenth ends its session), a draw every
+//! hundred pairs and a table voided in its commit phase every thousand. The
+//! monitor should find nothing in it.
+
+use std::path::{Path, PathBuf};
+
+use fairdeal::text::lookalike_sha256;
+use fairdeal::tlog::entry::{Entry, client_seed_sha256, seat_set};
+use fairdeal::tlog::key::LogKey;
+use fairdeal::tlog::tiles::{TILE_WIDTH, TilePath, entry_bundle};
+use fairdeal::tlog::tree::{ExpectedTile, TileBuilder};
+use fairdeal_core::{ClientSeed, Draw, ServerSeed, draw};
+use sha2::{Digest, Sha256};
+
+const ORIGIN: &str = "fixture.example/log";
+
+/// Writes entries as bundles and tiles as they come.
+struct Writer {
+    dir: PathBuf,
+    limit: u64,
+    tree: TileBuilder,
+    bundle: Vec<Vec<u8>>,
+}
+
+impl Writer {
+    fn file(&self, path: &str, bytes: &[u8]) -> anyhow::Result<()> {
+        let path = self.dir.join("log").join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        Ok(std::fs::write(path, bytes)?)
+    }
+
+    fn tiles(&self, tiles: Vec<ExpectedTile>) -> anyhow::Result<()> {
+        for tile in tiles {
+            let path = TilePath {
+                level: Some(tile.level),
+                index: tile.index,
+                width: tile.width(),
+            };
+            self.file(&path.path(), &tile.bytes())?;
+        }
+        Ok(())
+    }
+
+    fn flush_bundle(&mut self) -> anyhow::Result<()> {
+        if self.bundle.is_empty() {
+            return Ok(());
+        }
+        let first = self.tree.leaves() - self.bundle.len() as u64;
+        let path = TilePath {
+            level: None,
+            index: first / TILE_WIDTH,
+            width: self.bundle.len() as u64,
+        };
+        let bytes = entry_bundle(self.bundle.iter().map(Vec::as_slice))?;
+        self.bundle.clear();
+        self.file(&path.path(), &bytes)
+    }
+
+    /// Appends an entry; false once the log is as long as asked.
+    fn push(&mut self, entry: Entry) -> anyhow::Result<bool> {
+        if self.tree.leaves() == self.limit {
+            return Ok(false);
+        }
+        let bytes = entry.to_bytes()?;
+        let tiles = self.tree.push(&bytes);
+        self.bundle.push(bytes);
+        if self.bundle.len() as u64 == TILE_WIDTH {
+            self.flush_bundle()?;
+        }
+        self.tiles(tiles)?;
+        Ok(true)
+    }
+}
+
+fn seed(kind: &str, n: u64) -> ServerSeed {
+    let mut hash = Sha256::new();
+    hash.update(kind.as_bytes());
+    hash.update(n.to_be_bytes());
+    ServerSeed::from_bytes(hash.finalize().into())
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [dir, entries] = &args[..] else {
+        anyhow::bail!("usage: log_fixture OUT_DIR ENTRIES");
+    };
+    let limit: u64 = entries.parse()?;
+    let key = LogKey::from_hex(&"0f".repeat(32), ORIGIN)?;
+    let mut out = Writer {
+        dir: Path::new(dir).to_owned(),
+        limit,
+        tree: TileBuilder::default(),
+        bundle: Vec::new(),
+    };
+    let time = fairdeal::time::timestamp(fairdeal::time::now_ms());
+    let pair_id = |p: u64| format!("pair-{p:09}");
+    let mut p = 0u64;
+    'log: loop {
+        let (current, next) = (seed("pair", p), seed("pair", p + 1));
+        let tenant = format!("{:032x}", p % 4);
+        let opens_successor = (p + 1) % 10 != 0;
+        let commit = Entry::Commit {
+            seed_pair: pair_id(p),
+            server_seed_hash: current.commitment().to_string(),
+            next_server_seed_hash: next.commitment().to_string(),
+            predecessor: (p % 10 != 0).then(|| pair_id(p - 1)),
+            tenant: Some(tenant.clone()),
+            seats: None,
+            seat_set: None,
+            time: time.clone(),
+        };
+        let client_seed = format!("player {p}");
+        let mut events = vec![
+            commit,
+            Entry::ClientSeed {
+                seed_pair: pair_id(p),
+                client_seed_sha256: client_seed_sha256(&client_seed),
+                client_seed_lookalike_sha256: Some(lookalike_sha256(&client_seed)),
+                time: time.clone(),
+            },
+        ];
+        for nonce in 0..6 {
+            events.push(Entry::Round {
+                seed_pair: pair_id(p),
+                round: format!("round-{p:09}-{nonce}"),
+                nonce,
+                game: serde_json::json!({"type": "holdem", "players": 6}),
+                time: time.clone(),
+            });
+        }
+        events.push(Entry::Reveal {
+            seed_pair: pair_id(p),
+            server_seed: current.reveal_hex(),
+            successor: opens_successor.then(|| pair_id(p + 1)),
+            time: time.clone(),
+        });
+        if p % 100 == 99 {
+            let (id, server) = (format!("draw-{p:09}"), seed("draw", p));
+            let client = ClientSeed::new(format!("beacon {p}"))?;
+            let winners = draw(&server, &client, 0, Draw::new(1000, 3)?);
+            events.push(Entry::DrawCommit {
+                draw: id.clone(),
+                entries_sha256: hex::encode(Sha256::digest(id.as_bytes())),
+                entries: 1000,
+                winners: 3,
+                server_seed_hash: server.commitment().to_string(),
+                client_seed_source_sha256: hex::encode(Sha256::digest(b"beacon")),
+                tenant: Some(tenant.clone()),
+                time: time.clone(),
+            });
+            events.push(Entry::DrawClientSeed {
+                draw: id.clone(),
+                client_seed_sha256: client_seed_sha256(client.as_str()),
+                client_seed_lookalike_sha256: Some(lookalike_sha256(client.as_str())),
+                time: time.clone(),
+            });
+            events.push(Entry::DrawResult {
+                draw: id,
+                winners,
+                server_seed: server.reveal_hex(),
+                time: time.clone(),
+            });
+        }
+        if p % 1000 == 999 {
+            let (id, server) = (format!("table-{p:09}"), seed("table", p));
+            let labels = vec![format!("north {p}"), format!("south {p}")];
+            events.push(Entry::Commit {
+                seed_pair: id.clone(),
+                server_seed_hash: server.commitment().to_string(),
+                next_server_seed_hash: seed("table next", p).commitment().to_string(),
+                predecessor: None,
+                tenant: Some(tenant),
+                seats: Some(labels.iter().map(|l| client_seed_sha256(l)).collect()),
+                seat_set: Some(seat_set(&labels)),
+                time: time.clone(),
+            });
+            events.push(Entry::TableVoid {
+                seed_pair: id,
+                phase: "commit".to_owned(),
+                stalled_seats: vec![0, 1],
+                server_seed: server.reveal_hex(),
+                time: time.clone(),
+            });
+        }
+        for event in events {
+            if !out.push(event)? {
+                break 'log;
+            }
+        }
+        p += 1;
+    }
+    out.flush_bundle()?;
+    let partial = out.tree.partial_tiles();
+    out.tiles(partial)?;
+    let checkpoint = key.sign_note(&format!("{ORIGIN}\n{limit}\n{}\n", out.tree.root()))?;
+    out.file("checkpoint", checkpoint.as_bytes())?;
+    out.file("key", format!("{}\n", key.vkey()).as_bytes())?;
+    eprintln!("{limit} entries ({p} pairs) written under {dir}/log");
+    Ok(())
+}
