@@ -111,12 +111,12 @@ fn main() -> anyhow::Result<()> {
     'log: loop {
         let (current, next) = (seed("pair", p), seed("pair", p + 1));
         let tenant = format!("{:032x}", p % 4);
-        let opens_successor = (p + 1) % 10 != 0;
+        let opens_successor = !(p + 1).is_multiple_of(10);
         let commit = Entry::Commit {
             seed_pair: pair_id(p),
             server_seed_hash: current.commitment().to_string(),
             next_server_seed_hash: next.commitment().to_string(),
-            predecessor: (p % 10 != 0).then(|| pair_id(p - 1)),
+            predecessor: (!p.is_multiple_of(10)).then(|| pair_id(p - 1)),
             tenant: Some(tenant.clone()),
             seats: None,
             seat_set: None,
