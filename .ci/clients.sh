@@ -13,13 +13,7 @@ typescript=7.13.0
 python3 -m pip install --quiet --disable-pip-version-check \
   "openapi-spec-validator==$validator" "openapi-python-client==$python_client"
 
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source .ci/serve.sh
 
 echo "--- openapi-spec-validator $validator"
 openapi-spec-validator openapi.yaml
@@ -52,6 +46,5 @@ echo "operations typed in TypeScript: $typed"
 [ "$operations" -eq "$typed" ] || { echo "an operation has no TypeScript type" >&2; exit 1; }
 
 echo "--- the README session through the generated Python client"
-source .ci/serve.sh
 start_service "$bin" clients
 PYTHONPATH="$work/pkg" python3 .ci/clients/readme_session.py "$base" "$key"

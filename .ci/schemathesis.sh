@@ -13,15 +13,8 @@ if ! schemathesis --version 2>/dev/null | grep -q "$version"; then
 fi
 schemathesis --version
 
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
 source .ci/serve.sh
+
 start_service "$bin" schemathesis
 
 schemathesis --config-file .ci/schemathesis.toml run openapi.yaml \

@@ -1,8 +1,16 @@
-# Sourced by the CI scripts that need a running service: `start_service BIN
-# NAME` starts `BIN serve` on a free port with its data in "$work/data"
-# (the caller's temporary directory, removed by its cleanup, which also
-# stops "$server_pid"), then makes an operator key NAME in the database the
+# Sourced by the CI scripts that need a running service: makes their
+# temporary directory "$work" (removed on exit, with the service stopped),
+# and `start_service BIN NAME` starts `BIN serve` on a free port with its
+# data in "$work/data", then makes an operator key NAME in the database the
 # service made. Sets base, key and server_pid.
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
 start_service() {
   local bin=$1 name=$2
   "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" >"$work/stdout" 2>"$work/serve.log" &

@@ -115,24 +115,14 @@ fn log_files(entries: &[Vec<u8>], key: &LogKey) -> Vec<(String, Vec<u8>)> {
         .path();
         files.push((format!("/log/{path}"), bundle));
     }
-    for level in 0..8u8 {
-        let count = size >> (u32::from(level) * 8);
-        for index in 0..count.div_ceil(TILE_WIDTH) {
-            let width = (count - index * TILE_WIDTH).min(TILE_WIDTH);
-            let bytes = (0..width)
-                .flat_map(|k| {
-                    let at = tlog_tiles::stored_hash_index(level * 8, index * TILE_WIDTH + k);
-                    stored.0[&at].0
-                })
-                .collect();
-            let path = TilePath {
-                level: Some(level),
-                index,
-                width,
-            }
-            .path();
-            files.push((format!("/log/{path}"), bytes));
+    for (level, index, bytes) in tree::hash_tiles(size, &stored).expect("hash tiles") {
+        let path = TilePath {
+            level: Some(level),
+            index,
+            width: bytes.len() as u64 / 32,
         }
+        .path();
+        files.push((format!("/log/{path}"), bytes));
     }
     files
 }

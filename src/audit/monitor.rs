@@ -1230,7 +1230,6 @@ mod draw_tests {
 mod checker_tests {
     use super::*;
     use crate::tlog::key::LogKey;
-    use crate::tlog::tiles::TILE_WIDTH;
     use crate::tlog::tree;
     use serde_json::json;
 
@@ -1249,20 +1248,7 @@ mod checker_tests {
         let checkpoint = key()
             .sign_note(&format!("{ORIGIN}\n{size}\n{root}\n"))
             .expect("sign");
-        let mut hash_tiles = Vec::new();
-        for level in 0..8u8 {
-            let count = size >> (u32::from(level) * 8);
-            for index in 0..count.div_ceil(TILE_WIDTH) {
-                let width = (count - index * TILE_WIDTH).min(TILE_WIDTH);
-                let bytes = (0..width)
-                    .flat_map(|k| {
-                        let at = tlog_tiles::stored_hash_index(level * 8, index * TILE_WIDTH + k);
-                        stored.0[&at].0
-                    })
-                    .collect();
-                hash_tiles.push((level, index, bytes));
-            }
-        }
+        let hash_tiles = tree::hash_tiles(size, &stored).expect("hash tiles");
         LogView {
             vkey: key().vkey(),
             checkpoint,

@@ -203,6 +203,26 @@ pub fn stored_hashes_of<E: AsRef<[u8]>>(entries: &[E]) -> anyhow::Result<MemoryH
     Ok(stored)
 }
 
+/// Every hash tile of a tree of `size` leaves, read from its stored hashes
+/// as a log serves them: (level, index, bytes), full tiles and the partial
+/// one at the right edge of each level.
+pub fn hash_tiles(size: u64, stored: &MemoryHashes) -> anyhow::Result<Vec<(u8, u64, Vec<u8>)>> {
+    use crate::tlog::tiles::TILE_WIDTH;
+    let mut tiles = Vec::new();
+    for level in 0..8u8 {
+        let count = size >> (u32::from(level) * 8);
+        for index in 0..count.div_ceil(TILE_WIDTH) {
+            let width = (count - index * TILE_WIDTH).min(TILE_WIDTH);
+            let indexes: Vec<u64> = (0..width)
+                .map(|k| tlog_tiles::stored_hash_index(level * 8, index * TILE_WIDTH + k))
+                .collect();
+            let hashes = stored.read_hashes(&indexes)?;
+            tiles.push((level, index, hashes.iter().flat_map(|h| h.0).collect()));
+        }
+    }
+    Ok(tiles)
+}
+
 /// Stored hashes held in memory, e.g. those fetched for one integration.
 /// Reading an index it does not hold fails, naming nothing secret.
 #[derive(Debug, Default)]

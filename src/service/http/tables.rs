@@ -43,12 +43,6 @@ fn check_distinguishable(labels: &[String]) -> Result<(), ApiError> {
                  (…/seats/{seat}/commitment), and clients remove these two",
             ));
         }
-        if label.trim() != label {
-            return Err(ApiError::invalid(
-                &field,
-                "must not begin or end with white space",
-            ));
-        }
         let folded = crate::text::lookalike_fold(label);
         if let Some(earlier) = seen.iter().position(|s| *s == folded) {
             return Err(ApiError::invalid(
