@@ -3,6 +3,7 @@
 //! the database except through the store's domain methods.
 
 pub mod dealer;
+pub mod evidence;
 pub mod export;
 pub mod http;
 pub mod integrator;

@@ -28,6 +28,7 @@ mod snapshot;
 mod auth;
 mod bad_input;
 mod draws;
+mod evidence;
 mod export;
 mod limits;
 mod log;

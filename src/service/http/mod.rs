@@ -27,6 +27,7 @@ pub use server::{Limits, raise_open_file_limit, serve, serve_with};
 pub mod auth;
 pub mod draws;
 pub mod error;
+pub mod evidence;
 pub mod export;
 pub mod log;
 pub mod ops;
@@ -161,6 +162,7 @@ documented_routes![
     receipts::pair,
     transparency::consistency,
     transparency::same_client_seed,
+    evidence::pair,
     draws::create,
     draws::list,
     draws::get,
@@ -285,7 +287,7 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
                        application/octet-stream, full tiles immutable."
     ),
     components(schemas(error::Problem, receipts::Receipt, receipts::ProvenReceipt,
-        transparency::ConsistencyProof, transparency::SameClientSeed, transparency::ClientSeedPair, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
+        transparency::ConsistencyProof, transparency::SameClientSeed, transparency::ClientSeedPair, evidence::PairEvidence, evidence::RoundEntry, evidence::TreeNode, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
         wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
         wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
         ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest,

@@ -40,6 +40,7 @@ pub use draws::{
     BeginDraw, DrawCommitment, DrawRequest, DrawRow, DrawStatus, DrawUpdate, DuplicateLine,
     StoreLines,
 };
+pub use evidence::RoundLogRow;
 pub use keys::InsertKey;
 pub use log::{ClientSeedHolder, Integrated, LogCheckpoint};
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
@@ -144,6 +145,7 @@ macro_rules! append_log_entry {
 
 // After the macros above, which they use.
 mod draws;
+mod evidence;
 mod keys;
 mod log;
 mod pairs;
