@@ -233,13 +233,19 @@ test("the page's single module script: no imports, no clashing names, nothing th
   assert.doesNotMatch(draw, /<\/script|<!--|\{\{/i);
   // As src/service/http/page.rs builds it: parse the concatenation (duplicate
   // top-level names are early errors) without running it.
-  const script = ["fairdeal-v1.mjs", "fairdeal-draw.mjs", "tlog.mjs", "verify-page.js"].map(read).join("\n");
+  const pageFiles = ["views", "log", "tables", "lookup", "pair", "paste", "draw", "main"].map((name) => `page/${name}.js`);
+  const page = ["fairdeal-v1.mjs", "fairdeal-draw.mjs", "tlog.mjs", "fairdeal-table.mjs", "seed-display.mjs", ...pageFiles];
+  const worker = ["fairdeal-v1.mjs", "tlog.mjs", "sha256.mjs", "bulk.mjs", "verify-worker.mjs"];
   const dir = mkdtempSync(join(tmpdir(), "fairdeal-page-"));
   try {
-    const file = join(dir, "page.mjs");
-    writeFileSync(file, script);
-    const out = spawnSync(process.execPath, ["--check", file], { encoding: "utf8" });
-    assert.equal(out.status, 0, out.stderr);
+    for (const [name, files] of [["page", page], ["worker", worker]]) {
+      const file = join(dir, `${name}.mjs`);
+      const prelude = name === "page" ? "const WORKER_SOURCE = \"\";\n" : "";
+      writeFileSync(file, prelude + files.map(read).join("\n"));
+      const out = spawnSync(process.execPath, ["--check", file], { encoding: "utf8" });
+      assert.equal(out.status, 0, `${name}: ${out.stderr}`);
+    }
+    for (const name of [...page, ...worker]) assert.doesNotMatch(read(name), /^\s*import\b/m, `${name}: no import`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

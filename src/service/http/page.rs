@@ -4,12 +4,20 @@
 //! `web/fairdeal-draw.mjs`, `web/fairdeal-table.mjs`), the log's checks
 //! (`web/tlog.mjs`) and the display code (`web/seed-display.mjs`, which
 //! marks every character of a user's string outside printable ASCII, and
-//! `web/verify-page.js`) are inlined
+//! `web/page/*.js`) are inlined
 //! into one module script, the style sheet into one style element, both
 //! pinned by SHA-256 in a strict Content-Security-Policy (no other origin, no
 //! eval, no inline code but these two). The policy is sent as a header and
 //! also written into the page, so a saved copy keeps it. The page reads only
 //! public records; it never needs a key and never receives a secret.
+//!
+//! The worker that checks a whole seed pair off the page's thread
+//! (`web/verify-worker.mjs`, with the protocol, the log's checks,
+//! `web/sha256.mjs` and `web/bulk.mjs`) is inlined too, as a string
+//! constant of the page's script (`WORKER_SOURCE`), so the page's hash pins
+//! it; the page starts it from a `blob:` URL of that string, which
+//! `worker-src blob:` allows and nothing else can: a blob URL is made only
+//! by script already running in the page.
 
 use std::sync::LazyLock;
 
@@ -25,7 +33,21 @@ const DRAW_JS: &str = include_str!("../../../web/fairdeal-draw.mjs");
 const TLOG_JS: &str = include_str!("../../../web/tlog.mjs");
 const TABLE_JS: &str = include_str!("../../../web/fairdeal-table.mjs");
 const SEED_DISPLAY_JS: &str = include_str!("../../../web/seed-display.mjs");
-const PAGE_JS: &str = include_str!("../../../web/verify-page.js");
+const SHA256_JS: &str = include_str!("../../../web/sha256.mjs");
+const BULK_JS: &str = include_str!("../../../web/bulk.mjs");
+const WORKER_JS: &str = include_str!("../../../web/verify-worker.mjs");
+/// The page's own code, in the order it is inlined (each file uses the
+/// names of those before it and of the protocol files).
+const PAGE_JS: [&str; 8] = [
+    include_str!("../../../web/page/views.js"),
+    include_str!("../../../web/page/log.js"),
+    include_str!("../../../web/page/tables.js"),
+    include_str!("../../../web/page/lookup.js"),
+    include_str!("../../../web/page/pair.js"),
+    include_str!("../../../web/page/paste.js"),
+    include_str!("../../../web/page/draw.js"),
+    include_str!("../../../web/page/main.js"),
+];
 
 /// The built page and its policy.
 #[derive(Debug)]
@@ -42,12 +64,25 @@ fn sha256_source(text: &str) -> String {
     )
 }
 
+/// `text` as a JavaScript string literal that cannot end the script element
+/// it sits in.
+fn js_string(text: &str) -> String {
+    serde_json::Value::String(text.to_owned())
+        .to_string()
+        .replace("</", "<\\/")
+        .replace("<!--", "<\\!--")
+}
+
 fn build() -> VerifyPage {
-    let script =
-        format!("{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{TABLE_JS}\n{SEED_DISPLAY_JS}\n{PAGE_JS}");
+    let worker = format!("{PROTOCOL_JS}\n{TLOG_JS}\n{SHA256_JS}\n{BULK_JS}\n{WORKER_JS}");
+    let script = format!(
+        "const WORKER_SOURCE = {};\n{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{TABLE_JS}\n{SEED_DISPLAY_JS}\n{}",
+        js_string(&worker),
+        PAGE_JS.join("\n")
+    );
     let policy = format!(
         "default-src 'none'; script-src {}; style-src {}; connect-src 'self'; img-src data:; \
-         base-uri 'none'; form-action 'none'",
+         worker-src blob:; base-uri 'none'; form-action 'none'",
         sha256_source(&script),
         sha256_source(STYLE)
     );
@@ -109,6 +144,8 @@ mod tests {
         assert!(page.html.contains("export async function deal"));
         assert!(page.html.contains("function dealEl"));
         assert!(page.html.contains("export async function drawWinners"));
+        assert!(page.html.contains("const WORKER_SOURCE = \""));
+        assert!(page.html.contains("function bulkShuffle"));
         let start = page.html.find("<script type=\"module\">").expect("script") + 22;
         let end = page.html[start..].find("</script>").expect("end") + start;
         assert!(page.csp.contains(&sha256_source(&page.html[start..end])));

@@ -1,0 +1,297 @@
+// A whole seed pair: its rounds checked in bulk by the page's worker
+// (verify-worker.mjs, started from WORKER_SOURCE, which the server inlines
+// into this script), against ONE verified checkpoint of the log, with the
+// progress shown while it works; then a summary, the failures first (each
+// naming its round), the rounds table a page at a time, and a round's full
+// report on demand (roundReport, lookup.js).
+
+/** Rows of the rounds table drawn at a time. */
+const PAIR_ROWS_PER_PAGE = 100;
+/** Up to this many rounds, every round's report is drawn at once; beyond, when asked. */
+const PAIR_DETAILS_AT_ONCE = 20;
+
+/**
+ * Checks every round of `pair` in the worker. `onProgress(checked, total)`
+ * is called as windows are done. Resolves to `{ summary, rows, checkpoint }`:
+ * rows as parallel arrays (ids, nonces, games as text, statuses, results).
+ */
+function bulkCheckPair(pair, vkey, logged, onProgress) {
+  return new Promise((resolve, reject) => {
+    const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" }));
+    let worker;
+    try {
+      worker = new Worker(url, { type: "module", name: "fairdeal pair check" });
+    } catch (error) {
+      URL.revokeObjectURL(url);
+      reject(new Error(`this browser could not start the page's worker: ${error.message || error}`));
+      return;
+    }
+    const rows = { ids: [], nonces: [], games: [], statuses: [], results: [] };
+    const gameTexts = new Map(); // one string per game, shared by its rows
+    let checkpoint = null;
+    const finish = (settle, value) => {
+      worker.terminate();
+      URL.revokeObjectURL(url);
+      settle(value);
+    };
+    worker.onmessage = ({ data }) => {
+      if (data.type === "progress") {
+        onProgress(data.checked, data.total);
+      } else if (data.type === "checkpoint") {
+        checkpoint = data.checkpoint;
+      } else if (data.type === "rows") {
+        for (let i = 0; i < data.ids.length; i++) {
+          const key = JSON.stringify(data.games[i]);
+          if (!gameTexts.has(key)) {
+            let text;
+            try {
+              text = gameText(data.games[i]);
+            } catch {
+              text = shownText(key);
+            }
+            gameTexts.set(key, text);
+          }
+          rows.ids.push(data.ids[i]);
+          rows.nonces.push(data.nonces[i]);
+          rows.games.push(gameTexts.get(key));
+          rows.statuses.push(data.statuses[i]);
+          rows.results.push(data.results[i]);
+        }
+      } else if (data.type === "done") {
+        finish(resolve, { summary: data.summary, rows, checkpoint });
+      } else if (data.type === "error") {
+        finish(reject, new Error(data.message));
+      }
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      finish(reject, new Error(`the page's worker failed: ${event.message || "unknown error"}`));
+    };
+    worker.postMessage({ origin: location.origin, pair, vkey, logged });
+  });
+}
+
+/** "N of M rounds checked", with a progress bar: shown while the worker runs, and kept after. */
+function progressEl(total) {
+  const bar = el("progress", { max: Math.max(total, 1), value: 0, "aria-label": "rounds checked" });
+  const text = el("span", { "data-progress-text": "", text: `0 of ${total} rounds checked` });
+  const node = el("p", { class: "progress", "data-progress": "", role: "status" }, bar, " ", text);
+  node.update = (checked, of) => {
+    bar.max = Math.max(of, checked, 1);
+    bar.value = checked;
+    text.textContent = `${checked} of ${of} rounds checked`;
+    node.dataset.checked = String(checked);
+    node.dataset.total = String(of);
+  };
+  node.update(0, total);
+  return node;
+}
+
+/** A round's full report, drawn when asked for (its own request and receipt). */
+async function roundDetailEl(id) {
+  const { status, body } = await getJson(`/v1/rounds/${encodeURIComponent(id)}`);
+  if (status !== 200) {
+    return el("p", { class: "error", "data-round": id }, `Round ${id} could not be read: ${body.detail || `the server answered ${status}`}.`);
+  }
+  const { box } = await roundReport(body);
+  return box;
+}
+
+/** The failed rounds, first: each by nonce and id, with every reason and its report on demand. */
+function failuresEl(summary, showRound) {
+  const list = el("ol", { class: "failures", "data-failures": "" });
+  for (const failure of summary.failures) {
+    const button = el("button", { type: "button", class: "secondary", text: "Show this round" });
+    button.addEventListener("click", () => showRound(failure.id));
+    list.append(el("li", { class: "error", "data-nonce": failure.nonce, "data-round": failure.id },
+      el("strong", { text: `Round ${failure.nonce}` }), " (", el("span", { class: "mono", text: String(failure.id) }), "): ",
+      failure.reasons.join("; "), ". ", button));
+  }
+  const parts = [el("h3", { text: `Rounds that failed (${summary.failed})` }), list];
+  if (summary.failed > summary.failures.length) {
+    parts.push(el("p", { class: "note", text: `The first ${summary.failures.length} are listed; every failed round is marked in the table below.` }));
+  }
+  return el("div", { "data-failed-rounds": summary.failed }, parts);
+}
+
+/** The rounds table, a page of rows at a time, each row's report on demand. */
+function roundsTableEl(rows, revealed, showRound) {
+  const tbody = el("tbody");
+  const count = rows.ids.length;
+  const pages = Math.max(1, Math.ceil(count / PAIR_ROWS_PER_PAGE));
+  const where = el("span", { "data-rows-shown": "" });
+  const previous = el("button", { type: "button", class: "secondary", text: "Previous" });
+  const next = el("button", { type: "button", class: "secondary", text: "Next" });
+  const failedOnly = el("input", { type: "checkbox", id: "failed-only" });
+  let page = 0;
+  let shown = [...Array(count).keys()];
+  const draw = () => {
+    const from = page * PAIR_ROWS_PER_PAGE;
+    const slice = shown.slice(from, from + PAIR_ROWS_PER_PAGE);
+    tbody.replaceChildren(...slice.map((i) => {
+      const nonce = rows.nonces[i];
+      const result = rows.results[i];
+      const cell = result === 2 ? el("span", { class: "check", "data-result": "pending", text: "after reveal" })
+        : checkEl(`round ${nonce}`, result === 0, "");
+      const button = el("button", { type: "button", class: "secondary", text: "Show" });
+      button.addEventListener("click", () => showRound(rows.ids[i]));
+      return el("tr", { "data-nonce": nonce, class: result === 1 ? "diff" : null },
+        el("td", { text: String(nonce) }),
+        el("td", { class: "id mono", text: rows.ids[i] }),
+        el("td", { text: rows.games[i] }),
+        el("td", { text: statusText(rows.statuses[i]) }),
+        el("td", {}, cell),
+        el("td", {}, button));
+    }));
+    const total = shown.length;
+    where.textContent = total ? `rows ${from + 1}–${Math.min(from + PAIR_ROWS_PER_PAGE, total)} of ${total}` : "no rows";
+    previous.disabled = page === 0;
+    next.disabled = from + PAIR_ROWS_PER_PAGE >= total;
+  };
+  previous.addEventListener("click", () => { page -= 1; draw(); });
+  next.addEventListener("click", () => { page += 1; draw(); });
+  failedOnly.addEventListener("change", () => {
+    shown = failedOnly.checked ? [...Array(count).keys()].filter((i) => rows.results[i] === 1) : [...Array(count).keys()];
+    page = 0;
+    draw();
+  });
+  draw();
+  const table = el("table", { class: "rounds" },
+    el("thead", {}, el("tr", {}, ["Nonce", "Round", "Game", "Status", "Verified", ""].map((h, i) =>
+      el("th", { class: i === 1 ? "id" : null, scope: "col", text: h })))),
+    tbody);
+  const controls = el("div", { class: "pager", "data-pager": "" }, previous, " ", where, " ", next);
+  if (pages > 1 || revealed) {
+    controls.append(" ", el("label", { for: "failed-only", class: "inline" }, failedOnly, " failed rounds only"));
+  }
+  return el("div", { "data-rounds": count }, table, controls);
+}
+
+async function lookUpPair(id, target) {
+  const { status, body: pair } = await getJson(`/v1/seed-pairs/${encodeURIComponent(id)}`);
+  if (status === 404) return false;
+  if (status !== 200) throw new Error(pair.detail || `the server answered ${status}`);
+  const total = Number(pair.next_nonce) || 0;
+  const progress = progressEl(total);
+  target.replaceChildren(el("p", { text: `Checking seed pair ${pair.id}: every round's cards and its place in the log, in this browser.` }), progress);
+
+  const vkey = onServer ? await logVkey() : "";
+  const logged = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/receipt`, commitEntry(pair));
+  const [bulk, sharing] = await Promise.all([
+    bulkCheckPair(pair, vkey, logged.length > 0, (checked, of) => progress.update(checked, of)),
+    sameClientSeed(pair),
+  ]);
+  const { summary, rows } = bulk;
+  progress.update(summary.listed, Math.max(total, summary.listed));
+
+  const facts = el("dl", { class: "facts" });
+  fact(facts, "Seed pair", pair.id, true);
+  fact(facts, "Status", statusText(pair.status));
+  fact(facts, "Commitment", pair.server_seed_hash, true);
+  if (pair.client_seed === null || pair.client_seed === undefined) fact(facts, "Client seed", "(not set yet)");
+  else shownFact(facts, "Client seed", pair.client_seed, { copyable: true });
+  if (pair.server_seed) fact(facts, "Server seed", pair.server_seed, true);
+  fact(facts, "Next commitment", pair.next_server_seed_hash, true);
+  const parts = [el("h3", { text: "Seed pair" }), facts];
+
+  // A table pair: its rounds must all be dealt with the derived client seed.
+  const offSeed = new Set(summary.failures.filter((f) => f.reasons.some((r) => r.includes("another client seed"))).map((f) => f.nonce));
+  const asRounds = pair.table ? rows.nonces.map((nonce) => ({ nonce, client_seed: offSeed.has(nonce) ? undefined : pair.client_seed })) : [];
+  const table = pair.table ? await tableReport(pair, pair.client_seed, "pair", asRounds) : null;
+
+  // The pair's own checks: its commitment in the log, its client seed's
+  // other pairs, and its rounds' entries against one checkpoint.
+  const logFailed = summary.failures.filter((f) => f.reasons.some((r) => r.startsWith("log:") || r.includes("log evidence") || r.includes("log entry") || r.includes("log index"))).length;
+  const roundsLog = summary.log
+    ? checkEl("rounds in log", logFailed === 0,
+      `${summary.log.proven} round entries proven in the checkpoint of ${summary.log.size} entries`
+      + `${summary.log.pending ? `; ${summary.log.pending} not in it yet` : ""}`)
+    : null;
+  if (roundsLog) roundsLog.dataset.proven = String(summary.log.proven);
+  const sharingChecks = sharing.parts.filter((node) => node.tagName === "SPAN");
+  if (logged.length || sharingChecks.length || roundsLog) {
+    parts.push(el("div", { class: "checks", "data-pair-checks": "" }, ...logged.filter((node) => node.tagName === "SPAN"), ...sharingChecks, roundsLog),
+      ...logged.filter((node) => node.tagName !== "SPAN"), ...sharing.parts.filter((node) => node.tagName !== "SPAN"));
+  }
+  const pairLogOk = !logged.some(failedLog) && !sharingChecks.some(failedLog);
+
+  // Every nonce from 0 must be listed once: a gap is a deal drawn and hidden.
+  const n = summary.listed;
+  const complete = summary.missing === 0 && summary.disorder === 0 && n === total;
+  const gapText = summary.gaps.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(", ");
+  parts.push(el("p", {},
+    checkEl("nonces", complete, ""),
+    complete
+      ? ` ${n} round${n === 1 ? "" : "s"}, nonces 0 to ${n - 1} with no gap.`
+      : ` Rounds are missing: expected nonces 0 to ${total - 1}, listed ${n}${gapText ? `; not listed: ${gapText}${summary.gaps.length >= 20 ? ", …" : ""}` : ""}.`));
+  if (table) parts.push(table.node);
+  if (!pair.server_seed) {
+    parts.push(el("p", { class: "note", text: "This pair is not revealed yet: its rounds become verifiable after rotation." }));
+  }
+  if (summary.commitment && !summary.commitment.ok) {
+    parts.push(el("p", { class: "error", "data-explain": "commitment",
+      text: `The revealed seed hashes to ${summary.commitment.computed}, not to the published commitment ${pair.server_seed_hash}.` }));
+  }
+  parts.push(progress);
+  if (pair.server_seed) {
+    parts.push(el("p", { "data-summary": "", text: `${summary.passed} of ${n} rounds verified.` }));
+  }
+
+  // The failures first, then the table; a round's report where it is asked for.
+  const detail = el("div", { "data-round-detail": "" });
+  const showRound = async (roundId) => {
+    detail.replaceChildren(el("p", { text: `Reading round ${roundId}…` }));
+    detail.scrollIntoView({ block: "nearest" });
+    try {
+      detail.replaceChildren(el("h3", { text: "Round" }), await roundDetailEl(roundId));
+    } catch (error) {
+      showError(detail, error);
+    }
+  };
+  if (summary.failed) parts.push(failuresEl(summary, showRound));
+  parts.push(el("h3", { text: "Rounds" }), roundsTableEl(rows, Boolean(pair.server_seed), showRound), detail);
+  if (n <= PAIR_DETAILS_AT_ONCE) {
+    const boxes = [];
+    for (const roundId of rows.ids) boxes.push(await roundDetailEl(roundId));
+    detail.replaceChildren(...boxes);
+  } else {
+    detail.append(el("p", { class: "note", text: "Choose Show on a round to see its cards and every check of it." }));
+  }
+
+  const firstFailure = summary.failures[0];
+  const fromSeats = table && table.checked.seed.status === "pass" ? " The client seed is the one derived from every seat's contribution." : "";
+  const collecting = table && !table.voided && (table.checked.waiting.length > 0 || pair.status === "awaiting_contributions");
+  const failedText = () => [`${summary.failed} of ${n} round${n === 1 ? "" : "s"} failed, first round ${firstFailure.nonce} (`,
+    el("span", { class: "mono", text: String(firstFailure.id) }), `): ${firstFailure.reasons[0]}. Every failure is listed below.`];
+  const verdict = !complete
+    ? verdictEl("fail", `Rounds are missing from this seed pair's record (expected nonces 0 to ${total - 1}${gapText ? `; not listed: ${gapText}` : ""}).`)
+    : sharing.shopped.length
+      ? verdictEl("fail", `This pair's client seed${sharing.shopped.some((o) => o.lookalike) ? ", or one that looks like it," : ""} `
+        + "was given to another pair of the same tenant at the same time: deals could have been shopped (details below).")
+    : !pairLogOk
+      ? verdictEl("fail", "The transparency log does not back this pair's record (details below).")
+    : table && !table.ok
+      ? verdictEl("fail", table.verdict)
+    : summary.failed && summary.commitment && !summary.commitment.ok
+      ? verdictEl("fail", `The revealed server seed does not match its published commitment, so none of the ${n} rounds is what fairdeal-v1 deals from it.`)
+    : summary.failed
+      ? verdictEl("fail", failedText())
+    : table && table.voided
+      ? verdictEl("pass", "This table was voided: it dealt nothing, and its server seed is revealed and opens the "
+        + "commitment published before any seat committed.", voidedWhy(pair.table))
+    : collecting
+      ? verdictEl("pending", `This table is still collecting its seats' ${pair.table.phase === "commit" ? "commitments" : "contributions"}`
+        + ` (${pair.table.phase === "commit"
+          ? `${table.checked.seats.filter((r) => r.commitment !== null).length} of ${table.checked.seats.length} committed`
+          : `${table.checked.seats.length - table.checked.waiting.length} of ${table.checked.seats.length} revealed`}`
+        + `${pair.table.deadline ? `; deadline ${pair.table.deadline}` : ""}). Nothing is dealt before every seat has revealed.`)
+    : !pair.server_seed
+      ? verdictEl("pending", `${n} round${n === 1 ? "" : "s"} with no gap so far${summary.log && summary.log.proven ? ", each in the log" : ""}; `
+        + `the cards can be checked once the seed is revealed.${fromSeats}`)
+      : summary.passed === n
+        ? verdictEl("pass", `All ${n} round${n === 1 ? "" : "s"} verified, nonces 0 to ${n - 1} with no gap`
+          + `${summary.log && summary.log.proven === n ? ", every one in the log's checkpoint" : ""}.${fromSeats}`)
+        : verdictEl("fail", `${n - summary.passed} of ${n} rounds are not verified (details below).`);
+  target.replaceChildren(verdict, ...parts);
+  return true;
+}

@@ -1,0 +1,164 @@
+// The verification page's display code, in web/page/: views.js (this file:
+// elements, cards, deals, facts, checks), log.js (a record's receipt and the
+// log's checkpoint), tables.js (table pairs), lookup.js (a round; looking up
+// by id), pair.js (a whole seed pair, checked in bulk by a worker:
+// verify-worker.mjs), paste.js, draw.js, main.js (wiring). The protocols
+// live in fairdeal-v1.mjs, fairdeal-draw.mjs and fairdeal-table.mjs; the
+// server inlines them, tlog.mjs, seed-display.mjs and these files, in that
+// order, into one <script type="module">, so the functions of each (deal,
+// verifyRound, commitment, verifyDraw, checkTable, markedTextEl, ...) are in
+// scope in the others. Everything is drawn with DOM calls and textContent:
+// record fields are never parsed as HTML. A string someone else chose (a
+// client seed, a seat label, a contribution) is shown through
+// seed-display.mjs, with every character outside printable ASCII marked, and
+// in a sentence as an element of its own ({ label } parts), never spliced
+// into the page's words.
+
+const SUIT_SYMBOLS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+const SUIT_NAMES = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
+const RANK_NAMES = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
+const onServer = location.protocol === "http:" || location.protocol === "https:";
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  // Nested arrays are flattened, { label } parts drawn by markedTextEl.
+  for (const child of renderShownParts(children)) {
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function cardEl(card, diff = false) {
+  const rank = card[0];
+  const suit = card[1];
+  const colour = suit === "d" || suit === "h" ? "red" : "black";
+  const rankText = rank === "T" ? "10" : rank;
+  return el("span", {
+    class: `card ${colour}${diff ? " diff" : ""}`,
+    "data-card": card,
+    role: "img",
+    "aria-label": `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suit]}`,
+    text: `${rankText}${SUIT_SYMBOLS[suit]}`,
+  });
+}
+
+function copyButton(value, what) {
+  const button = el("button", { type: "button", class: "copy", "aria-label": `Copy ${what}`, text: "Copy" });
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      button.textContent = "Copied";
+    } catch {
+      button.textContent = "Select and copy";
+    }
+    setTimeout(() => { button.textContent = "Copy"; }, 1500);
+  });
+  return button;
+}
+
+function fact(list, label, value, copyable = false) {
+  list.append(el("dt", { text: label }));
+  list.append(el("dd", {}, el("span", { class: "mono", text: value }), copyable ? copyButton(value, label) : null));
+}
+
+/**
+ * A fact whose value someone else chose (a client seed, a label, a
+ * contribution): shown with its non-ASCII characters marked, with a note
+ * saying so when there are any (`what`: "seed", "label", ...). Copy copies
+ * the exact string.
+ */
+function shownFact(list, label, value, { copyable = false, what = "seed" } = {}) {
+  if (value === null || value === undefined) {
+    fact(list, label, "(none)");
+    return;
+  }
+  list.append(el("dt", { text: label }));
+  list.append(el("dd", {}, markedTextEl(value, { className: "label mono" }), copyable ? copyButton(value, label) : null,
+    markedNoteEl(value, what)));
+}
+
+/** The plain-words note for a string with marked characters, or null. */
+function markedNoteEl(value, what = "seed") {
+  if (!hasMarkedCharacters(value)) return null;
+  return el("span", { class: "note marked-note", "data-marked-note": "" },
+    `Note: ${markedNote(what)} with their code points, \u27e8U+\u2026\u27e9 (an invisible one shows as its mark only).`);
+}
+
+/** “text”, the text an element of its own. */
+const quoted = (text) => ["\u201c", shownLabel(text), "\u201d"];
+
+function checkEl(name, ok, detail) {
+  return el("span", {
+    class: "check",
+    "data-check": name,
+    "data-result": ok ? "pass" : "fail",
+    title: detail || "",
+  }, `${ok ? "✔ PASS" : "✘ FAIL"}: ${name}`);
+}
+
+/** Draws a deal as at a table. `diffSlot` (e.g. "board[0]") is outlined. */
+function dealEl(dealt, diffSlot) {
+  const table = el("div", { class: "table", "data-deal": "" });
+  const isDiff = (slot) => slot === diffSlot;
+  if (dealt.deck) {
+    table.append(shoeEl(dealt.deck, 0, "deck", isDiff));
+    return table;
+  }
+  dealt.hands.forEach((hand, seat) => {
+    table.append(el("div", { class: "seat", "data-seat": seat + 1 },
+      el("span", { class: "seat-label", text: dealt.board ? `Seat ${seat + 1}` : `Player ${seat + 1}` }),
+      hand.map((c, k) => cardEl(c, isDiff(`hands[${seat}][${k}]`)))));
+  });
+  if (dealt.board) {
+    const street = (label, from, to) => el("div", {},
+      el("span", { class: "street-label", text: label }),
+      el("div", { class: "street" }, dealt.board.slice(from, to).map((c, i) => cardEl(c, isDiff(`board[${from + i}]`)))));
+    table.append(el("div", { class: "board", "data-board": "" },
+      el("span", { class: "seat-label", text: "Board" }),
+      street("flop", 0, 3), street("turn", 3, 4), street("river", 4, 5)));
+    table.append(el("div", { class: "seat", "data-burns": "" },
+      el("span", { class: "seat-label", text: "Burns" }),
+      dealt.burns.map((c, i) => cardEl(c, isDiff(`burns[${i}]`)))));
+  }
+  if (dealt.rest && dealt.rest.length) {
+    const dealtCount = dealt.hands.reduce((n, h) => n + h.length, 0);
+    table.append(el("p", { text: `Undealt cards, next first (${dealt.rest.length}):` }));
+    table.append(shoeEl(dealt.rest, dealtCount, "rest", isDiff));
+  }
+  return table;
+}
+
+/** A long run of cards, 13 to a row, each row led by its positions. */
+function shoeEl(cards, offset, name, isDiff) {
+  const grid = el("div", { class: "shoe", role: "list", "aria-label": `${cards.length} cards, top first` });
+  for (let row = 0; row < cards.length; row += 13) {
+    grid.append(el("span", { class: "pos", text: `${offset + row + 1}` }));
+    cards.slice(row, row + 13).forEach((c, i) => grid.append(cardEl(c, isDiff(`${name}[${row + i}]`))));
+  }
+  return grid;
+}
+
+function gameText(game) {
+  switch (game.type) {
+    case "deck": return `whole shoe, ${game.decks} deck${game.decks === 1 ? "" : "s"}`;
+    case "holdem": return `hold'em, ${game.players} players`;
+    case "omaha": return `omaha, ${game.players} players`;
+    default: return `${game.players} hands of ${game.cards}, ${game.decks} deck${game.decks === 1 ? "" : "s"}`;
+  }
+}
+
+function showError(target, error) {
+  target.replaceChildren(el("p", { class: "error", role: "alert", text: error.message || String(error) }));
+}
+
+async function getJson(path) {
+  const response = await fetch(path, { headers: { Accept: "application/json" } });
+  const body = await response.json().catch(() => ({}));
+  return { status: response.status, body };
+}

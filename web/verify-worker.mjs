@@ -1,0 +1,293 @@
+// The verification page's worker: checks every round of a seed pair off the
+// page's thread. The page (pair.js) starts it from a Blob of this file,
+// inlined with fairdeal-v1.mjs, tlog.mjs, sha256.mjs and bulk.mjs into one
+// module by the server, so its code is pinned by the page's CSP hash like
+// the page's own. It reads the rounds (GET /v1/seed-pairs/{id}/rounds) and
+// their log evidence (GET /v1/seed-pairs/{id}/evidence) a window at a time,
+// several windows in flight, and answers with messages:
+//
+//   { type: "checkpoint", checkpoint }          the verified checkpoint used
+//   { type: "progress", checked, total }       after every window
+//   { type: "rows", ids, nonces, games, statuses, results }  a window's rows
+//   { type: "done", summary }                  the pair's verdict's facts
+//   { type: "error", message }                 it could not finish
+//
+// `results` holds one code a round: 0 verified, 1 failed, 2 not verifiable
+// yet (the seed is secret). Each failure is in `summary.failures`, naming
+// the round (nonce and id) and every reason.
+
+const WORKER_IN_FLIGHT = 4;
+const WORKER_MAX_FAILURES = 1000;
+const WORKER_ENCODER = new TextEncoder();
+
+async function workerJson(url) {
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(url, { headers: { Accept: "application/json" } });
+    if (response.status === 429 || response.status === 503) {
+      if (attempt < 5) {
+        await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
+        continue;
+      }
+    }
+    const body = await response.json().catch(() => ({}));
+    if (response.status !== 200) {
+      throw new Error(`${url.replace(/^https?:\/\/[^/]+/, "")}: the server answered ${response.status}${body.detail ? ` (${body.detail})` : ""}`);
+    }
+    return body;
+  }
+}
+
+/** The window size: at least ten windows (so progress moves), at most 1,000 rounds each. */
+function workerWindow(total) {
+  return Math.max(50, Math.min(1000, Math.ceil(total / 10)));
+}
+
+async function workerCheck({ origin, pair, vkey, logged }) {
+  const id = encodeURIComponent(pair.id);
+  const total = Number(pair.next_nonce) || 0;
+  const window = workerWindow(total);
+  const revealed = typeof pair.server_seed === "string" && pair.server_seed !== "";
+
+  // The checkpoint every window is proven against, verified once.
+  let checkpoint = null;
+  let note = null;
+  if (vkey) {
+    note = await (await fetch(`${origin}/log/checkpoint`)).text();
+    checkpoint = await verifyCheckpoint(vkey, note);
+    postMessage({ type: "checkpoint", checkpoint });
+  }
+
+  // The pair's own values, checked once: every round must be dealt from them.
+  let dealer = null;
+  let commitmentOk = null;
+  let computedCommitment = null;
+  if (revealed) {
+    const seed = hexToBytes(pair.server_seed);
+    computedCommitment = bytesToHex(syncSha256(seed));
+    commitmentOk = computedCommitment === String(pair.server_seed_hash).toLowerCase();
+    dealer = bulkDealer(seed, pair.client_seed);
+  }
+
+  const failures = [];
+  let failed = 0;
+  let passed = 0;
+  let pending = 0;
+  let listed = 0;
+  let logProven = 0;
+  let logPending = 0;
+  let expected = 0; // the next nonce due
+  const gaps = []; // [from, to] of nonces not listed (the first 20)
+  let missing = 0;
+  let disorder = 0;
+  const logIndexes = new Set();
+  const fail = (round, reason) => {
+    let entry = failures.length ? failures[failures.length - 1] : null;
+    if (!entry || entry.id !== round.id) {
+      failed += 1;
+      if (failures.length >= WORKER_MAX_FAILURES) return;
+      entry = { nonce: round.nonce, id: round.id, reasons: [] };
+      failures.push(entry);
+    }
+    entry.reasons.push(reason);
+  };
+
+  // Windows [k·window, (k+1)·window) of nonces, fetched ahead.
+  const windows = Math.max(1, Math.ceil(total / window));
+  const fetchWindow = (k, after = k === 0 ? null : k * window - 1) => {
+    const query = `limit=${window}${after === null ? "" : `&after=${after}`}`;
+    const size = checkpoint ? `&size=${checkpoint.size}` : "";
+    return Promise.all([
+      workerJson(`${origin}/v1/seed-pairs/${id}/rounds?${query}`),
+      checkpoint && checkpoint.size > 0 ? workerJson(`${origin}/v1/seed-pairs/${id}/evidence?${query}${size}`) : null,
+    ]);
+  };
+  const ahead = [];
+  for (let k = 0; k < Math.min(WORKER_IN_FLIGHT, windows); k++) ahead.push(fetchWindow(k));
+  let k = 0;
+  let extraAfter = null; // past the last window: rounds the pair should not have
+  for (;;) {
+    let page;
+    let evidence;
+    if (k < windows) {
+      [page, evidence] = await ahead.shift();
+      if (k + WORKER_IN_FLIGHT < windows) ahead.push(fetchWindow(k + WORKER_IN_FLIGHT));
+    } else {
+      if (extraAfter === null) break;
+      [page, evidence] = await fetchWindow(k, extraAfter);
+    }
+    const last = k === windows - 1 || k >= windows;
+    const end = last ? Infinity : (k + 1) * window;
+    const rounds = (page.rounds || []).filter((r) => !(Number(r.nonce) >= end));
+    const entries = new Map();
+    if (evidence) {
+      for (const row of evidence.rounds || []) entries.set(row.round, row);
+    }
+
+    // The log: this window's entries up to the one checkpoint's root.
+    let windowProof = null; // null: proven, or the reason it is not
+    if (evidence) {
+      if (evidence.size !== checkpoint.size || evidence.checkpoint !== note) {
+        windowProof = `the evidence is proven against another checkpoint (${evidence.size} entries), not the one of ${checkpoint.size} this page verified`;
+      } else {
+        const leaves = [];
+        for (const row of evidence.rounds || []) {
+          if (row.in_checkpoint && typeof row.entry === "string" && Number.isSafeInteger(row.log_index)) {
+            leaves.push([row.log_index, bulkLeafHash(WORKER_ENCODER.encode(row.entry))]);
+          }
+        }
+        leaves.sort((a, b) => a[0] - b[0]);
+        const nodes = new Map();
+        try {
+          for (const node of evidence.nodes || []) nodes.set(`${node.level}/${node.index}`, bulkBase64(node.hash));
+          if (leaves.length) {
+            for (let i = 1; i < leaves.length; i++) {
+              if (leaves[i][0] === leaves[i - 1][0]) throw new Error(`two rounds are given one log index, ${leaves[i][0]}`);
+            }
+            const root = bulkRoot(checkpoint.size, leaves, nodes);
+            if (!bulkSameBytes(root, bulkBase64(checkpoint.root))) {
+              windowProof = "the entries and tree nodes given do not make the checkpoint's root: an entry or a node is not the log's";
+            }
+          }
+        } catch (error) {
+          windowProof = error.message || String(error);
+        }
+      }
+    }
+
+    const ids = [];
+    const nonces = new Float64Array(rounds.length);
+    const games = [];
+    const statuses = [];
+    const results = new Uint8Array(rounds.length);
+    const offered = new Set();
+    rounds.forEach((round, i) => {
+      listed += 1;
+      const nonce = Number(round.nonce);
+      if (nonce > expected) {
+        missing += nonce - expected;
+        if (gaps.length < 20) gaps.push([expected, nonce - 1]);
+      } else if (nonce < expected) {
+        disorder += 1;
+        fail(round, `listed again or out of order (after nonce ${expected - 1})`);
+      }
+      expected = Math.max(expected, nonce + 1);
+      ids.push(String(round.id));
+      nonces[i] = nonce;
+      games.push(round.game);
+      statuses.push(round.status);
+      const before = failed;
+      offered.add(round.id);
+
+      // The log entry: this round's, in the checkpoint, proven.
+      if (checkpoint) {
+        const row = entries.get(round.id);
+        if (!evidence || !row) {
+          fail(round, "the log evidence has no entry for this round");
+        } else if (!Number.isSafeInteger(row.log_index) || typeof row.entry !== "string") {
+          if (logged) fail(round, "no log entry: its pair is in the log, so every round of it must be");
+          else logPending += 1;
+        } else {
+          let entry = null;
+          try {
+            entry = JSON.parse(row.entry);
+          } catch {
+            fail(round, `its log entry ${row.log_index} is not JSON`);
+          }
+          if (entry) {
+            let sameGame = false;
+            try {
+              sameGame = JSON.stringify(normaliseGame(entry.game)) === JSON.stringify(normaliseGame(round.game));
+            } catch {
+              sameGame = false;
+            }
+            const whose = entry.type === "round" && entry.round === round.id && entry.seed_pair === pair.id
+              && entry.nonce === round.nonce && Number(row.nonce) === Number(round.nonce) && sameGame;
+            if (!whose) {
+              fail(round, `its log entry ${row.log_index} is not this round's (it says ${entry.type} of pair ${entry.seed_pair}, `
+                + `round ${entry.round}, nonce ${entry.nonce})`);
+            }
+          }
+          if (logIndexes.has(row.log_index)) fail(round, `its log index ${row.log_index} is another round's too`);
+          logIndexes.add(row.log_index);
+          if (!row.in_checkpoint) {
+            if (row.log_index < checkpoint.size) fail(round, `its entry ${row.log_index} is said not to be in the checkpoint of ${checkpoint.size}`);
+            else logPending += 1;
+          } else if (windowProof) {
+            fail(round, `log: ${windowProof}`);
+          } else {
+            logProven += 1;
+          }
+        }
+      }
+
+      // The cards.
+      if (!revealed) {
+        if (failed === before) {
+          pending += 1;
+          results[i] = 2;
+        } else {
+          results[i] = 1;
+        }
+        return;
+      }
+      if (round.server_seed !== pair.server_seed || String(round.server_seed_hash).toLowerCase() !== String(pair.server_seed_hash).toLowerCase()) {
+        fail(round, "its record names another server seed or commitment than its pair's");
+      } else if (round.client_seed !== pair.client_seed) {
+        fail(round, "its record names another client seed than its pair's");
+      } else if (!commitmentOk) {
+        fail(round, `the revealed seed hashes to ${computedCommitment}, not to the published commitment`);
+      } else {
+        try {
+          if (!Number.isSafeInteger(round.nonce) || round.nonce < 0) throw new Error(`nonce ${round.nonce} is not a whole number`);
+          const game = normaliseGame(round.game);
+          const deck = bulkShuffle(dealer, round.nonce, game.type === "holdem" || game.type === "omaha" ? 1 : game.decks);
+          const difference = bulkDifference(game, deck, round.deal);
+          if (difference) {
+            fail(round, `the recorded cards differ from the recomputed ones: at ${difference.slot} the record says ${JSON.stringify(difference.recorded)}, fairdeal-v1 deals ${difference.computed}`);
+          }
+        } catch (error) {
+          fail(round, `its record cannot be dealt: ${error.message || error}`);
+        }
+      }
+      if (failed === before) {
+        passed += 1;
+        results[i] = 0;
+      } else {
+        results[i] = 1;
+      }
+    });
+    // Evidence for a round the record does not list.
+    for (const [roundId, row] of entries) {
+      if (!offered.has(roundId) && Number(row.nonce) < end) {
+        fail({ nonce: row.nonce, id: roundId }, "the log evidence gives an entry for a round the pair's record does not list");
+      }
+    }
+    postMessage({ type: "rows", ids, nonces, games, statuses, results }, [nonces.buffer, results.buffer]);
+    postMessage({ type: "progress", checked: listed, total });
+    k += 1;
+    if (k >= windows) {
+      // Past the pair's count, the record should list nothing more.
+      extraAfter = page.next_after === null || page.next_after === undefined ? null : page.next_after;
+      if (extraAfter === null) break;
+    }
+  }
+  if (expected < total) {
+    missing += total - expected;
+    if (gaps.length < 20) gaps.push([expected, total - 1]);
+  }
+  return {
+    total, listed, passed, failed, pending, gaps, missing, disorder,
+    failures, failuresListed: failures.length,
+    commitment: revealed ? { ok: commitmentOk, computed: computedCommitment } : null,
+    log: checkpoint ? { proven: logProven, pending: logPending, size: checkpoint.size } : null,
+  };
+}
+
+self.onmessage = async (event) => {
+  try {
+    const summary = await workerCheck(event.data);
+    postMessage({ type: "done", summary });
+  } catch (error) {
+    postMessage({ type: "error", message: error.message || String(error) });
+  }
+};
