@@ -154,6 +154,33 @@ async function workerCheck({ origin, pair, vkey, logged }) {
       }
     }
 
+    // A window that does not reach the root: each round's own receipt and
+    // inclusion proof say which entries are not the log's; when every one
+    // is, the nodes given were not.
+    const culprits = new Map();
+    if (windowProof && evidence) {
+      const rows = (evidence.rounds || []).filter((row) => row.in_checkpoint && typeof row.entry === "string");
+      let next = 0;
+      const recheck = async () => {
+        while (next < rows.length) {
+          const row = rows[next++];
+          try {
+            const receipt = await workerJson(`${origin}/v1/rounds/${encodeURIComponent(row.round)}/receipt`);
+            await verifyInclusion(vkey, receipt.proof, receipt.entry);
+            if (receipt.entry !== row.entry || receipt.log_index !== row.log_index) {
+              culprits.set(row.round, `log: its entry in the bulk evidence is not the entry ${receipt.log_index} its own receipt proves in the log`);
+            }
+          } catch (error) {
+            culprits.set(row.round, `log: its own receipt does not prove it either (${error.message || error})`);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, recheck));
+      if (culprits.size === 0) {
+        windowProof = `${windowProof}; every round's own receipt proves its entry, so a tree node given in bulk is not the log's`;
+      }
+    }
+
     const ids = [];
     const nonces = new Float64Array(rounds.length);
     const games = [];
@@ -212,7 +239,9 @@ async function workerCheck({ origin, pair, vkey, logged }) {
           if (!row.in_checkpoint) {
             if (row.log_index < checkpoint.size) fail(round, `its entry ${row.log_index} is said not to be in the checkpoint of ${checkpoint.size}`);
             else logPending += 1;
-          } else if (windowProof) {
+          } else if (culprits.has(round.id)) {
+            fail(round, culprits.get(round.id));
+          } else if (windowProof && culprits.size === 0) {
             fail(round, `log: ${windowProof}`);
           } else {
             logProven += 1;

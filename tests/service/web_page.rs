@@ -12,6 +12,10 @@ use crate::harness::{Backend, Client, Deployment, TestDatabase, log_reaches};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// Rounds of the pair the page checks in bulk, and the one altered.
+const BULK_ROUNDS: usize = 300;
+const BULK_TAMPERED: usize = 123;
+
 /// Deals `game`, checking that it was dealt: the round.
 async fn deal(api: &Client, pair: &str, game: Value) -> Value {
     api.deal(pair, game).await.success()
@@ -158,9 +162,36 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     .await;
     close_and_rotate(&api, &wrong_seed_pair, &[&wrong]).await;
 
+    // A pair of many rounds, another pair's rounds between them in the log,
+    // checked in bulk; one of its rounds is then altered in the database.
+    let bulk_pair = api.active_pair("many rounds").await;
+    let bulk_other = api.active_pair("between them").await;
+    let mut bulk_rounds = Vec::new();
+    for i in 0..BULK_ROUNDS {
+        let round = deal(&api, &bulk_pair, json!({"type": "holdem", "players": 4})).await;
+        if i % 4 == 0 {
+            let other = deal(&api, &bulk_other, json!({"type": "deck"})).await;
+            api.close(other["id"].as_str().expect("id")).await;
+        }
+        bulk_rounds.push(round);
+    }
+    let bulk_refs: Vec<&Value> = bulk_rounds.iter().collect();
+    close_and_rotate(&api, &bulk_pair, &bulk_refs).await;
+    let bulk_tampered = &bulk_rounds[BULK_TAMPERED];
+
     let sqlite = sqlx::SqlitePool::connect(&db.url)
         .await
         .expect("open the database");
+    let mut altered = bulk_tampered["deal"].clone();
+    let (a, b) = (altered["hands"][0][1].clone(), altered["board"][2].clone());
+    altered["hands"][0][1] = b;
+    altered["board"][2] = a;
+    sqlx::query("UPDATE rounds SET deal = $1 WHERE id = $2")
+        .bind(altered.to_string())
+        .bind(bulk_tampered["id"].as_str())
+        .execute(&sqlite)
+        .await
+        .expect("alter one round of many");
     let mut deal = swapped["deal"].clone();
     let (a, b) = (deal["hands"][0][0].clone(), deal["hands"][1][0].clone());
     deal["hands"][0][0] = b;
@@ -329,6 +360,13 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
         "tampered_table_pair": tampered_table,
         "void_pair": void_pair,
         "void_stalled_seat": "ben b",
+        "bulk": {
+            "pair": bulk_pair,
+            "rounds": BULK_ROUNDS,
+            "tampered_nonce": BULK_TAMPERED,
+            "tampered_round": bulk_tampered["id"],
+            "tampered_slot": "hands[0][1]",
+        },
     });
     let out = Command::new("node")
         .arg(format!("{ROOT}/web/tests/e2e.mjs"))

@@ -218,6 +218,94 @@ step("permalink to a revealed seed pair");
   await page.close();
 }
 
+// 2b. A pair of many rounds, checked in bulk by the page's worker against one
+// checkpoint: the progress moves while it works (the page stays responsive),
+// the one round altered in the database is named first, by nonce and id,
+// and the evidence given in bulk cannot be tampered with unnoticed.
+if (config.bulk) {
+  const b = config.bulk;
+  const failures = (page) => page.$$eval("[data-failures] > li", (nodes) => nodes.map((n) => [Number(n.dataset.nonce), n.dataset.round, n.textContent]));
+  step("a pair of many rounds: progress, then the altered round named");
+  {
+    const page = await context.newPage();
+    page.on("pageerror", (err) => problems.push(`bulk page: page error: ${err.message}`));
+    page.on("console", (msg) => {
+      if (msg.type() === "error") problems.push(`bulk page: console error: ${msg.text()}`);
+    });
+    // Later windows of the evidence arrive slowly: the progress shows a part done.
+    await page.route("**/evidence?*", async (route) => {
+      const after = Number(new URL(route.request().url()).searchParams.get("after") ?? -1);
+      if (after >= b.rounds / 2) await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
+    await page.goto(`${base}/verify?pair=${b.pair}`);
+    await page.waitForFunction(() => {
+      const p = document.querySelector("[data-progress]");
+      return p && Number(p.dataset.checked) > 0 && Number(p.dataset.checked) < Number(p.dataset.total);
+    });
+    const text = await page.textContent("[data-progress-text]");
+    assert.match(text, new RegExp(`^\\d+ of ${b.rounds} rounds checked$`), text);
+    const t = performance.now();
+    await page.evaluate(() => document.querySelectorAll("*").length);
+    assert.ok(performance.now() - t < 1000, "the page answers while the worker works");
+    await page.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+    assert.equal(await firstVerdict(page), "fail");
+    const verdict = await page.textContent("#lookup-result > [data-verdict]");
+    assert.ok(verdict.includes(`first round ${b.tampered_nonce} `) && verdict.includes(b.tampered_round), verdict);
+    const listed = await failures(page);
+    assert.equal(listed.length, 1, JSON.stringify(listed));
+    assert.deepEqual(listed[0].slice(0, 2), [b.tampered_nonce, b.tampered_round]);
+    assert.ok(listed[0][2].includes(b.tampered_slot), listed[0][2]);
+    assert.equal(await page.textContent("[data-summary]"), `${b.rounds - 1} of ${b.rounds} rounds verified.`);
+    assert.equal(await page.textContent("[data-progress-text]"), `${b.rounds} of ${b.rounds} rounds checked`);
+    assert.deepEqual(await results(page, "[data-pair-checks] > [data-check='rounds in log']"), ["pass"]);
+    assert.equal(await page.getAttribute("[data-check='rounds in log']", "data-proven"), String(b.rounds));
+    assert.deepEqual(await results(page, "[data-check=nonces]"), ["pass"]);
+    // The table is paged, and no round's report is drawn until asked for.
+    assert.equal(await page.$$eval("table.rounds tbody tr", (n) => n.length), 100);
+    assert.equal(await page.$$eval(".round-detail", (n) => n.length), 0);
+    await page.click("[data-failures] > li button");
+    await page.waitForSelector(`[data-round-detail] .round-detail[data-round='${b.tampered_round}']`);
+    assert.deepEqual(await results(page, "[data-round-detail] [data-check=deal]"), ["fail"]);
+    await page.click("[data-pager] button:last-of-type");
+    const nonces = await page.$$eval("table.rounds tbody tr", (n) => n.map((r) => Number(r.dataset.nonce)));
+    assert.deepEqual([nonces[0], nonces.length], [100, 100]);
+    await page.close();
+  }
+
+  // The evidence altered on its way: each alteration fails, naming the round.
+  const tamperings = [
+    ["an entry changed", (body) => { body.rounds[5].entry = body.rounds[5].entry.replace(/"time":"[^"]+"/, '"time":"2000-01-01T00:00:00.000Z"'); return 5; }, /not the entry \d+ its own receipt proves/],
+    ["another pair's entry", (body) => { body.rounds[7].entry = body.rounds[7].entry.replace(/"seed_pair":"[^"]+"/, '"seed_pair":"another-pair"'); return 7; }, /is not this round's/],
+    ["a round left out", (body) => { body.rounds.splice(3, 1); return 3; }, /no entry for this round/],
+    ["a forged node", (body) => { const h = body.nodes[0].hash; body.nodes[0].hash = (h[0] === "A" ? "B" : "A") + h.slice(1); return null; }, /tree node given in bulk is not the log's/],
+    ["a proof for another size", (body) => { body.size -= 1; return null; }, /another checkpoint/],
+  ];
+  for (const [name, alter, reason] of tamperings) {
+    step(`bulk evidence with ${name} fails`);
+    const page = await context.newPage();
+    page.on("pageerror", (err) => problems.push(`bulk tampering page: page error: ${err.message}`));
+    let named = null;
+    await page.route("**/evidence?*", async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      if (!new URL(route.request().url()).searchParams.has("after")) {
+        const at = alter(body);
+        if (at !== null && named === null) named = at;
+      }
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto(`${base}/verify?pair=${b.pair}`);
+    await page.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+    assert.equal(await firstVerdict(page), "fail", name);
+    const listed = await failures(page);
+    const matching = listed.filter(([, , text]) => reason.test(text));
+    assert.ok(matching.length > 0, `${name}: ${JSON.stringify(listed.slice(0, 3))}`);
+    if (named !== null) assert.equal(matching[0][0], named, `${name}: the round altered is named`);
+    await page.close();
+  }
+}
+
 // 3. A round whose pair is not revealed: commitment shown, no cards, explained.
 step("an unrevealed round shows no cards");
 {
