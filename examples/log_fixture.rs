@@ -3,7 +3,7 @@
 //! entry bundles, hash tiles), for measuring `fairdeal monitor` and
 //! `fairdeal audit --log` on large logs without dealing them first.
 //!
-//! cargo run --release --example log_fixture -- OUT_DIR ENTRIES
+//! cargo run --release --example log_fixture -- OUT_DIR ENTRIES [TIME_MS]
 //! python3 -m http.server --directory OUT_DIR 8099 &
 //! fairdeal monitor http://127.0.0.1:8099 --key "$(cat OUT_DIR/log/key)"
 //!
@@ -11,7 +11,9 @@
 //! given a client seed, dealt six rounds and revealed (nine in ten open
 //! their successor by rotation, the tenth ends its session), a draw every
 //! hundred pairs and a table voided in its commit phase every thousand. The
-//! monitor should find nothing in it.
+//! monitor should find nothing in it. With the same TIME_MS (entries' time,
+//! by default now), a log of more entries extends one of fewer: a monitor's
+//! incremental run is measured from one to the other.
 
 use std::path::{Path, PathBuf};
 
@@ -94,8 +96,10 @@ fn seed(kind: &str, n: u64) -> ServerSeed {
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [dir, entries] = &args[..] else {
-        anyhow::bail!("usage: log_fixture OUT_DIR ENTRIES");
+    let (dir, entries, at) = match &args[..] {
+        [dir, entries] => (dir, entries, fairdeal::time::now_ms()),
+        [dir, entries, at] => (dir, entries, at.parse()?),
+        _ => anyhow::bail!("usage: log_fixture OUT_DIR ENTRIES [TIME_MS]"),
     };
     let limit: u64 = entries.parse()?;
     let key = LogKey::from_hex(&"0f".repeat(32), ORIGIN)?;
@@ -105,8 +109,10 @@ fn main() -> anyhow::Result<()> {
         tree: TileBuilder::default(),
         bundle: Vec::new(),
     };
-    let time = fairdeal::time::timestamp(fairdeal::time::now_ms());
-    let pair_id = |p: u64| format!("pair-{p:09}");
+    // Ids in the service's form (UUIDs), numbered: the same arguments give
+    // the same log, and a longer log extends a shorter one.
+    let time = fairdeal::time::timestamp(at);
+    let pair_id = |p: u64| format!("00000000-0000-4000-8000-{p:012x}");
     let mut p = 0u64;
     'log: loop {
         let (current, next) = (seed("pair", p), seed("pair", p + 1));
@@ -135,7 +141,7 @@ fn main() -> anyhow::Result<()> {
         for nonce in 0..6 {
             events.push(Entry::Round {
                 seed_pair: pair_id(p),
-                round: format!("round-{p:09}-{nonce}"),
+                round: format!("{:08x}-0000-4000-8000-{p:012x}", nonce + 1),
                 nonce,
                 game: serde_json::json!({"type": "holdem", "players": 6}),
                 time: time.clone(),
@@ -148,7 +154,7 @@ fn main() -> anyhow::Result<()> {
             time: time.clone(),
         });
         if p % 100 == 99 {
-            let (id, server) = (format!("draw-{p:09}"), seed("draw", p));
+            let (id, server) = (format!("00000000-0000-4000-9000-{p:012x}"), seed("draw", p));
             let client = ClientSeed::new(format!("beacon {p}"))?;
             let winners = draw(&server, &client, 0, Draw::new(1000, 3)?);
             events.push(Entry::DrawCommit {
@@ -175,7 +181,10 @@ fn main() -> anyhow::Result<()> {
             });
         }
         if p % 1000 == 999 {
-            let (id, server) = (format!("table-{p:09}"), seed("table", p));
+            let (id, server) = (
+                format!("00000000-0000-4000-a000-{p:012x}"),
+                seed("table", p),
+            );
             let labels = vec![format!("north {p}"), format!("south {p}")];
             events.push(Entry::Commit {
                 seed_pair: id.clone(),

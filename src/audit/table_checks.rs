@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 pub const REPEATED_VOIDS: usize = 3;
 
 /// What the log said about one table pair's seats.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct TableTrack {
     /// SHA-256 of each seat's label, in seat order.
     pub seats: Vec<String>,

@@ -121,8 +121,9 @@ fn cross_check_log(
     pairs: &std::collections::HashMap<String, ExportedPair>,
     report: &mut Report,
 ) -> anyhow::Result<()> {
-    let checker = super::monitor::read_log(base.trim_end_matches('/'), pin, None, true, |_| {})
-        .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
+    let (checker, _) =
+        super::monitor::read_log(base.trim_end_matches('/'), pin, None, None, true, |_| {})
+            .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
     let (checked, facts) = checker.finish(crate::time::now_ms(), i64::MAX);
     let mut found: Vec<(u64, String)> = Vec::new();
     for finding in &checked.findings {

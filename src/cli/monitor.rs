@@ -12,7 +12,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::InputError;
-use crate::audit::monitor::{Finding, LogChecker, MonitorReport, MonitorState};
+use crate::audit::monitor::{Finding, LogChecker, MonitorReport, MonitorState, Snapshot};
 use crate::audit::printable;
 use crate::audit::table_checks::{LoggedTable, check_table_record};
 use crate::tlog::tiles::{TILE_WIDTH, TilePath, split_entry_bundle};
@@ -312,22 +312,33 @@ fn bundle_bar(bundles: u64) -> ProgressBar {
     bar
 }
 
+/// Bundles (and their level-0 hash tiles) fetched ahead of the checker,
+/// so that reading the network and checking overlap.
+const READ_AHEAD: usize = 16;
+
+/// An entry bundle and the level-0 hash tile of the same entries, as read
+/// (`None`: the log answered 404).
+type Fetched = anyhow::Result<(Option<Vec<u8>>, Option<Vec<u8>>)>;
+
 /// Reads the log at `base` into the one log checker: the key and the
 /// checkpoint first, whose signature is checked (against `pin`, or the key
 /// `previous` remembers, or the served key on first use) before anything
 /// else is read; then each entry bundle in turn, each entry handed to
 /// `each` as well, and each hash tile as soon as the entries give its
-/// hashes. Nothing is kept of an entry but what the checker keeps, and no
-/// more is read than the verified checkpoint claims, a bundle (16 MiB at
-/// most) at a time. A bundle that does not hold what it must ends the
-/// reading with a finding.
+/// hashes. With `snapshot` (the memory of the run that accepted
+/// `previous`), only the entries after it are read. Nothing is kept of an
+/// entry but what the checker keeps, and no more is read than the verified
+/// checkpoint claims, a bundle (16 MiB at most) at a time, a few bundles
+/// ahead. A bundle that does not hold what it must ends the reading with a
+/// finding. The second value says whether the snapshot was resumed.
 pub(crate) fn read_log(
     base: &str,
     pin: Option<&str>,
     previous: Option<&MonitorState>,
+    snapshot: Option<Snapshot>,
     keep_rounds: bool,
     mut each: impl FnMut(&[u8]),
-) -> anyhow::Result<LogChecker> {
+) -> anyhow::Result<(LogChecker, bool)> {
     let client = reqwest::blocking::Client::builder()
         .build()
         .context("starting the HTTP client")?;
@@ -339,72 +350,152 @@ pub(crate) fn read_log(
         .context("the checkpoint is not UTF-8")?;
     let mut checker = LogChecker::new(&vkey, pin, &checkpoint, previous, keep_rounds)?;
     if !checker.trusted() {
-        return Ok(checker);
+        return Ok((checker, false));
     }
+    let resumed = snapshot.is_some_and(|s| checker.resume(s));
     let size = checker.size();
+    let from = checker.read();
+    let first = from / TILE_WIDTH;
     let bundles = size.div_ceil(TILE_WIDTH);
-    let bar = bundle_bar(bundles);
-    let tiles = |checker: &mut LogChecker| -> anyhow::Result<()> {
-        for tile in checker.take_tiles() {
-            let path = TilePath {
-                level: Some(tile.level),
-                index: tile.index,
-                width: tile.width(),
-            }
-            .path();
-            match fetch(&client, &format!("{base}/log/{path}"))? {
-                Some(served) => checker.compare_tile(&tile, &served),
-                None => checker.add_finding(
-                    "tile",
-                    format!("{path} is not served, though the signed checkpoint covers it"),
-                ),
-            }
-        }
-        Ok(())
-    };
-    for index in 0..bundles {
-        let width = (size - index * TILE_WIDTH).min(TILE_WIDTH);
-        let path = TilePath {
-            level: None,
+    let bar = bundle_bar(bundles - first);
+    let path_of = |level: Option<u8>, index: u64| {
+        TilePath {
+            level,
             index,
-            width,
+            width: (size - index * TILE_WIDTH).min(TILE_WIDTH),
         }
-        .path();
-        let Some(bundle) = fetch(&client, &format!("{base}/log/{path}"))? else {
-            checker.add_finding(
-                "tree",
-                format!(
-                    "the signed checkpoint claims {size} entries, but {path} is not served: \
-                     the log does not hold what it signed"
-                ),
-            );
-            break;
+        .path()
+    };
+    let (sender, ahead) = std::sync::mpsc::sync_channel::<Fetched>(READ_AHEAD);
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let reader = client.clone();
+        scope.spawn(move || {
+            for index in first..bundles {
+                let read = fetch(&reader, &format!("{base}/log/{}", path_of(None, index)))
+                    .and_then(|bundle| {
+                        let tile =
+                            fetch(&reader, &format!("{base}/log/{}", path_of(Some(0), index)))?;
+                        Ok((bundle, tile))
+                    });
+                let failed = read.is_err();
+                if sender.send(read).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        let tiles = |checker: &mut LogChecker,
+                     level0: Option<(u64, Option<Vec<u8>>)>|
+         -> anyhow::Result<()> {
+            let mut level0 = level0;
+            for tile in checker.take_tiles() {
+                let path = TilePath {
+                    level: Some(tile.level),
+                    index: tile.index,
+                    width: tile.width(),
+                }
+                .path();
+                let served = match level0.take() {
+                    Some((index, served))
+                        if tile.level == 0
+                            && tile.index == index
+                            && path == path_of(Some(0), index) =>
+                    {
+                        served
+                    }
+                    other => {
+                        level0 = other;
+                        fetch(&client, &format!("{base}/log/{path}"))?
+                    }
+                };
+                match served {
+                    Some(served) => checker.compare_tile(&tile, &served),
+                    None => checker.add_finding(
+                        "tile",
+                        format!("{path} is not served, though the signed checkpoint covers it"),
+                    ),
+                }
+            }
+            Ok(())
         };
-        let entries = match split_entry_bundle(&bundle) {
-            Ok(entries) if entries.len() as u64 == width => entries,
-            Ok(entries) => {
+        for index in first..bundles {
+            let width = (size - index * TILE_WIDTH).min(TILE_WIDTH);
+            let path = path_of(None, index);
+            let (bundle, tile) = ahead.recv().context("the reader of the log stopped")??;
+            let Some(bundle) = bundle else {
                 checker.add_finding(
                     "tree",
-                    format!("{path} holds {} entries, not {width}", entries.len()),
+                    format!(
+                        "the signed checkpoint claims {size} entries, but {path} is not served: \
+                         the log does not hold what it signed"
+                    ),
                 );
                 break;
+            };
+            let entries = match split_entry_bundle(&bundle) {
+                Ok(entries) if entries.len() as u64 == width => entries,
+                Ok(entries) => {
+                    checker.add_finding(
+                        "tree",
+                        format!("{path} holds {} entries, not {width}", entries.len()),
+                    );
+                    break;
+                }
+                Err(err) => {
+                    checker.add_finding("tree", format!("{path} is not an entry bundle: {err:#}"));
+                    break;
+                }
+            };
+            // A bundle the last run read in part: its first entries are in
+            // the snapshot's tree already.
+            let skip = (checker.read() - index * TILE_WIDTH) as usize;
+            for entry in &entries[skip.min(entries.len())..] {
+                checker.entry(entry);
+                each(entry);
             }
-            Err(err) => {
-                checker.add_finding("tree", format!("{path} is not an entry bundle: {err:#}"));
-                break;
-            }
-        };
-        for entry in &entries {
-            checker.entry(entry);
-            each(entry);
+            tiles(&mut checker, Some((index, tile)))?;
+            bar.inc(1);
         }
-        tiles(&mut checker)?;
-        bar.inc(1);
-    }
-    checker.end_of_entries();
-    tiles(&mut checker)?;
+        drop(ahead);
+        checker.end_of_entries();
+        tiles(&mut checker, None)?;
+        Ok(())
+    })?;
     bar.finish_and_clear();
-    Ok(checker)
+    Ok((checker, resumed))
+}
+
+/// Where the memory of the last accepted run is kept: beside the state
+/// file, with `.snapshot` added to its name.
+fn snapshot_path(state: &std::path::Path) -> PathBuf {
+    let mut name = state.as_os_str().to_owned();
+    name.push(".snapshot");
+    PathBuf::from(name)
+}
+
+/// Writes `path` whole or not at all: `write` fills a temporary file beside
+/// it, which then replaces it; with `durable`, once on disk. (The snapshot
+/// need not be: one lost or torn in a crash is not read, and the next run
+/// reads the whole log.)
+fn write_atomically(
+    path: &std::path::Path,
+    durable: bool,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp");
+    let temporary = PathBuf::from(name);
+    let written = (|| {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&temporary)?);
+        write(&mut out)?;
+        out.flush()?;
+        if durable {
+            out.get_ref().sync_all()?;
+        }
+        std::fs::rename(&temporary, path)?;
+        anyhow::Ok(())
+    })();
+    written.with_context(|| format!("writing {}", path.display()))
 }
 
 fn print_text(base: &str, report: &MonitorReport) {
@@ -491,11 +582,23 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
+    // The memory of the run that accepted `previous`: with it only the
+    // entries added since are read. One that is missing, of another
+    // checkpoint or unreadable means a full run.
+    let snapshot_path = opts.state.as_ref().map(|path| snapshot_path(path));
+    let snapshot = match (&previous, &snapshot_path) {
+        (Some(previous), Some(path)) => std::fs::File::open(path)
+            .ok()
+            .and_then(|file| Snapshot::read(std::io::BufReader::new(file)))
+            .filter(|s| s.state() == previous),
+        _ => None,
+    };
     let mut kept = Vec::new();
-    let checker = read_log(
+    let (checker, resumed) = read_log(
         &base,
         opts.key.as_deref(),
         previous.as_ref(),
+        snapshot,
         false,
         |entry| {
             if opts.check_api {
@@ -505,7 +608,7 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     )
     .map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
     let within_ms = (opts.reveal_within * 86_400_000.0) as i64;
-    let (mut report, _) = checker.finish(crate::time::now_ms(), within_ms);
+    let (mut report, _, snapshot) = checker.finish_keeping(crate::time::now_ms(), within_ms);
     if opts.check_api && report.checkpoint_accepted {
         let found =
             check_api(&base, &kept).map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
@@ -514,13 +617,37 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     // The accepted checkpoint advances whenever the new one is proven
     // consistent with it, whatever the entries promise: findings are
     // reported (every run finds them again), the history is remembered.
+    // The snapshot goes first: a state file never names a checkpoint
+    // whose snapshot is older (that one would only cost a full run).
     if let (Some(path), Some(state)) = (&opts.state, &report.state) {
-        std::fs::write(path, serde_json::to_string_pretty(state)? + "\n")
-            .with_context(|| format!("writing the state file {}", path.display()))?;
+        if let (Some(snapshot), Some(at)) = (snapshot, &snapshot_path) {
+            write_atomically(at, false, |out| snapshot.write(out))?;
+        }
+        let text = serde_json::to_string_pretty(state)?
+            + "
+";
+        write_atomically(path, true, |out| {
+            Ok(std::io::Write::write_all(out, text.as_bytes())?)
+        })?;
+    }
+    if resumed && !opts.json {
+        eprintln!(
+            "resumed from the {} entries accepted last time ({}); read {} new",
+            previous.as_ref().map_or(0, |p| p.size),
+            snapshot_path
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string()),
+            report.size - previous.as_ref().map_or(0, |p| p.size)
+        );
     }
     if opts.json {
         let mut value = serde_json::to_value(&report)?;
         value["verdict"] = if report.passed() { "pass" } else { "fail" }.into();
+        // The entries taken from the last run's snapshot instead of read.
+        value["resumed_from"] = resumed
+            .then(|| previous.as_ref().map(|p| p.size))
+            .flatten()
+            .into();
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print_text(&base, &report);

@@ -172,20 +172,72 @@ impl TileBuilder {
     }
 
     /// The partial tiles at the right edge, once every entry is in.
-    pub fn partial_tiles(&mut self) -> Vec<ExpectedTile> {
+    pub fn partial_tiles(&self) -> Vec<ExpectedTile> {
         let leaves = self.range.leaves;
         let mut tiles = Vec::new();
-        for (level, hashes) in self.filling.iter_mut().enumerate() {
+        for (level, hashes) in self.filling.iter().enumerate() {
             if !hashes.is_empty() {
                 let count = leaves >> (level * 8);
                 tiles.push(ExpectedTile {
                     level: level as u8,
                     index: count / crate::tlog::tiles::TILE_WIDTH,
-                    hashes: std::mem::take(hashes),
+                    hashes: hashes.clone(),
                 });
             }
         }
         tiles
+    }
+
+    /// Its state as bytes, to resume from ([`TileBuilder::from_bytes`]):
+    /// the leaves, the right edge and the tiles being filled.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = self.range.leaves.to_be_bytes().to_vec();
+        out.extend((self.range.stack.len() as u32).to_be_bytes());
+        for (height, hash) in &self.range.stack {
+            out.extend(height.to_be_bytes());
+            out.extend(hash.0);
+        }
+        out.extend((self.filling.len() as u32).to_be_bytes());
+        for level in &self.filling {
+            out.extend((level.len() as u32).to_be_bytes());
+            for hash in level {
+                out.extend(hash.0);
+            }
+        }
+        out
+    }
+
+    /// A builder resumed from [`TileBuilder::to_bytes`]; `None` when the
+    /// bytes are not one.
+    pub fn from_bytes(mut bytes: &[u8]) -> Option<Self> {
+        fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+            let (head, rest) = bytes.split_at_checked(n)?;
+            *bytes = rest;
+            Some(head)
+        }
+        let u32_of = |bytes: &mut &[u8]| -> Option<u32> {
+            Some(u32::from_be_bytes(take(bytes, 4)?.try_into().ok()?))
+        };
+        let hash_of =
+            |bytes: &mut &[u8]| -> Option<Hash> { Some(Hash(take(bytes, 32)?.try_into().ok()?)) };
+        let leaves = u64::from_be_bytes(take(&mut bytes, 8)?.try_into().ok()?);
+        let mut stack = Vec::new();
+        for _ in 0..u32_of(&mut bytes)?.min(64) {
+            let height = u32_of(&mut bytes)?;
+            stack.push((height, hash_of(&mut bytes)?));
+        }
+        let mut filling = Vec::new();
+        for _ in 0..u32_of(&mut bytes)?.min(8) {
+            let mut level = Vec::new();
+            for _ in 0..u32_of(&mut bytes)?.min(256) {
+                level.push(hash_of(&mut bytes)?);
+            }
+            filling.push(level);
+        }
+        bytes.is_empty().then_some(Self {
+            range: CompactRange { leaves, stack },
+            filling,
+        })
     }
 }
 

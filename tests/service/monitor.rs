@@ -81,11 +81,27 @@ async fn a_clean_log_passes_and_a_later_run_proves_it_was_extended(app: &TestApp
         serde_json::from_str(&std::fs::read_to_string(&state).expect("state")).expect("JSON");
     assert_eq!(kept["size"], report["size"]);
 
-    // The log grows; the next run checks the new checkpoint extends the old.
+    assert_eq!(report["resumed_from"], Value::Null);
+
+    // The log grows; the next run reads only the new entries (resuming from
+    // the snapshot beside the state file) and checks the new checkpoint
+    // extends the old: it says what a full run says.
     operator.deal(&successor, json!({"type": "deck"})).await;
     integrated(app).await;
     let (out, report) = monitor(app, Some(&state)).await;
     assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["resumed_from"], kept["size"]);
+    let (_, full) = monitor(app, None).await;
+    for field in [
+        "size",
+        "pairs",
+        "rounds",
+        "unrevealed",
+        "unused_commitments",
+    ] {
+        assert_eq!(report[field], full[field], "{field}");
+    }
+    assert_eq!(report["rounds"], 4);
 
     // A state file the log does not extend: a fork, named with both.
     let mut forged = kept.clone();
