@@ -3,7 +3,7 @@
 // shuffles of n items, over fairdeal-v1's round key, keystream and `uniform`.
 //
 // No import statement: the server inlines fairdeal-v1.mjs, this file,
-// tlog.mjs and verify-page.js into ONE <script type="module">, so the
+// tlog.mjs and page/*.js into ONE <script type="module">, so the
 // fairdeal-v1 names used below (FairdealError, Keystream, roundKey,
 // hexToBytes, bytesToHex, checkClientSeed, parseNonce) are in scope there,
 // and an import would break the page. Code that loads this file on its own

@@ -2,7 +2,7 @@
 // seed, a seat label, a contribution, a list line): so that two different
 // strings never look alike, and so that none can pass for the page's own
 // words. Self-contained, no import. The server inlines this file with the
-// other scripts into ONE <script type="module">, before verify-page.js (whose
+// other scripts into ONE <script type="module">, before page/*.js (whose
 // top-level code calls it), so every top-level name here must differ from
 // theirs (hence the "shown", "marked" and "Parts" names).
 //
