@@ -8,15 +8,24 @@
 //
 //   { type: "checkpoint", checkpoint }          the verified checkpoint used
 //   { type: "progress", checked, total }       after every window
-//   { type: "rows", ids, nonces, games, statuses, results }  a window's rows
+//   { type: "rows", ids, nonces, results, games, statuses, newGames, newStatuses }
+//                                              a window's rows
 //   { type: "done", summary }                  the pair's verdict's facts
 //   { type: "error", message }                 it could not finish
 //
-// `results` holds one code a round: 0 verified, 1 failed, 2 not verifiable
-// yet (the seed is secret). Each failure is in `summary.failures`, naming
-// the round (nonce and id) and every reason.
+// A window's rows are compact, for the page keeps them for its table:
+// `ids` the rounds' ids, `nonces` a Float64Array, `results` a Uint8Array of
+// one code a round (0 verified, 1 failed, 2 not verifiable yet: the seed is
+// secret), `games` and `statuses` Uint16Arrays of indexes into the lists of
+// distinct games and statuses met so far, of which `newGames` and
+// `newStatuses` are the ones this window adds. Each failure is in
+// `summary.failures`, naming the round (nonce and id) and every reason.
+//
+// Two windows in flight: one is checked while the next is read. More
+// windows ahead do not make it faster on a small machine, and each holds
+// about a megabyte of JSON text and its parsed rounds.
 
-const WORKER_IN_FLIGHT = 4;
+const WORKER_IN_FLIGHT = 2;
 const WORKER_MAX_FAILURES = 1000;
 const WORKER_ENCODER = new TextEncoder();
 
@@ -80,6 +89,8 @@ async function workerCheck({ origin, pair, vkey, logged }) {
   let missing = 0;
   let disorder = 0;
   const logIndexes = new Set();
+  const gameIndex = new Map(); // a game's JSON -> its index in the page's list
+  const statusIndex = new Map();
   const fail = (round, reason) => {
     let entry = failures.length ? failures[failures.length - 1] : null;
     if (!entry || entry.id !== round.id) {
@@ -183,9 +194,21 @@ async function workerCheck({ origin, pair, vkey, logged }) {
 
     const ids = [];
     const nonces = new Float64Array(rounds.length);
-    const games = [];
-    const statuses = [];
+    const games = new Uint16Array(rounds.length);
+    const statuses = new Uint16Array(rounds.length);
+    const newGames = [];
+    const newStatuses = [];
     const results = new Uint8Array(rounds.length);
+    const indexOf = (table, added, value, key) => {
+      let at = table.get(key);
+      if (at === undefined) {
+        if (table.size >= 65535) throw new Error("the pair's rounds hold more than 65,535 distinct games or statuses");
+        at = table.size;
+        table.set(key, at);
+        added.push(value);
+      }
+      return at;
+    };
     const offered = new Set();
     rounds.forEach((round, i) => {
       listed += 1;
@@ -200,8 +223,8 @@ async function workerCheck({ origin, pair, vkey, logged }) {
       expected = Math.max(expected, nonce + 1);
       ids.push(String(round.id));
       nonces[i] = nonce;
-      games.push(round.game);
-      statuses.push(round.status);
+      games[i] = indexOf(gameIndex, newGames, round.game, JSON.stringify(round.game ?? null));
+      statuses[i] = indexOf(statusIndex, newStatuses, round.status, String(round.status));
       const before = failed;
       offered.add(round.id);
 
@@ -291,7 +314,8 @@ async function workerCheck({ origin, pair, vkey, logged }) {
         fail({ nonce: row.nonce, id: roundId }, "the log evidence gives an entry for a round the pair's record does not list");
       }
     }
-    postMessage({ type: "rows", ids, nonces, games, statuses, results }, [nonces.buffer, results.buffer]);
+    postMessage({ type: "rows", ids, nonces, results, games, statuses, newGames, newStatuses },
+      [nonces.buffer, results.buffer, games.buffer, statuses.buffer]);
     postMessage({ type: "progress", checked: listed, total });
     k += 1;
     if (k >= windows) {

@@ -11,9 +11,56 @@ const PAIR_ROWS_PER_PAGE = 100;
 const PAIR_DETAILS_AT_ONCE = 20;
 
 /**
+ * The rows of the rounds table, as compact as the worker sends them: the
+ * rounds' ids, and typed arrays of nonces, results (0 verified, 1 failed,
+ * 2 after reveal) and indexes into the short lists of the games' texts and
+ * the statuses met. `count` rows; the arrays grow as windows arrive.
+ */
+function pairRows(expected) {
+  const rows = {
+    count: 0,
+    ids: [],
+    nonces: new Float64Array(Math.max(expected, 16)),
+    results: new Uint8Array(Math.max(expected, 16)),
+    games: new Uint16Array(Math.max(expected, 16)),
+    statuses: new Uint16Array(Math.max(expected, 16)),
+    gameTexts: [],
+    statusList: [],
+  };
+  rows.add = (data) => {
+    for (const game of data.newGames) {
+      let text;
+      try {
+        text = gameText(game);
+      } catch {
+        text = shownText(JSON.stringify(game));
+      }
+      rows.gameTexts.push(text);
+    }
+    rows.statusList.push(...data.newStatuses);
+    const n = data.ids.length;
+    if (rows.count + n > rows.nonces.length) {
+      const size = Math.max(rows.count + n, rows.nonces.length * 2);
+      for (const name of ["nonces", "results", "games", "statuses"]) {
+        const grown = new rows[name].constructor(size);
+        grown.set(rows[name].subarray(0, rows.count));
+        rows[name] = grown;
+      }
+    }
+    rows.nonces.set(data.nonces, rows.count);
+    rows.results.set(data.results, rows.count);
+    rows.games.set(data.games, rows.count);
+    rows.statuses.set(data.statuses, rows.count);
+    for (let i = 0; i < n; i++) rows.ids.push(data.ids[i]);
+    rows.count += n;
+  };
+  return rows;
+}
+
+/**
  * Checks every round of `pair` in the worker. `onProgress(checked, total)`
- * is called as windows are done. Resolves to `{ summary, rows, checkpoint }`:
- * rows as parallel arrays (ids, nonces, games as text, statuses, results).
+ * is called as windows are done. Resolves to `{ summary, rows, checkpoint }`
+ * (rows: pairRows).
  */
 function bulkCheckPair(pair, vkey, logged, onProgress) {
   return new Promise((resolve, reject) => {
@@ -26,8 +73,7 @@ function bulkCheckPair(pair, vkey, logged, onProgress) {
       reject(new Error(`this browser could not start the page's worker: ${error.message || error}`));
       return;
     }
-    const rows = { ids: [], nonces: [], games: [], statuses: [], results: [] };
-    const gameTexts = new Map(); // one string per game, shared by its rows
+    const rows = pairRows(Number(pair.next_nonce) || 0);
     let checkpoint = null;
     const finish = (settle, value) => {
       worker.terminate();
@@ -40,23 +86,7 @@ function bulkCheckPair(pair, vkey, logged, onProgress) {
       } else if (data.type === "checkpoint") {
         checkpoint = data.checkpoint;
       } else if (data.type === "rows") {
-        for (let i = 0; i < data.ids.length; i++) {
-          const key = JSON.stringify(data.games[i]);
-          if (!gameTexts.has(key)) {
-            let text;
-            try {
-              text = gameText(data.games[i]);
-            } catch {
-              text = shownText(key);
-            }
-            gameTexts.set(key, text);
-          }
-          rows.ids.push(data.ids[i]);
-          rows.nonces.push(data.nonces[i]);
-          rows.games.push(gameTexts.get(key));
-          rows.statuses.push(data.statuses[i]);
-          rows.results.push(data.results[i]);
-        }
+        rows.add(data);
       } else if (data.type === "done") {
         finish(resolve, { summary: data.summary, rows, checkpoint });
       } else if (data.type === "error") {
@@ -117,17 +147,19 @@ function failuresEl(summary, showRound) {
 /** The rounds table, a page of rows at a time, each row's report on demand. */
 function roundsTableEl(rows, revealed, showRound) {
   const tbody = el("tbody");
-  const count = rows.ids.length;
+  const count = rows.count;
   const pages = Math.max(1, Math.ceil(count / PAIR_ROWS_PER_PAGE));
   const where = el("span", { "data-rows-shown": "" });
   const previous = el("button", { type: "button", class: "secondary", text: "Previous" });
   const next = el("button", { type: "button", class: "secondary", text: "Next" });
   const failedOnly = el("input", { type: "checkbox", id: "failed-only" });
   let page = 0;
-  let shown = [...Array(count).keys()];
+  let shown = null; // every row; or the failed rows' indexes
   const draw = () => {
     const from = page * PAIR_ROWS_PER_PAGE;
-    const slice = shown.slice(from, from + PAIR_ROWS_PER_PAGE);
+    const total = shown ? shown.length : count;
+    const slice = [];
+    for (let k = from; k < Math.min(from + PAIR_ROWS_PER_PAGE, total); k++) slice.push(shown ? shown[k] : k);
     tbody.replaceChildren(...slice.map((i) => {
       const nonce = rows.nonces[i];
       const result = rows.results[i];
@@ -138,12 +170,11 @@ function roundsTableEl(rows, revealed, showRound) {
       return el("tr", { "data-nonce": nonce, class: result === 1 ? "diff" : null },
         el("td", { text: String(nonce) }),
         el("td", { class: "id mono", text: rows.ids[i] }),
-        el("td", { text: rows.games[i] }),
-        el("td", { text: statusText(rows.statuses[i]) }),
+        el("td", { text: rows.gameTexts[rows.games[i]] }),
+        el("td", { text: statusText(rows.statusList[rows.statuses[i]]) }),
         el("td", {}, cell),
         el("td", {}, button));
     }));
-    const total = shown.length;
     where.textContent = total ? `rows ${from + 1}–${Math.min(from + PAIR_ROWS_PER_PAGE, total)} of ${total}` : "no rows";
     previous.disabled = page === 0;
     next.disabled = from + PAIR_ROWS_PER_PAGE >= total;
@@ -151,7 +182,11 @@ function roundsTableEl(rows, revealed, showRound) {
   previous.addEventListener("click", () => { page -= 1; draw(); });
   next.addEventListener("click", () => { page += 1; draw(); });
   failedOnly.addEventListener("change", () => {
-    shown = failedOnly.checked ? [...Array(count).keys()].filter((i) => rows.results[i] === 1) : [...Array(count).keys()];
+    shown = null;
+    if (failedOnly.checked) {
+      shown = [];
+      for (let i = 0; i < count; i++) if (rows.results[i] === 1) shown.push(i);
+    }
     page = 0;
     draw();
   });
@@ -196,7 +231,7 @@ async function lookUpPair(id, target) {
 
   // A table pair: its rounds must all be dealt with the derived client seed.
   const offSeed = new Set(summary.failures.filter((f) => f.reasons.some((r) => r.includes("another client seed"))).map((f) => f.nonce));
-  const asRounds = pair.table ? rows.nonces.map((nonce) => ({ nonce, client_seed: offSeed.has(nonce) ? undefined : pair.client_seed })) : [];
+  const asRounds = pair.table ? Array.from(rows.nonces.subarray(0, rows.count), (nonce) => ({ nonce, client_seed: offSeed.has(nonce) ? undefined : pair.client_seed })) : [];
   const table = pair.table ? await tableReport(pair, pair.client_seed, "pair", asRounds) : null;
 
   // The pair's own checks: its commitment in the log, its client seed's
