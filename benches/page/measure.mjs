@@ -11,7 +11,7 @@
 // Chromium is driven over its DevTools pipe with no domain enabled but what
 // reading the verdict needs, as a player's tab runs. A driver that enables
 // the Network domain (Playwright does, to serve response bodies) makes the
-// renderer keep a copy of every response it reads: some 150 MB more at
+// renderer keep a copy of every response it reads: 100–130 MB more at
 // 100,000 rounds, which is the driver's memory, not the page's.
 // `--playwright` measures that way instead (playwright-core from
 // web/node_modules), to compare.
