@@ -11,18 +11,24 @@
 //! given a client seed, dealt six rounds and revealed (nine in ten open
 //! their successor by rotation, the tenth ends its session), a draw every
 //! hundred pairs and a table voided in its commit phase every thousand. The
-//! monitor should find nothing in it. With the same TIME_MS (entries' time,
+//! monitor should find nothing in it. OUT_DIR/export.ndjson is the export
+//! of its pairs (every pair whose entries are all in the log), for
+//! `fairdeal audit OUT_DIR/export.ndjson --log URL`. With the same TIME_MS (entries' time,
 //! by default now), a log of more entries extends one of fewer: a monitor's
 //! incremental run is measured from one to the other.
 
+use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
+
+use fairdeal::audit::export::{ExportEnd, ExportPair, ExportRound, RevealedPair};
+use serde_json::value::to_raw_value;
 
 use fairdeal::text::lookalike_sha256;
 use fairdeal::tlog::entry::{Entry, client_seed_sha256, seat_set};
 use fairdeal::tlog::key::LogKey;
 use fairdeal::tlog::tiles::{TILE_WIDTH, TilePath, entry_bundle};
 use fairdeal::tlog::tree::{ExpectedTile, TileBuilder};
-use fairdeal_core::{ClientSeed, Draw, ServerSeed, draw};
+use fairdeal_core::{ClientSeed, Draw, Game, ServerSeed, deal, draw};
 use sha2::{Digest, Sha256};
 
 const ORIGIN: &str = "fixture.example/log";
@@ -113,6 +119,12 @@ fn main() -> anyhow::Result<()> {
     // the same log, and a longer log extends a shorter one.
     let time = fairdeal::time::timestamp(at);
     let pair_id = |p: u64| format!("00000000-0000-4000-8000-{p:012x}");
+    // The export of the same pairs (`fairdeal audit export.ndjson --log`):
+    // every pair whose entries are all in the log, with its rounds' deals.
+    std::fs::create_dir_all(dir)?;
+    let mut export = BufWriter::new(std::fs::File::create(Path::new(dir).join("export.ndjson"))?);
+    let game: Game = serde_json::from_value(serde_json::json!({"type": "holdem", "players": 6}))?;
+    let mut exported = 0u64;
     let mut p = 0u64;
     'log: loop {
         let (current, next) = (seed("pair", p), seed("pair", p + 1));
@@ -143,7 +155,7 @@ fn main() -> anyhow::Result<()> {
                 seed_pair: pair_id(p),
                 round: format!("{:08x}-0000-4000-8000-{p:012x}", nonce + 1),
                 nonce,
-                game: serde_json::json!({"type": "holdem", "players": 6}),
+                game: serde_json::to_value(game)?,
                 time: time.clone(),
             });
         }
@@ -209,8 +221,37 @@ fn main() -> anyhow::Result<()> {
                 break 'log;
             }
         }
+        // Every entry of the pair is in: its export lines.
+        let pair = RevealedPair {
+            id: &pair_id(p),
+            server_seed_hash: &current.commitment().to_string(),
+            server_seed: &current.reveal_hex(),
+            client_seed: &client_seed,
+        };
+        let line = ExportPair::new(pair, p as i64, 6, time.clone(), time.clone());
+        writeln!(export, "{}", serde_json::to_string(&line)?)?;
+        let client = ClientSeed::new(client_seed.clone())?;
+        for nonce in 0..6 {
+            let dealt = deal(&current, &client, nonce, game);
+            let round = ExportRound::new(
+                pair,
+                format!("{:08x}-0000-4000-8000-{p:012x}", nonce + 1),
+                nonce,
+                to_raw_value(&game)?,
+                to_raw_value(&dealt)?,
+                time.clone(),
+            );
+            writeln!(export, "{}", serde_json::to_string(&round)?)?;
+        }
+        exported += 1;
         p += 1;
     }
+    writeln!(
+        export,
+        "{}",
+        serde_json::to_string(&ExportEnd::new(exported, exported * 6))?
+    )?;
+    export.flush()?;
     out.flush_bundle()?;
     let partial = out.tree.partial_tiles();
     out.tiles(partial)?;

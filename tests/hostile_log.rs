@@ -4,133 +4,24 @@
 //! is served by a small HTTP server in this process that counts what it was
 //! asked for, so a test can tell that nothing past a bad checkpoint was read.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::process::Output;
+use std::sync::atomic::Ordering;
 
 #[path = "support/exports.rs"]
 mod exports;
+#[path = "support/log_server.rs"]
+mod log_server;
 
 use exports::fair_export;
 use fairdeal::tlog::entry::client_seed_sha256;
 use fairdeal::tlog::key::LogKey;
-use fairdeal::tlog::tiles::{TILE_WIDTH, TilePath, entry_bundle};
-use fairdeal::tlog::tree;
+use log_server::{bytes, fairdeal, serve, served};
 use serde_json::{Value, json};
 
 const ORIGIN: &str = "hostile.example/fairdeal";
 
 fn key(byte: u8) -> LogKey {
     LogKey::from_hex(&format!("{byte:02x}").repeat(32), ORIGIN).expect("key")
-}
-
-/// What the server answers: path → body, and how many entry bundles it
-/// was asked for.
-#[derive(Default)]
-struct Served {
-    files: Mutex<std::collections::HashMap<String, Vec<u8>>>,
-    bundle_requests: AtomicU64,
-}
-
-/// Serves `served` on a fresh port until the test ends; its base URL.
-fn serve(served: Arc<Served>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
-    let base = format!("http://{}", listener.local_addr().expect("address"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            let served = served.clone();
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let mut stream = stream;
-                loop {
-                    let mut request_line = String::new();
-                    if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let mut line = String::new();
-                    while reader.read_line(&mut line).unwrap_or(0) > 2 {
-                        line.clear();
-                    }
-                    let path = request_line
-                        .split(' ')
-                        .nth(1)
-                        .unwrap_or_default()
-                        .to_owned();
-                    if path.starts_with("/log/tile/entries/") {
-                        served.bundle_requests.fetch_add(1, Ordering::SeqCst);
-                    }
-                    let body = served.files.lock().expect("lock").get(&path).cloned();
-                    let (status, body) = match body {
-                        Some(body) => ("200 OK", body),
-                        None => ("404 Not Found", b"not found".to_vec()),
-                    };
-                    let head = format!(
-                        "HTTP/1.1 {status}\r\ncontent-length: {}\r\ncontent-type: text/plain\r\n\r\n",
-                        body.len()
-                    );
-                    if stream.write_all(head.as_bytes()).is_err()
-                        || stream.write_all(&body).is_err()
-                    {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    base
-}
-
-/// The files of a log of `entries`, signed by `key`, as the service lays
-/// them out (key, checkpoint, entry bundles, hash tiles).
-fn log_files(entries: &[Vec<u8>], key: &LogKey) -> Vec<(String, Vec<u8>)> {
-    let stored = tree::stored_hashes_of(entries).expect("stored hashes");
-    let size = entries.len() as u64;
-    let root = tree::tree_hash(size, &stored).expect("root");
-    let mut files = vec![
-        ("/log/key".to_owned(), key.vkey().into_bytes()),
-        (
-            "/log/checkpoint".to_owned(),
-            key.sign_note(&format!("{ORIGIN}\n{size}\n{root}\n"))
-                .expect("sign")
-                .into_bytes(),
-        ),
-    ];
-    for index in 0..size.div_ceil(TILE_WIDTH) {
-        let width = (size - index * TILE_WIDTH).min(TILE_WIDTH);
-        let from = (index * TILE_WIDTH) as usize;
-        let bundle = entry_bundle(
-            entries[from..from + width as usize]
-                .iter()
-                .map(Vec::as_slice),
-        )
-        .expect("bundle");
-        let path = TilePath {
-            level: None,
-            index,
-            width,
-        }
-        .path();
-        files.push((format!("/log/{path}"), bundle));
-    }
-    for (level, index, bytes) in tree::hash_tiles(size, &stored).expect("hash tiles") {
-        let path = TilePath {
-            level: Some(level),
-            index,
-            width: bytes.len() as u64 / 32,
-        }
-        .path();
-        files.push((format!("/log/{path}"), bytes));
-    }
-    files
-}
-
-fn served(files: Vec<(String, Vec<u8>)>) -> Arc<Served> {
-    let served = Arc::new(Served::default());
-    served.files.lock().expect("lock").extend(files);
-    served
 }
 
 /// One revealed pair of `rounds` rounds, as export lines, and the log
@@ -165,26 +56,16 @@ fn story(rounds: u64) -> (Vec<String>, Vec<Value>) {
     (export, entries)
 }
 
-fn bytes(entries: &[Value]) -> Vec<Vec<u8>> {
-    entries
-        .iter()
-        .map(|e| serde_json::to_vec(e).expect("JSON"))
-        .collect()
-}
-
-fn fairdeal(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fairdeal"))
-        .args(args)
-        .output()
-        .expect("fairdeal runs")
-}
-
 /// Audits `export` against a log of `entries` signed by the right key.
 fn audit_against(export: &[String], entries: &[Value]) -> (Output, String) {
     let dir = tempfile::tempdir().expect("dir");
     let file = dir.path().join("export.ndjson");
     std::fs::write(&file, export.join("\n") + "\n").expect("write");
-    let base = serve(served(log_files(&bytes(entries), &key(7))));
+    let base = serve(served(log_server::log_files(
+        &bytes(entries),
+        &key(7),
+        ORIGIN,
+    )));
     let out = fairdeal(&["audit", file.to_str().expect("path"), "--log", &base, "-q"]);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     (out, stdout)
@@ -211,7 +92,11 @@ fn a_commitment_after_the_client_seed_fails_the_audit_as_the_monitor() {
     let (out, stdout) = audit_against(&export, &entries);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("before its commitment"), "{stdout}");
-    let base = serve(served(log_files(&bytes(&entries), &key(7))));
+    let base = serve(served(log_server::log_files(
+        &bytes(&entries),
+        &key(7),
+        ORIGIN,
+    )));
     let out = fairdeal(&["monitor", &base]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
@@ -248,7 +133,7 @@ fn a_repeated_round_or_reveal_is_a_finding() {
 #[test]
 fn a_forged_checkpoint_of_a_vast_log_is_refused_before_any_entry_is_read() {
     let (export, entries) = story(1);
-    let honest = log_files(&bytes(&entries), &key(7));
+    let honest = log_server::log_files(&bytes(&entries), &key(7), ORIGIN);
     let dir = tempfile::tempdir().expect("dir");
     let state = dir.path().join("state.json");
     let base_served = served(honest);
@@ -316,7 +201,7 @@ fn a_signed_checkpoint_claiming_entries_that_are_not_served_is_a_finding() {
     // entries than the log serves: evidence against the log, reported as
     // a finding in a report (exit 1), not an error reading it.
     let (_, entries) = story(1);
-    let mut files = log_files(&bytes(&entries), &key(7));
+    let mut files = log_server::log_files(&bytes(&entries), &key(7), ORIGIN);
     for size in [5u64, (1u64 << 63) - 1] {
         let forged = key(7)
             .sign_note(&format!("{ORIGIN}\n{size}\n{}=\n", "A".repeat(43)))
@@ -348,11 +233,19 @@ fn a_key_other_than_the_remembered_one_is_a_finding() {
     let (_, entries) = story(1);
     let dir = tempfile::tempdir().expect("dir");
     let state = dir.path().join("state.json");
-    let base = serve(served(log_files(&bytes(&entries), &key(7))));
+    let base = serve(served(log_server::log_files(
+        &bytes(&entries),
+        &key(7),
+        ORIGIN,
+    )));
     let out = fairdeal(&["monitor", &base, "--state", state.to_str().expect("path")]);
     assert_eq!(out.status.code(), Some(0));
     let remembered = std::fs::read_to_string(&state).expect("state");
-    let other = serve(served(log_files(&bytes(&entries), &key(9))));
+    let other = serve(served(log_server::log_files(
+        &bytes(&entries),
+        &key(9),
+        ORIGIN,
+    )));
     let out = fairdeal(&[
         "monitor",
         &other,

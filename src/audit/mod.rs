@@ -3,6 +3,7 @@
 //! reports, and plain hand histories. Pure
 //! of databases and HTTP: it reads what the service (or anyone) wrote.
 
+pub mod cross;
 pub mod export;
 pub mod hand_history;
 pub mod monitor;

@@ -52,6 +52,28 @@ pub struct LogView {
     pub hash_tiles: Vec<(u8, u64, Vec<u8>)>,
 }
 
+impl LogView {
+    /// The log of `entries` as an honest service serves it, signed by `key`
+    /// for `origin`, with every hash tile (for tests and tools).
+    pub fn signed(
+        entries: Vec<Vec<u8>>,
+        key: &crate::tlog::key::LogKey,
+        origin: &str,
+    ) -> anyhow::Result<Self> {
+        use crate::tlog::tree;
+        let stored = tree::stored_hashes_of(&entries)?;
+        let size = entries.len() as u64;
+        let root = tree::tree_hash(size, &stored)?;
+        let checkpoint = key.sign_note(&format!("{origin}\n{size}\n{root}\n"))?;
+        Ok(Self {
+            vkey: key.vkey(),
+            checkpoint,
+            hash_tiles: tree::hash_tiles(size, &stored)?,
+            entries,
+        })
+    }
+}
+
 /// One problem, named with what it concerns.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -164,42 +186,81 @@ pub struct PairFacts {
     pub rounds: BTreeMap<u64, (Value, String)>,
 }
 
-/// A pair's or a draw's id in 16 bytes: its UUID when the text is one in
-/// the service's form (lower case, hyphenated), else the first 16 bytes of
-/// the SHA-256 of its text (whose text is then kept, to name it).
+/// A pair's or a draw's id in 17 bytes: 0 and its UUID when the text is
+/// one in the service's form (lower case, hyphenated); else 1 and a number
+/// given to that text the first time it was kept ([`Names`]). The two never
+/// meet, whatever text a log holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-struct Id([u8; 16]);
+struct Id([u8; 17]);
 
-/// The texts of ids that are not UUIDs (UUIDs are their own names).
+impl Id {
+    fn uuid(bytes: [u8; 16]) -> Self {
+        let mut id = [0; 17];
+        id[1..].copy_from_slice(&bytes);
+        Self(id)
+    }
+
+    fn numbered(n: u64) -> Self {
+        let mut id = [0; 17];
+        id[0] = 1;
+        id[1..9].copy_from_slice(&n.to_be_bytes());
+        Self(id)
+    }
+
+    /// The id of a text never kept: it matches nothing.
+    const UNKNOWN: Self = Self([2; 17]);
+}
+
+/// The longest name kept of an id that is not a UUID (a hostile log's ids
+/// can be long; a name is for reading).
+const MAX_NAME: usize = 80;
+
+/// Ids that are not UUIDs: each text (by its SHA-256) and its number, and
+/// its name (cut to [`MAX_NAME`] characters).
 #[derive(Default, Serialize, Deserialize)]
 struct Names {
-    odd: HashMap<Id, String>,
+    numbers: HashMap<[u8; 32], u64>,
+    texts: HashMap<u64, String>,
 }
 
 impl Names {
-    fn is_uuid_text(text: &str) -> bool {
-        text.len() == 36
-            && !text.bytes().any(|b| b.is_ascii_uppercase())
-            && uuid::Uuid::try_parse(text).is_ok()
-    }
-
-    fn id(text: &str) -> Id {
-        if text.len() == 36
-            && !text.bytes().any(|b| b.is_ascii_uppercase())
-            && let Ok(uuid) = uuid::Uuid::try_parse(text)
-        {
-            return Id(uuid.into_bytes());
+    /// The UUID of `text`, when it is one in the service's form.
+    fn uuid(text: &str) -> Option<[u8; 16]> {
+        if text.len() == 36 && !text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return uuid::Uuid::try_parse(text).ok().map(uuid::Uuid::into_bytes);
         }
-        Id(first16(&[text]))
+        None
     }
 
-    /// The id of `text`, remembering its text when it is not a UUID.
+    /// The id of `text` ([`Id::UNKNOWN`] for a text not a UUID and never
+    /// kept).
+    fn id(&self, text: &str) -> Id {
+        if let Some(uuid) = Self::uuid(text) {
+            return Id::uuid(uuid);
+        }
+        self.numbers
+            .get(&<[u8; 32]>::from(Sha256::digest(text.as_bytes())))
+            .map_or(Id::UNKNOWN, |n| Id::numbered(*n))
+    }
+
+    /// The id of `text`, numbering it when it is not a UUID.
     fn keep(&mut self, text: &str) -> Id {
-        let id = Self::id(text);
-        if !Self::is_uuid_text(text) {
-            self.odd.entry(id).or_insert_with(|| text.to_owned());
+        if let Some(uuid) = Self::uuid(text) {
+            return Id::uuid(uuid);
         }
-        id
+        let next = self.numbers.len() as u64;
+        let n = *self
+            .numbers
+            .entry(Sha256::digest(text.as_bytes()).into())
+            .or_insert(next);
+        if n == next {
+            let mut name: String = text.chars().take(MAX_NAME).collect();
+            if name.len() < text.len() {
+                name.push('…');
+            }
+            self.texts.insert(n, name);
+        }
+        Id::numbered(n)
     }
 
     /// `ids` (the first of `count`) named, and how many more.
@@ -209,10 +270,17 @@ impl Names {
     }
 
     fn name(&self, id: Id) -> String {
-        self.odd
-            .get(&id)
+        if id.0[0] == 0 {
+            let mut uuid = [0; 16];
+            uuid.copy_from_slice(&id.0[1..]);
+            return uuid::Uuid::from_bytes(uuid).hyphenated().to_string();
+        }
+        let mut n = [0; 8];
+        n.copy_from_slice(&id.0[1..9]);
+        self.texts
+            .get(&u64::from_be_bytes(n))
             .cloned()
-            .unwrap_or_else(|| uuid::Uuid::from_bytes(id.0).hyphenated().to_string())
+            .unwrap_or_default()
     }
 }
 
@@ -259,7 +327,7 @@ impl Tenants {
         if let Some(&id) = self.ids.get(tenant) {
             return id;
         }
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         self.ids.insert(tenant.to_owned(), self.count);
         self.count
     }
@@ -282,6 +350,32 @@ struct Live {
     rounds: u64,
     /// A table pair's seats and their commitments and reveals.
     table: Option<Box<TableTrack>>,
+    /// What its entries give for the export's digest (`audit --log`).
+    #[serde(skip)]
+    digest: Option<Box<LiveDigest>>,
+}
+
+/// A live pair's share of the cross-check with an export: its client
+/// seed's hash as logged, and its rounds so far ([`super::cross`]).
+#[derive(Default)]
+struct LiveDigest {
+    client_seed_sha256: String,
+    rounds: u128,
+    count: u64,
+}
+
+/// The cross-check of an export's digests against the log, as the log is
+/// read: the pairs whose digests differ, or that the export lacks.
+#[derive(Debug, Default)]
+pub struct CrossCheck {
+    pub export: super::cross::ExportDigests,
+    /// Pairs the log revealed whose rounds or seeds the export does not
+    /// hold as the log does (at most [`MAX_FINDINGS`] named).
+    pub differing: Vec<String>,
+    pub differing_not_named: u64,
+    /// Pairs the log revealed, and their rounds.
+    pub revealed_pairs: u64,
+    pub revealed_rounds: u64,
 }
 
 /// What the log has said about one draw so far.
@@ -298,20 +392,15 @@ struct DrawTrack {
 }
 
 /// Items (pairs, draws) grouped by their client seeds: an item joins the
-/// group its lookalike hash (or, for entries of older logs, which have
-/// none, the hash of its bytes) already names. A group of one item is 48
-/// bytes; memory is linear in the items.
+/// group its bytes' hash or its lookalike hash (absent from entries of
+/// older logs) already names. A group of one item is 33 bytes and two keys;
+/// memory is linear in the items.
 #[derive(Default, Serialize, Deserialize)]
 struct Groups {
     #[serde(with = "packed_keys")]
     by_key: HashMap<[u8; 16], u32>,
     #[serde(with = "packed_groups")]
     groups: Chunked<Group>,
-    /// An entry without a lookalike hash was seen: from then on the hash of
-    /// the bytes is a key too, so old and new entries of one seed meet.
-    legacy: bool,
-    /// An entry with a lookalike hash was seen.
-    current: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -380,7 +469,7 @@ struct Many {
     /// The first [`MAX_NAMED`] members.
     named: Vec<Id>,
     /// Members by tenant: every one (draws), or the live ones (pairs).
-    tenants: Vec<(u32, u32)>,
+    tenants: HashMap<u32, u32>,
     /// Members given the seed while another of their tenant held it live.
     shopped: u64,
     first_shopped_at: Option<u64>,
@@ -389,22 +478,19 @@ struct Many {
 
 impl Many {
     fn count(&self, tenant: u32) -> u32 {
-        self.tenants
-            .iter()
-            .find(|(t, _)| *t == tenant)
-            .map_or(0, |(_, n)| *n)
+        self.tenants.get(&tenant).copied().unwrap_or(0)
     }
 
     fn add(&mut self, tenant: u32) {
-        match self.tenants.iter_mut().find(|(t, _)| *t == tenant) {
-            Some((_, n)) => *n += 1,
-            None => self.tenants.push((tenant, 1)),
-        }
+        *self.tenants.entry(tenant).or_default() += 1;
     }
 
     fn release(&mut self, tenant: u32) {
-        if let Some((_, n)) = self.tenants.iter_mut().find(|(t, _)| *t == tenant) {
+        if let Some(n) = self.tenants.get_mut(&tenant) {
             *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.tenants.remove(&tenant);
+            }
         }
     }
 
@@ -412,7 +498,7 @@ impl Many {
     /// tenant (an entry without a tenant could be anyone's).
     fn live_same_tenant(&self, tenant: u32) -> bool {
         match tenant {
-            0 => self.tenants.iter().any(|(_, n)| *n > 0),
+            0 => !self.tenants.is_empty(),
             _ => self.count(tenant) + self.count(0) > 0,
         }
     }
@@ -429,14 +515,13 @@ impl Groups {
         lookalike: Option<[u8; 16]>,
         first: impl FnOnce(Id) -> Option<u32>,
     ) -> (u32, Option<&mut Many>) {
-        let exact_key = (lookalike.is_none() || self.legacy).then_some(exact);
-        let keys = [lookalike, exact_key];
+        // Both keys, always: a seed meets the same bytes whatever lookalike
+        // hash an entry claims, and a lookalike whatever its bytes.
+        let keys = [lookalike, Some(exact)];
         let found = keys
             .iter()
             .flatten()
             .find_map(|key| self.by_key.get(key).copied());
-        self.legacy |= lookalike.is_none();
-        self.current |= lookalike.is_some();
         let group = match found {
             Some(group) => group,
             None => self.groups.push(Group {
@@ -569,6 +654,10 @@ pub struct LogChecker {
     memory: Memory,
     /// Each pair's facts, when asked for (`audit --log`).
     facts: HashMap<String, PairFacts>,
+    /// Only these pairs' facts, when given.
+    facts_of: Option<HashSet<String>>,
+    /// An export's digests to hold each revealed pair against.
+    cross: Option<CrossCheck>,
 }
 
 /// What the checker remembers of the entries it has read: what a later
@@ -615,8 +704,34 @@ pub struct Snapshot {
     memory: Memory,
 }
 
+/// A reader or writer that hashes what passes through it.
+struct Hashing<T> {
+    inner: T,
+    hasher: Sha256,
+}
+
+impl<T: std::io::Write> std::io::Write for Hashing<T> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<T: std::io::Read> std::io::Read for Hashing<T> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
 /// The format of a [`Snapshot`]: a snapshot of another is not resumed.
-const SNAPSHOT_FORMAT: &str = "fairdeal-monitor-snapshot-1";
+const SNAPSHOT_FORMAT: &str = "fairdeal-monitor-snapshot-2";
 
 /// Bytes, serialized as one byte string.
 #[derive(Default)]
@@ -725,7 +840,7 @@ mod packed_ids {
 
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<HashSet<Id>, D::Error> {
         let mut ids = HashSet::new();
-        read_records::<D, 16>(d, |record| {
+        read_records::<D, 17>(d, |record| {
             ids.insert(Id(record));
             Ok(())
         })?;
@@ -781,9 +896,9 @@ mod packed_groups {
                 write_records(
                     s,
                     self.0.iter().map(|g| {
-                        let mut record = [0; 32];
-                        record[..16].copy_from_slice(&g.first.0);
-                        record[16..].copy_from_slice(&g.first_exact);
+                        let mut record = [0; 33];
+                        record[..17].copy_from_slice(&g.first.0);
+                        record[17..].copy_from_slice(&g.first_exact);
                         record
                     }),
                 )
@@ -805,9 +920,10 @@ mod packed_groups {
         impl<'de> Deserialize<'de> for Heads {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let mut groups = Chunked::default();
-                read_records::<D, 32>(d, |record| {
-                    let (first, exact) = split16(&record);
-                    let (first_exact, _) = split16(exact);
+                read_records::<D, 33>(d, |record| {
+                    let mut first = [0; 17];
+                    first.copy_from_slice(&record[..17]);
+                    let (first_exact, _) = split16(&record[17..]);
                     groups.push(Group {
                         first: Id(first),
                         first_exact,
@@ -830,24 +946,49 @@ mod packed_groups {
 }
 
 impl Snapshot {
-    /// Writes the snapshot (CBOR) to `out`.
+    /// Writes the snapshot to `out`: CBOR, then the SHA-256 of it (a
+    /// snapshot damaged on disk is not read back, and costs a full run
+    /// instead of a false finding).
     pub fn write(&self, out: impl std::io::Write) -> anyhow::Result<()> {
-        ciborium::into_writer(self, out)?;
+        let mut hashing = Hashing {
+            inner: out,
+            hasher: Sha256::new(),
+        };
+        ciborium::into_writer(self, &mut hashing)?;
+        let digest = hashing.hasher.finalize();
+        hashing.inner.write_all(&digest)?;
         Ok(())
     }
 
     /// A snapshot read back; `None` when what is read is not one of this
-    /// format, or does not hold together.
+    /// format, is damaged, or does not hold together.
     pub fn read(from: impl std::io::Read) -> Option<Self> {
-        let snapshot: Self = ciborium::from_reader(from).ok()?;
+        use std::io::Read as _;
+        let mut hashing = Hashing {
+            inner: from,
+            hasher: Sha256::new(),
+        };
+        let snapshot: Self = ciborium::from_reader(&mut hashing).ok()?;
+        let digest = hashing.hasher.finalize();
+        let mut trailer = Vec::new();
+        hashing.inner.take(33).read_to_end(&mut trailer).ok()?;
+        if trailer != digest.as_slice() {
+            return None;
+        }
         let m = &snapshot.memory;
         let fits = |groups: &Groups| {
             let n = groups.groups.len() as u32;
             groups.by_key.values().all(|g| *g < n)
         };
+        let tables_hold =
+            m.live.values().filter_map(|p| p.table.as_deref()).all(|t| {
+                t.commitments.len() == t.seats.len() && t.contributed.len() == t.seats.len()
+            });
         let holds = snapshot.format == SNAPSHOT_FORMAT
+            && TileBuilder::from_bytes(&snapshot.tree.0).is_some()
             && fits(&m.pair_seeds)
             && fits(&m.draw_seeds)
+            && tables_hold
             && m.live.values().all(|p| {
                 p.group
                     .is_none_or(|g| (g as usize) < m.pair_seeds.groups.len())
@@ -960,7 +1101,29 @@ impl LogChecker {
                 ..Memory::default()
             },
             facts: HashMap::new(),
+            facts_of: None,
+            cross: None,
         })
+    }
+
+    /// Keeps the facts of these pairs only (with `keep_rounds`).
+    pub fn facts_of(&mut self, pairs: HashSet<String>) {
+        self.facts_of = Some(pairs);
+    }
+
+    /// Holds every pair the log reveals against `export` (sealed) when it
+    /// is revealed: [`LogChecker::cross_check_result`] after the last
+    /// entry.
+    pub fn cross_check(&mut self, export: super::cross::ExportDigests) {
+        self.cross = Some(CrossCheck {
+            export,
+            ..CrossCheck::default()
+        });
+    }
+
+    /// The cross-check's result, once every entry is read.
+    pub fn cross_check_result(&mut self) -> Option<CrossCheck> {
+        self.cross.take()
     }
 
     /// Resumes from `snapshot`, the memory of the run that accepted the
@@ -1062,7 +1225,9 @@ impl LogChecker {
     }
 
     fn check_entry(&mut self, index: u64, bytes: &[u8]) {
-        let value;
+        // The entry as a JSON value, when it does not fit the borrowed
+        // fields (its fields are then read from the value).
+        let mut value = None;
         let fields = match serde_json::from_slice::<Fields>(bytes) {
             Ok(fields) => fields,
             Err(_) => {
@@ -1072,15 +1237,18 @@ impl LogChecker {
                         .add("entry", Some(index), "not JSON".to_owned());
                     return;
                 };
-                value = entry;
-                Fields::of_value(&value)
+                Fields::of_value(value.insert(entry))
             }
         };
         let pair_id = Fields::text(&fields.seed_pair);
         let full = || serde_json::from_slice::<Value>(bytes).unwrap_or_default();
         match fields.kind.as_deref() {
             Some("commit") => {
-                let entry = fields.seats.is_some().then(full);
+                // A table's seats, read from the whole entry.
+                let entry = match &value {
+                    Some(value) => value["seats"].is_array().then(|| value.clone()),
+                    None => fields.seats.is_some().then(full),
+                };
                 self.commit(index, pair_id, &fields, entry.as_ref())
             }
             Some("client_seed") => self.client_seed(index, pair_id, &fields),
@@ -1107,7 +1275,7 @@ impl LogChecker {
 
     fn commit(&mut self, index: u64, pair_id: &str, fields: &Fields, entry: Option<&Value>) {
         let m = &mut self.memory;
-        let id = Names::id(pair_id);
+        let id = m.names.keep(pair_id);
         if m.live.contains_key(&id) || m.revealed.contains(&id) {
             m.findings.add(
                 "order",
@@ -1116,7 +1284,6 @@ impl LogChecker {
             );
             return;
         }
-        m.names.keep(pair_id);
         m.pairs += 1;
         let commitment_text = Fields::text(&fields.server_seed_hash);
         let commitment = hash32(commitment_text);
@@ -1151,7 +1318,7 @@ impl LogChecker {
             m.tables += 1;
         }
         if let Some(predecessor) = fields.predecessor.as_deref() {
-            let from = Names::id(predecessor);
+            let from = m.names.id(predecessor);
             match m.promised.remove(&id) {
                 Some((p, next)) if p == from && next == track.commitment => {}
                 promise => {
@@ -1176,8 +1343,12 @@ impl LogChecker {
                 }
             }
         }
+        let mut track = track;
+        if self.cross.is_some() {
+            track.digest = Some(Box::default());
+        }
         m.live.insert(id, track);
-        if self.keep_rounds {
+        if self.keep_rounds && self.facts_of.as_ref().is_none_or(|p| p.contains(pair_id)) {
             self.facts.insert(
                 pair_id.to_owned(),
                 PairFacts {
@@ -1192,7 +1363,7 @@ impl LogChecker {
     /// or revealed already.
     fn not_live(&mut self, index: u64, pair_id: &str, what: &str) {
         let m = &mut self.memory;
-        let when = if m.revealed.contains(&Names::id(pair_id)) {
+        let when = if m.revealed.contains(&m.names.id(pair_id)) {
             "after its reveal"
         } else {
             "before its commitment"
@@ -1203,8 +1374,8 @@ impl LogChecker {
 
     fn client_seed(&mut self, index: u64, pair_id: &str, fields: &Fields) {
         let exact_text = Fields::text(&fields.client_seed_sha256);
-        let id = Names::id(pair_id);
         let m = &mut self.memory;
+        let id = m.names.id(pair_id);
         let Some(track) = m.live.get_mut(&id) else {
             self.not_live(index, pair_id, "a client seed");
             return;
@@ -1225,6 +1396,9 @@ impl LogChecker {
             m.findings.add("table", Some(index), problem);
         }
         track.seeded = true;
+        if let Some(digest) = track.digest.as_mut() {
+            digest.client_seed_sha256 = exact_text.to_owned();
+        }
         if let Some(facts) = self.facts.get_mut(pair_id) {
             facts.client_seed_sha256 = Some(exact_text.to_owned());
         }
@@ -1235,15 +1409,6 @@ impl LogChecker {
         }
         let tenant = track.tenant;
         let lookalike = fields.client_seed_lookalike_sha256.as_deref();
-        if lookalike.is_none() && m.pair_seeds.current {
-            m.findings.add(
-                "entry",
-                Some(index),
-                format!(
-                    "pair {pair_id}'s client seed entry has no client_seed_lookalike_sha256, after entries that have one: seeds that look like it cannot be matched"
-                ),
-            );
-        }
         let live = &m.live;
         let (group, more) = m.pair_seeds.join(
             id,
@@ -1270,7 +1435,8 @@ impl LogChecker {
         self.memory.rounds += 1;
         let nonce = fields.nonce;
         let m = &mut self.memory;
-        let Some(track) = m.live.get_mut(&Names::id(pair_id)) else {
+        let id = m.names.id(pair_id);
+        let Some(track) = m.live.get_mut(&id) else {
             self.not_live(index, pair_id, "a round");
             return;
         };
@@ -1285,11 +1451,20 @@ impl LogChecker {
         match (nonce, track.next_nonce) {
             (Some(nonce), Some(next)) if nonce == next => {
                 track.next_nonce = nonce.checked_add(1);
-                if let Some(facts) = self.facts.get_mut(pair_id) {
-                    let game = fields
+                let game = || {
+                    fields
                         .game
-                        .and_then(|g| serde_json::from_str(g.get()).ok())
-                        .unwrap_or(Value::Null);
+                        .and_then(|g| serde_json::from_str::<Value>(g.get()).ok())
+                        .unwrap_or(Value::Null)
+                };
+                if let Some(digest) = track.digest.as_mut() {
+                    let round =
+                        super::cross::round_digest(nonce, &game(), Fields::text(&fields.round));
+                    digest.rounds = digest.rounds.wrapping_add(round);
+                    digest.count += 1;
+                }
+                if let Some(facts) = self.facts.get_mut(pair_id) {
+                    let game = game();
                     facts
                         .rounds
                         .insert(nonce, (game, Fields::text(&fields.round).to_owned()));
@@ -1336,11 +1511,35 @@ impl LogChecker {
         if let Some(facts) = self.facts.get_mut(pair_id) {
             facts.server_seed = Some(seed.to_owned());
         }
+        if let (Some(cross), Some(digest)) = (self.cross.as_mut(), track.digest.as_ref()) {
+            cross.revealed_pairs += 1;
+            cross.revealed_rounds += digest.count;
+            let fields = super::cross::fields_digest(
+                &track.commitment.map(hex::encode).unwrap_or_default(),
+                seed,
+                &digest.client_seed_sha256,
+            );
+            let held = cross
+                .export
+                .hold(pair_id, fields, digest.rounds, digest.count);
+            let differs = match held {
+                super::cross::Held::Same => false,
+                super::cross::Held::Differs => true,
+                super::cross::Held::Absent => digest.count > 0,
+            };
+            if differs {
+                if cross.differing.len() < MAX_FINDINGS {
+                    cross.differing.push(pair_id.to_owned());
+                } else {
+                    cross.differing_not_named += 1;
+                }
+            }
+        }
         Some(track)
     }
 
     fn reveal(&mut self, index: u64, pair_id: &str, fields: &Fields) {
-        let id = Names::id(pair_id);
+        let id = self.memory.names.id(pair_id);
         let seed = Fields::text(&fields.server_seed);
         let Some(track) = self.released(id, pair_id, seed) else {
             let twice = self.memory.revealed.contains(&id);
@@ -1365,14 +1564,14 @@ impl LogChecker {
         }
         if let Some(successor) = fields.successor.as_deref() {
             m.promised
-                .entry(Names::id(successor))
+                .entry(m.names.keep(successor))
                 .or_insert((id, track.next));
         }
     }
 
     fn table_entry(&mut self, index: u64, kind: &str, pair_id: &str, entry: &Value) {
-        let id = Names::id(pair_id);
         let m = &mut self.memory;
+        let id = m.names.id(pair_id);
         let Some(track) = m.live.get_mut(&id) else {
             self.not_live(index, pair_id, &format!("a {kind}"));
             return;
@@ -1418,8 +1617,12 @@ impl LogChecker {
     fn draw_entry(&mut self, index: u64, entry: &Value) {
         let m = &mut self.memory;
         let id_text = entry["draw"].as_str().unwrap_or_default();
-        let id = Names::id(id_text);
         let kind = entry["type"].as_str().unwrap_or_default();
+        let id = if kind == "draw_commit" {
+            m.names.keep(id_text)
+        } else {
+            m.names.id(id_text)
+        };
         if kind == "draw_commit" {
             if m.draws.contains_key(&id) {
                 m.findings.add(
@@ -1429,7 +1632,6 @@ impl LogChecker {
                 );
                 return;
             }
-            m.names.keep(id_text);
             let track = DrawTrack {
                 commitment: hash32(entry["server_seed_hash"].as_str().unwrap_or_default()),
                 list: entry["entries_sha256"]
@@ -1933,6 +2135,8 @@ mod draw_tests {
             resumed: false,
             memory: Memory::default(),
             facts: HashMap::new(),
+            facts_of: None,
+            cross: None,
         };
         for (index, entry) in entries.iter().enumerate() {
             checker.draw_entry(index as u64, entry);
@@ -1998,7 +2202,6 @@ mod draw_tests {
 mod checker_tests {
     use super::*;
     use crate::tlog::key::LogKey;
-    use crate::tlog::tree;
     use serde_json::json;
 
     const ORIGIN: &str = "test.example/log";
@@ -2010,19 +2213,7 @@ mod checker_tests {
     /// A log of `entries` as an honest service would serve it, with every
     /// hash tile.
     fn log(entries: Vec<Vec<u8>>) -> LogView {
-        let stored = tree::stored_hashes_of(&entries).expect("stored hashes");
-        let size = entries.len() as u64;
-        let root = tree::tree_hash(size, &stored).expect("root");
-        let checkpoint = key()
-            .sign_note(&format!("{ORIGIN}\n{size}\n{root}\n"))
-            .expect("sign");
-        let hash_tiles = tree::hash_tiles(size, &stored).expect("hash tiles");
-        LogView {
-            vkey: key().vkey(),
-            checkpoint,
-            entries,
-            hash_tiles,
-        }
+        LogView::signed(entries, &key(), ORIGIN).expect("a log")
     }
 
     fn bytes(entries: &[Value]) -> Vec<Vec<u8>> {

@@ -98,57 +98,62 @@ pub struct AuditOpts {
     pub read_timeout: u64,
 }
 
-/// A round as the export and the log both name it.
-type RoundKey = (String, u64);
-
-/// What the export says of a round: its line, game and id.
-type ExportedRound = (u64, serde_json::Value, String);
-
-/// What the export's rounds say of their pair: the first one's line, then
-/// the commitment, the revealed seed and the client seed.
-type ExportedPair = (u64, String, String, String);
-
-/// Checks the log at `base` with the one log checker (every rule the
-/// monitor applies: signature first, tree, tiles, order, first entry wins),
-/// each of its findings a `log` finding, then compares the export's rounds
-/// and pairs with what the log says of them (the first entry of each kind):
-/// a `log` finding for each difference. Sets `report.log` to what was
-/// checked.
-fn cross_check_log(
+/// Reads the export at `source` and the log at `base` again for `pairs`
+/// alone, and names every difference between them: each a (line, detail).
+fn differences(
     base: &str,
     pin: Option<&str>,
-    exported: &std::collections::HashMap<RoundKey, ExportedRound>,
-    pairs: &std::collections::HashMap<String, ExportedPair>,
-    report: &mut Report,
-) -> anyhow::Result<()> {
-    let (checker, _) =
-        super::monitor::read_log(base.trim_end_matches('/'), pin, None, None, true, |_| {})
-            .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
-    let (checked, facts) = checker.finish(crate::time::now_ms(), i64::MAX);
-    let mut found: Vec<(u64, String)> = Vec::new();
-    for finding in &checked.findings {
-        let at = finding
-            .index
-            .map(|i| format!(" at entry {i}"))
-            .unwrap_or_default();
-        found.push((
-            0,
-            format!("the log itself: {}{at}: {}", finding.kind, finding.detail),
-        ));
-    }
-    if checked.findings_not_listed > 0 {
-        found.push((
-            0,
-            format!(
-                "the log itself: {} more problem(s) not listed (run fairdeal monitor)",
-                checked.findings_not_listed
-            ),
-        ));
-    }
+    source: &str,
+    read_timeout: u64,
+    pairs: std::collections::HashSet<String>,
+) -> anyhow::Result<Vec<(u64, String)>> {
+    let (input, _) = open(source, read_timeout)?;
+    let mut exported: std::collections::HashMap<RoundKey, ExportedRound> =
+        std::collections::HashMap::new();
+    let mut exported_pairs: std::collections::HashMap<String, ExportedPair> =
+        std::collections::HashMap::new();
+    let mut observe = |line: u64, round: &crate::audit::replay::RoundLine<'_>| {
+        if !pairs.contains(round.seed_pair_id.as_ref()) {
+            return;
+        }
+        let game = serde_json::from_str(round.game).unwrap_or_default();
+        exported.insert(
+            (round.seed_pair_id.to_string(), round.nonce),
+            (line, game, round.id.to_string()),
+        );
+        exported_pairs
+            .entry(round.seed_pair_id.to_string())
+            .or_insert_with(|| {
+                (
+                    line,
+                    round.server_seed_hash.to_string(),
+                    round.server_seed.to_string(),
+                    round.client_seed.to_string(),
+                )
+            });
+    };
+    audit_observed(
+        BufReader::with_capacity(64 << 10, input),
+        &mut |_, _| {},
+        &mut observe,
+    )
+    .context("reading the export again")?;
+    let (checker, _) = super::monitor::read_log(
+        base,
+        pin,
+        None,
+        None,
+        true,
+        |checker| checker.facts_of(pairs.clone()),
+        |_| {},
+    )
+    .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
+    let (_, facts) = checker.finish(crate::time::now_ms(), i64::MAX);
+    let mut found = Vec::new();
     // A pair made (or given its client seed) before the log existed has no
     // entry for it; its reveal, which every exported round needs, still
     // pins the seed, and the seed its commitment.
-    for (pair, (line, commitment, server_seed, client_seed)) in pairs {
+    for (pair, (line, commitment, server_seed, client_seed)) in &exported_pairs {
         let Some(logged) = facts.get(pair) else {
             continue;
         };
@@ -180,12 +185,8 @@ fn cross_check_log(
             }
         }
     }
-    let mut logged_rounds = 0u64;
-    let mut revealed_pairs = 0u64;
     for (pair, logged) in facts.iter().filter(|(_, f)| f.server_seed.is_some()) {
-        revealed_pairs += 1;
         for (nonce, (game, id)) in &logged.rounds {
-            logged_rounds += 1;
             match exported.get(&(pair.clone(), *nonce)) {
                 None => found.push((
                     0,
@@ -205,7 +206,7 @@ fn cross_check_log(
             }
         }
     }
-    for ((pair, nonce), (line, _, _)) in exported {
+    for ((pair, nonce), (line, _, _)) in &exported {
         let logged = facts
             .get(pair)
             .filter(|f| f.server_seed.is_some())
@@ -219,6 +220,137 @@ fn cross_check_log(
             ));
         }
     }
+    Ok(found)
+}
+
+/// A round as the export and the log both name it.
+type RoundKey = (String, u64);
+
+/// What the export says of a round: its line, game and id.
+type ExportedRound = (u64, serde_json::Value, String);
+
+/// What the export's rounds say of their pair: the first one's line, then
+/// the commitment, the revealed seed and the client seed.
+type ExportedPair = (u64, String, String, String);
+
+/// Checks the log at `base` with the one log checker (every rule the
+/// monitor applies: signature first, tree, tiles, order, first entry wins),
+/// each of its findings a `log` finding, then holds the export's pairs
+/// against what the log says of them (the first entry of each kind), in
+/// bounded memory: each pair's digest (`audit::cross`) against the log's
+/// when the log reveals it. The pairs that differ are then read again, from
+/// the export (`source`, when it can be read twice) and the log, to name
+/// each difference: a `log` finding for each. Sets `report.log` to what
+/// was checked.
+fn cross_check_log(
+    base: &str,
+    pin: Option<&str>,
+    source: Option<&str>,
+    read_timeout: u64,
+    export: crate::audit::cross::ExportDigests,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let base = base.trim_end_matches('/');
+    let mut export = Some(export);
+    let (mut checker, _) = super::monitor::read_log(
+        base,
+        pin,
+        None,
+        None,
+        false,
+        |checker| {
+            if let Some(export) = export.take() {
+                checker.cross_check(export);
+            }
+        },
+        |_| {},
+    )
+    .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
+    let cross = checker.cross_check_result().unwrap_or_default();
+    let (checked, _) = checker.finish(crate::time::now_ms(), i64::MAX);
+    // The pairs to look at closely: revealed by the log with other rounds
+    // or seeds than the export's, and exported but never revealed so.
+    let mut differing: Vec<(u64, String)> = cross
+        .differing
+        .iter()
+        .map(|pair| (0, pair.clone()))
+        .collect();
+    let mut not_named = cross.differing_not_named;
+    if checked.checkpoint_accepted {
+        // A pair that differs is unmatched too: named once, at its line.
+        let mut named: std::collections::HashMap<String, usize> = differing
+            .iter()
+            .enumerate()
+            .map(|(at, (_, pair))| (pair.clone(), at))
+            .collect();
+        for (line, pair) in cross.export.unmatched() {
+            if let Some(&at) = named.get(&pair) {
+                differing[at].0 = line;
+            } else if differing.len() < crate::audit::monitor::MAX_FINDINGS {
+                named.insert(pair.clone(), differing.len());
+                differing.push((line, pair));
+            } else {
+                not_named += 1;
+            }
+        }
+    }
+    let close = match (differing.is_empty(), source) {
+        (false, Some(source)) => Some(differences(
+            base,
+            pin,
+            source,
+            read_timeout,
+            differing.iter().map(|(_, pair)| pair.clone()).collect(),
+        )?),
+        _ => None,
+    };
+    let mut found: Vec<(u64, String)> = Vec::new();
+    for finding in &checked.findings {
+        let at = finding
+            .index
+            .map(|i| format!(" at entry {i}"))
+            .unwrap_or_default();
+        found.push((
+            0,
+            format!("the log itself: {}{at}: {}", finding.kind, finding.detail),
+        ));
+    }
+    if checked.findings_not_listed > 0 {
+        found.push((
+            0,
+            format!(
+                "the log itself: {} more problem(s) not listed (run fairdeal monitor)",
+                checked.findings_not_listed
+            ),
+        ));
+    }
+    let close = close.unwrap_or_default();
+    for (line, pair) in &differing {
+        if !close
+            .iter()
+            .any(|(_, detail)| detail.contains(pair.as_str()))
+        {
+            found.push((
+                *line,
+                format!(
+                    "pair {pair}: the export's rounds or seeds are not the ones the log holds{}",
+                    if source.is_none() {
+                        " (give the export as a file to have each difference named)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+    }
+    found.extend(close);
+    if not_named > 0 {
+        found.push((
+            0,
+            format!("{not_named} more pair(s) of the export differ from the log (not named)"),
+        ));
+    }
+    let (revealed_pairs, logged_rounds) = (cross.revealed_pairs, cross.revealed_rounds);
     // In the export's order, the same from run to run.
     found.sort();
     let problems = found.len();
@@ -532,31 +664,30 @@ fn audit_source(
             let rate = rounds as f64 / started.elapsed().as_secs_f64().max(1e-9);
             bar.set_message(format!("{rounds} rounds · {rate:.0} rounds/s"));
         };
-        let mut exported = std::collections::HashMap::new();
-        let mut pairs = std::collections::HashMap::new();
+        // With --log, each pair's digest (`audit::cross`): 64 bytes a pair.
+        let mut digests = crate::audit::cross::ExportDigests::default();
         let mut observe = |line: u64, round: &crate::audit::replay::RoundLine<'_>| {
             if log.is_some() {
                 let game = serde_json::from_str(round.game).unwrap_or_default();
-                exported.insert(
-                    (round.seed_pair_id.to_string(), round.nonce),
-                    (line, game, round.id.to_string()),
+                digests.round(
+                    line,
+                    &round.seed_pair_id,
+                    round.nonce,
+                    &game,
+                    &round.id,
+                    &round.server_seed_hash,
+                    &round.server_seed,
+                    &round.client_seed,
                 );
-                pairs
-                    .entry(round.seed_pair_id.to_string())
-                    .or_insert_with(|| {
-                        (
-                            line,
-                            round.server_seed_hash.to_string(),
-                            round.server_seed.to_string(),
-                            round.client_seed.to_string(),
-                        )
-                    });
             }
         };
         let mut report =
             audit_observed(reader, &mut progress, &mut observe).context("reading the export")?;
         if let Some(base) = log {
-            cross_check_log(base, log_key, &exported, &pairs, &mut report)?;
+            digests.seal();
+            // Standard input cannot be read twice.
+            let again = (source != "-").then_some(source);
+            cross_check_log(base, log_key, again, read_timeout, digests, &mut report)?;
         }
         report
     };

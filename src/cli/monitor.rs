@@ -337,6 +337,7 @@ pub(crate) fn read_log(
     previous: Option<&MonitorState>,
     snapshot: Option<Snapshot>,
     keep_rounds: bool,
+    setup: impl FnOnce(&mut LogChecker),
     mut each: impl FnMut(&[u8]),
 ) -> anyhow::Result<(LogChecker, bool)> {
     let client = reqwest::blocking::Client::builder()
@@ -349,6 +350,7 @@ pub(crate) fn read_log(
     let checkpoint = String::from_utf8(get(&client, &format!("{base}/log/checkpoint"))?)
         .context("the checkpoint is not UTF-8")?;
     let mut checker = LogChecker::new(&vkey, pin, &checkpoint, previous, keep_rounds)?;
+    setup(&mut checker);
     if !checker.trusted() {
         return Ok((checker, false));
     }
@@ -586,8 +588,10 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     // entries added since are read. One that is missing, of another
     // checkpoint or unreadable means a full run.
     let snapshot_path = opts.state.as_ref().map(|path| snapshot_path(path));
+    // --check-api reads every pair and round back from the API: it reads
+    // the whole log, every run.
     let snapshot = match (&previous, &snapshot_path) {
-        (Some(previous), Some(path)) => std::fs::File::open(path)
+        (Some(previous), Some(path)) if !opts.check_api => std::fs::File::open(path)
             .ok()
             .and_then(|file| Snapshot::read(std::io::BufReader::new(file)))
             .filter(|s| s.state() == previous),
@@ -600,6 +604,7 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         previous.as_ref(),
         snapshot,
         false,
+        |_| {},
         |entry| {
             if opts.check_api {
                 kept.push(entry.to_vec());

@@ -234,7 +234,16 @@ impl TileBuilder {
             }
             filling.push(level);
         }
-        bytes.is_empty().then_some(Self {
+        // The right edge is one subtree per bit of `leaves`, highest first;
+        // the tile being filled at each level holds the nodes of that level
+        // past its last full tile.
+        let heights: Vec<u32> = (0..64u32).rev().filter(|h| leaves >> h & 1 == 1).collect();
+        let edge = stack.iter().map(|(h, _)| *h).eq(heights);
+        let tiles = (0..8usize).all(|level| {
+            let expected = ((leaves >> (8 * level)) % crate::tlog::tiles::TILE_WIDTH) as usize;
+            filling.get(level).map_or(0, Vec::len) == expected
+        });
+        (bytes.is_empty() && edge && tiles).then_some(Self {
             range: CompactRange { leaves, stack },
             filling,
         })

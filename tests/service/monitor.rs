@@ -234,7 +234,7 @@ async fn an_export_is_cross_checked_against_the_log(app: &TestApp) {
         .filter(|(i, _)| *i != last_round)
         .map(|(_, l)| format!("{l}\n"))
         .collect();
-    let out = audit(cut, "cut.ndjson").await;
+    let out = audit(cut.clone(), "cut.ndjson").await;
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     assert_eq!(out.status.code(), Some(1), "{report:#}");
     let named = report["findings"]
@@ -248,6 +248,39 @@ async fn an_export_is_cross_checked_against_the_log(app: &TestApp) {
                     .is_some_and(|d| d.contains("nonce 2 is in the log but not in the export"))
         });
     assert!(named, "{report:#}");
+    // From standard input (read once): the pair is named, and how to have
+    // each difference named.
+    let base = app.public.base().to_owned();
+    let piped = tokio::task::spawn_blocking(move || {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args(["audit", "-", "--log", &base, "--format", "json", "--quiet"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(cut.as_bytes())
+            .expect("written");
+        child.wait_with_output().expect("output")
+    })
+    .await
+    .expect("joined");
+    let report: Value = serde_json::from_slice(&piped.stdout).unwrap_or(Value::Null);
+    assert_eq!(piped.status.code(), Some(1), "{report:#}");
+    let detail =
+        format!("pair {pair}: the export's rounds or seeds are not the ones the log holds");
+    assert!(
+        report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["detail"].as_str().is_some_and(|d| d.contains(&detail))),
+        "{report:#}"
+    );
 
     // An export made over: another seed (and its commitment) with every
     // deal dealt again from it, round ids changed. On its own it verifies;

@@ -1,0 +1,273 @@
+//! `fairdeal audit EXPORT --log URL` in bounded memory: what the export
+//! says of each pair, reduced to a digest ([`ExportDigests`]), held against
+//! the same digest of what the log says of it, computed as the log is read
+//! and compared when the log reveals the pair (the checker keeps nothing of
+//! a revealed pair). A pair whose digests differ is named; the command then
+//! reads the export and the log again for those pairs alone, to say what
+//! differs (`cli::audit`).
+//!
+//! A pair's digest covers its commitment, revealed seed and client seed
+//! (the SHA-256 of it, as the log holds it), and the set of its rounds
+//! (nonce, game and round id): a sum, modulo 2^128, of a 128-bit hash of
+//! each round, so that the order rounds come in does not matter. Hashes are
+//! SHA-256, cut to 128 bits: making two different pairs' digests equal
+//! takes about 2^64 work (a birthday search), and a pair's digest equal to
+//! a given one about 2^128.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// A pair's id as 17 bytes: 0 and its UUID when it is one in the service's
+/// form, else 1 and the number [`ExportDigests`] gave its text.
+type Key = [u8; 17];
+
+fn uuid_key(id: &str) -> Option<Key> {
+    if id.len() != 36 || id.bytes().any(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    let uuid = uuid::Uuid::try_parse(id).ok()?;
+    let mut key = [0; 17];
+    key[1..].copy_from_slice(uuid.as_bytes());
+    Some(key)
+}
+
+fn numbered_key(n: u64) -> Key {
+    let mut key = [0; 17];
+    key[0] = 1;
+    key[1..9].copy_from_slice(&n.to_be_bytes());
+    key
+}
+
+fn first16(parts: &[&[u8]]) -> [u8; 16] {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        // Each part's length first: no two lists of parts hash alike.
+        hasher.update((part.len() as u64).to_be_bytes());
+        hasher.update(part);
+    }
+    let mut out = [0; 16];
+    out.copy_from_slice(&hasher.finalize()[..16]);
+    out
+}
+
+/// The digest of a pair's commitment, revealed seed and client seed's
+/// SHA-256 (all hex, compared without regard to case).
+pub(crate) fn fields_digest(
+    commitment: &str,
+    server_seed: &str,
+    client_seed_sha256: &str,
+) -> [u8; 16] {
+    first16(&[
+        commitment.to_ascii_lowercase().as_bytes(),
+        server_seed.to_ascii_lowercase().as_bytes(),
+        client_seed_sha256.to_ascii_lowercase().as_bytes(),
+    ])
+}
+
+/// One round's share of its pair's digest: its nonce, its game (as JSON
+/// with sorted keys, so that the export's and the log's spelling of one
+/// game agree) and its id.
+pub(crate) fn round_digest(nonce: u64, game: &Value, id: &str) -> u128 {
+    let game = serde_json::to_string(game).unwrap_or_default();
+    u128::from_be_bytes(first16(&[
+        &nonce.to_be_bytes(),
+        game.as_bytes(),
+        id.as_bytes(),
+    ]))
+}
+
+/// What one pair's rounds in the export say, reduced.
+#[derive(Clone, Copy, Debug)]
+struct Exported {
+    id: Key,
+    /// The line of its first round.
+    line: u64,
+    fields: [u8; 16],
+    rounds: u128,
+    count: u64,
+}
+
+/// The export's pairs, reduced to 80 bytes each, in order of id once
+/// [`ExportDigests::seal`]ed.
+#[derive(Debug, Default)]
+pub struct ExportDigests {
+    pairs: Vec<Exported>,
+    /// Pair ids that are not UUIDs, numbered.
+    odd: std::collections::HashMap<String, u64>,
+    /// Which pairs the log revealed with the same digest.
+    matched: Vec<bool>,
+    sealed: bool,
+}
+
+/// What a pair's digests say when the log reveals it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Held {
+    /// The export has the pair, with the same digest.
+    Same,
+    /// The export has the pair, with another digest.
+    Differs,
+    /// The export does not have the pair.
+    Absent,
+}
+
+impl ExportDigests {
+    /// Takes a round of the export (in the export's order).
+    #[allow(clippy::too_many_arguments)]
+    pub fn round(
+        &mut self,
+        line: u64,
+        pair: &str,
+        nonce: u64,
+        game: &Value,
+        id: &str,
+        commitment: &str,
+        server_seed: &str,
+        client_seed: &str,
+    ) {
+        let key = match uuid_key(pair) {
+            Some(key) => key,
+            None => {
+                let next = self.odd.len() as u64;
+                numbered_key(*self.odd.entry(pair.to_owned()).or_insert(next))
+            }
+        };
+        let digest = round_digest(nonce, game, id);
+        // Rounds of one pair usually come together: a pair seen again
+        // later gets a second record, merged when sealed.
+        if let Some(last) = self.pairs.last_mut()
+            && last.id == key
+        {
+            last.rounds = last.rounds.wrapping_add(digest);
+            last.count += 1;
+            return;
+        }
+        self.pairs.push(Exported {
+            id: key,
+            line,
+            fields: fields_digest(
+                commitment,
+                server_seed,
+                &crate::tlog::entry::client_seed_sha256(client_seed),
+            ),
+            rounds: digest,
+            count: 1,
+        });
+    }
+
+    /// Every round taken: the pairs in order of id, one record each (the
+    /// first line and seeds of a pair stand; its rounds are summed).
+    pub fn seal(&mut self) {
+        self.pairs.sort_by_key(|p| (p.id, p.line));
+        self.pairs.dedup_by(|later, first| {
+            let same = later.id == first.id;
+            if same {
+                first.rounds = first.rounds.wrapping_add(later.rounds);
+                first.count += later.count;
+            }
+            same
+        });
+        self.pairs.shrink_to_fit();
+        self.matched = vec![false; self.pairs.len()];
+        self.sealed = true;
+    }
+
+    /// The number of pairs the export's rounds name.
+    pub fn pairs(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Holds the log's digest of a revealed pair against the export's.
+    pub(crate) fn hold(&mut self, pair: &str, fields: [u8; 16], rounds: u128, count: u64) -> Held {
+        debug_assert!(self.sealed);
+        let key = uuid_key(pair).or_else(|| self.odd.get(pair).map(|n| numbered_key(*n)));
+        let Some(Ok(at)) = key.map(|key| self.pairs.binary_search_by_key(&key, |p| p.id)) else {
+            return Held::Absent;
+        };
+        let exported = self.pairs[at];
+        if exported.fields == fields && exported.rounds == rounds && exported.count == count {
+            self.matched[at] = true;
+            Held::Same
+        } else {
+            Held::Differs
+        }
+    }
+
+    /// The pairs of the export the log never revealed with the same
+    /// digest: (first line, pair id).
+    pub fn unmatched(&self) -> impl Iterator<Item = (u64, String)> + '_ {
+        let odd: std::collections::HashMap<Key, &str> = self
+            .odd
+            .iter()
+            .map(|(text, n)| (numbered_key(*n), text.as_str()))
+            .collect();
+        self.pairs
+            .iter()
+            .zip(&self.matched)
+            .filter(|(_, matched)| !**matched)
+            .map(move |(p, _)| (p.line, name(p.id, &odd)))
+    }
+}
+
+/// The text of a pair's key.
+fn name(key: Key, odd: &std::collections::HashMap<Key, &str>) -> String {
+    if key[0] == 0 {
+        let mut uuid = [0; 16];
+        uuid.copy_from_slice(&key[1..]);
+        return uuid::Uuid::from_bytes(uuid).hyphenated().to_string();
+    }
+    odd.get(&key).map(|t| (*t).to_owned()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_pairs_digest_does_not_depend_on_round_order_or_key_order_and_changes_with_any_field() {
+        let game = json!({"type": "holdem", "players": 6});
+        let reordered: Value =
+            serde_json::from_str(r#"{"players":6,"type":"holdem"}"#).expect("JSON");
+        let mut export = ExportDigests::default();
+        for (line, nonce) in [(1, 0), (2, 1), (3, 2)] {
+            export.round(
+                line,
+                "p",
+                nonce,
+                &game,
+                &format!("r{nonce}"),
+                "AA",
+                "bb",
+                "lucky",
+            );
+        }
+        // The same pair again further down: merged.
+        export.round(9, "q", 0, &game, "q0", "cc", "dd", "x");
+        export.round(10, "p", 3, &game, "r3", "aa", "bb", "lucky");
+        export.seal();
+        assert_eq!(export.pairs(), 2);
+        let fields = fields_digest("aa", "BB", &crate::tlog::entry::client_seed_sha256("lucky"));
+        let rounds = [3u64, 1, 0, 2]
+            .iter()
+            .map(|&n| round_digest(n, &reordered, &format!("r{n}")))
+            .fold(0u128, u128::wrapping_add);
+        assert_eq!(export.hold("p", fields, rounds, 4), Held::Same);
+        // Any difference: a seed, a round's id or game, a round fewer.
+        let other = fields_digest("aa", "bc", &crate::tlog::entry::client_seed_sha256("lucky"));
+        assert_eq!(export.hold("p", other, rounds, 4), Held::Differs);
+        let renamed = rounds
+            .wrapping_sub(round_digest(2, &game, "r2"))
+            .wrapping_add(round_digest(2, &game, "r2x"));
+        assert_eq!(export.hold("p", fields, renamed, 4), Held::Differs);
+        let regamed = rounds
+            .wrapping_sub(round_digest(2, &game, "r2"))
+            .wrapping_add(round_digest(2, &json!({"type": "deck"}), "r2"));
+        assert_eq!(export.hold("p", fields, regamed, 4), Held::Differs);
+        let fewer = rounds.wrapping_sub(round_digest(3, &game, "r3"));
+        assert_eq!(export.hold("p", fields, fewer, 3), Held::Differs);
+        assert_eq!(export.hold("z", fields, rounds, 4), Held::Absent);
+        // p matched once; q never revealed by the log.
+        let unmatched: Vec<(u64, String)> = export.unmatched().collect();
+        assert_eq!(unmatched, [(9, "q".to_owned())]);
+    }
+}
