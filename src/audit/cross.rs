@@ -83,11 +83,13 @@ struct Exported {
     /// The line of its first round.
     line: u64,
     fields: [u8; 16],
-    rounds: u128,
-    count: u64,
+    /// The sum of its rounds' digests (a `u128`, as bytes: 64 bytes a
+    /// record, not 80).
+    rounds: [u8; 16],
+    count: u32,
 }
 
-/// The export's pairs, reduced to 80 bytes each, in order of id once
+/// The export's pairs, reduced to 64 bytes each, in order of id once
 /// [`ExportDigests::seal`]ed.
 #[derive(Debug, Default)]
 pub struct ExportDigests {
@@ -137,8 +139,10 @@ impl ExportDigests {
         if let Some(last) = self.pairs.last_mut()
             && last.id == key
         {
-            last.rounds = last.rounds.wrapping_add(digest);
-            last.count += 1;
+            last.rounds = u128::from_le_bytes(last.rounds)
+                .wrapping_add(digest)
+                .to_le_bytes();
+            last.count = last.count.saturating_add(1);
             return;
         }
         self.pairs.push(Exported {
@@ -149,7 +153,7 @@ impl ExportDigests {
                 server_seed,
                 &crate::tlog::entry::client_seed_sha256(client_seed),
             ),
-            rounds: digest,
+            rounds: digest.to_le_bytes(),
             count: 1,
         });
     }
@@ -161,8 +165,10 @@ impl ExportDigests {
         self.pairs.dedup_by(|later, first| {
             let same = later.id == first.id;
             if same {
-                first.rounds = first.rounds.wrapping_add(later.rounds);
-                first.count += later.count;
+                first.rounds = u128::from_le_bytes(first.rounds)
+                    .wrapping_add(u128::from_le_bytes(later.rounds))
+                    .to_le_bytes();
+                first.count = first.count.saturating_add(later.count);
             }
             same
         });
@@ -184,7 +190,10 @@ impl ExportDigests {
             return Held::Absent;
         };
         let exported = self.pairs[at];
-        if exported.fields == fields && exported.rounds == rounds && exported.count == count {
+        if exported.fields == fields
+            && u128::from_le_bytes(exported.rounds) == rounds
+            && u64::from(exported.count) == count
+        {
             self.matched[at] = true;
             Held::Same
         } else {

@@ -190,7 +190,7 @@ pub struct PairFacts {
 /// one in the service's form (lower case, hyphenated); else 1 and a number
 /// given to that text the first time it was kept ([`Names`]). The two never
 /// meet, whatever text a log holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 struct Id([u8; 17]);
 
 impl Id {
@@ -398,7 +398,7 @@ struct DrawTrack {
 #[derive(Default, Serialize, Deserialize)]
 struct Groups {
     #[serde(with = "packed_keys")]
-    by_key: HashMap<[u8; 16], u32>,
+    by_key: SortedMap<[u8; 16], u32>,
     #[serde(with = "packed_groups")]
     groups: Chunked<Group>,
 }
@@ -461,6 +461,81 @@ impl<T> Chunked<T> {
     }
 }
 
+/// A map kept as one sorted array of its records, with the records added
+/// since the last merge in a small hash map beside it: about the size of
+/// its records (a hash map keeps twice as much room), at the cost of a
+/// binary search a look-up. The batch is merged in once it is an eighth of
+/// the array (a merge of two sorted runs).
+struct SortedMap<K, V> {
+    sorted: Vec<(K, V)>,
+    recent: HashMap<K, V>,
+}
+
+impl<K, V> Default for SortedMap<K, V> {
+    fn default() -> Self {
+        Self {
+            sorted: Vec::new(),
+            recent: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Ord + std::hash::Hash + Copy, V: Copy> SortedMap<K, V> {
+    fn get(&self, key: &K) -> Option<V> {
+        if let Some(value) = self.recent.get(key) {
+            return Some(*value);
+        }
+        self.sorted
+            .binary_search_by(|(k, _)| k.cmp(key))
+            .ok()
+            .map(|at| self.sorted[at].1)
+    }
+
+    fn contains(&self, key: &K) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Adds `key` with `value` unless it is there already.
+    fn insert_new(&mut self, key: K, value: V) {
+        if self.contains(&key) {
+            return;
+        }
+        self.recent.insert(key, value);
+        if self.recent.len() >= (self.sorted.len() / 8).max(1 << 12) {
+            self.merge();
+        }
+    }
+
+    fn merge(&mut self) {
+        let mut batch: Vec<(K, V)> = self.recent.drain().collect();
+        batch.sort_unstable_by_key(|r| r.0);
+        self.sorted.reserve_exact(batch.len());
+        self.sorted.extend(batch);
+        // Two sorted runs: the stable sort merges them in one pass.
+        self.sorted.sort_by_key(|r| r.0);
+        self.recent = HashMap::new();
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (K, V)> + '_ {
+        self.sorted
+            .iter()
+            .copied()
+            .chain(self.recent.iter().map(|(k, v)| (*k, *v)))
+    }
+
+    /// A map of `records` (the first of a key stands).
+    fn from_records(records: impl Iterator<Item = (K, V)>) -> Self {
+        let mut sorted: Vec<(K, V)> = records.collect();
+        sorted.sort_by_key(|r| r.0);
+        sorted.dedup_by(|later, first| later.0 == first.0);
+        sorted.shrink_to_fit();
+        Self {
+            sorted,
+            recent: HashMap::new(),
+        }
+    }
+}
+
 /// A group of two items or more.
 #[derive(Clone, Default, Serialize, Deserialize)]
 struct Many {
@@ -518,10 +593,7 @@ impl Groups {
         // Both keys, always: a seed meets the same bytes whatever lookalike
         // hash an entry claims, and a lookalike whatever its bytes.
         let keys = [lookalike, Some(exact)];
-        let found = keys
-            .iter()
-            .flatten()
-            .find_map(|key| self.by_key.get(key).copied());
+        let found = keys.iter().flatten().find_map(|key| self.by_key.get(key));
         let group = match found {
             Some(group) => group,
             None => self.groups.push(Group {
@@ -531,7 +603,7 @@ impl Groups {
             }) as u32,
         };
         for key in keys.iter().flatten() {
-            self.by_key.entry(*key).or_insert(group);
+            self.by_key.insert_new(*key, group);
         }
         let Some(g) = self
             .groups
@@ -670,7 +742,7 @@ struct Memory {
     tenants: Tenants,
     live: HashMap<Id, Live>,
     #[serde(with = "packed_ids")]
-    revealed: HashSet<Id>,
+    revealed: SortedMap<Id, ()>,
     /// Successors promised by reveals and not committed yet: successor →
     /// (predecessor, its next commitment).
     promised: HashMap<Id, (Id, Option<[u8; 32]>)>,
@@ -834,17 +906,22 @@ fn split16(record: &[u8]) -> ([u8; 16], &[u8]) {
 mod packed_ids {
     use super::*;
 
-    pub fn serialize<S: serde::Serializer>(ids: &HashSet<Id>, s: S) -> Result<S::Ok, S::Error> {
-        write_records(s, ids.iter().map(|id| id.0))
+    pub fn serialize<S: serde::Serializer>(
+        ids: &SortedMap<Id, ()>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        write_records(s, ids.iter().map(|(id, ())| id.0))
     }
 
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<HashSet<Id>, D::Error> {
-        let mut ids = HashSet::new();
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<SortedMap<Id, ()>, D::Error> {
+        let mut ids = Vec::new();
         read_records::<D, 17>(d, |record| {
-            ids.insert(Id(record));
+            ids.push((Id(record), ()));
             Ok(())
         })?;
-        Ok(ids)
+        Ok(SortedMap::from_records(ids.into_iter()))
     }
 }
 
@@ -852,14 +929,14 @@ mod packed_keys {
     use super::*;
 
     pub fn serialize<S: serde::Serializer>(
-        keys: &HashMap<[u8; 16], u32>,
+        keys: &SortedMap<[u8; 16], u32>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
         write_records(
             s,
             keys.iter().map(|(key, group)| {
                 let mut record = [0; 20];
-                record[..16].copy_from_slice(key);
+                record[..16].copy_from_slice(&key);
                 record[16..].copy_from_slice(&group.to_be_bytes());
                 record
             }),
@@ -868,15 +945,15 @@ mod packed_keys {
 
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(
         d: D,
-    ) -> Result<HashMap<[u8; 16], u32>, D::Error> {
-        let mut keys = HashMap::new();
+    ) -> Result<SortedMap<[u8; 16], u32>, D::Error> {
+        let mut keys = Vec::new();
         read_records::<D, 20>(d, |record| {
             let (key, group) = split16(&record);
             let group = u32::from_be_bytes(group.try_into().map_err(|_| "a short record")?);
-            keys.insert(key, group);
+            keys.push((key, group));
             Ok(())
         })?;
-        Ok(keys)
+        Ok(SortedMap::from_records(keys.into_iter()))
     }
 }
 
@@ -978,7 +1055,7 @@ impl Snapshot {
         let m = &snapshot.memory;
         let fits = |groups: &Groups| {
             let n = groups.groups.len() as u32;
-            groups.by_key.values().all(|g| *g < n)
+            groups.by_key.iter().all(|(_, g)| g < n)
         };
         let tables_hold =
             m.live.values().filter_map(|p| p.table.as_deref()).all(|t| {
@@ -1498,7 +1575,7 @@ impl LogChecker {
     fn released(&mut self, id: Id, pair_id: &str, seed: &str) -> Option<Live> {
         let m = &mut self.memory;
         let track = m.live.remove(&id)?;
-        m.revealed.insert(id);
+        m.revealed.insert_new(id, ());
         if let Some(group) = track.group
             && let Some(more) = m
                 .pair_seeds
@@ -2353,6 +2430,29 @@ mod checker_tests {
             check_from(&log(bytes(&all)), Some(&previous), other, 0, i64::MAX).expect("checks");
         assert_eq!(read, all.len() as u64);
         assert_eq!(details(&report), details(&full));
+    }
+
+    #[test]
+    fn a_sorted_map_finds_every_key_across_merges_and_keeps_the_first_value() {
+        let mut map = SortedMap::<u64, u64>::default();
+        // Keys in a scrambled order, each given twice (the first stands).
+        let keys: Vec<u64> = (0..100_000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        for (value, key) in keys.iter().enumerate() {
+            map.insert_new(*key, value as u64);
+        }
+        for key in &keys {
+            map.insert_new(*key, u64::MAX);
+        }
+        assert!(map.sorted.len() > 90_000, "merged as it grew");
+        for (value, key) in keys.iter().enumerate() {
+            assert_eq!(map.get(key), Some(value as u64));
+            assert!(!map.contains(&key.wrapping_add(1)) || keys.contains(&key.wrapping_add(1)));
+        }
+        let again = SortedMap::from_records(map.iter());
+        assert_eq!(again.iter().count(), keys.len());
+        assert!(keys.iter().all(|k| again.get(k) == map.get(k)));
     }
 
     #[test]

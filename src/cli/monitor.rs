@@ -28,7 +28,9 @@ The checkpoint's signature is checked first (against --key, or the key kept in
 --state), before any entry is read; entries are checked a bundle at a time.
 With --state, the new checkpoint must extend the one accepted last time (a
 fork or a changed key is named with both checkpoints), and is then kept
-whenever it does, whatever the entries promise. A client seed given by one
+whenever it does, whatever the entries promise; the checker's memory is kept
+beside it (STATE.snapshot), and the next run reads only the entries added
+since (a missing or damaged snapshot means one full run). A client seed given by one
 tenant to two live pairs fails; one shared otherwise is a note.
 With --check-api, every pair and round the log names is read back from the
 public API and must say what was logged (a deleted or changed row is named).
@@ -38,7 +40,8 @@ Exit status: 0 the log checks out; 1 a problem was found (each named);
 pub struct MonitorOpts {
     /// The service's base URL (http://host:port).
     pub url: String,
-    /// Where to keep the last accepted checkpoint between runs.
+    /// Where to keep the last accepted checkpoint between runs (and, in
+    /// FILE.snapshot, what the next run needs to read only the new entries).
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
     /// Flag commitments older than this many days that are still not
