@@ -1,6 +1,30 @@
 # Shared by the load scripts (sourced, not run): the setup every scenario
 # starts from.
 
+# start_server BACKEND PORT: builds the release binary and starts `fairdeal
+# serve` on a scratch data directory (and, for postgres, a scratch database
+# on TEST_DATABASE_URL's server), both removed on exit. Sets bin, work,
+# server (its pid) and admin (PostgreSQL's admin URL).
+start_server() {
+  local backend=$1 port=$2
+  command -v wrk >/dev/null || { echo "install wrk: apt-get install wrk" >&2; exit 1; }
+  cargo build --release -q --bin fairdeal
+  bin=$PWD/target/release/fairdeal
+  work=$(mktemp -d)
+  trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+  export FAIRDEAL_DATA_DIR=$work
+  if [ "$backend" = postgres ]; then
+    admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}
+    db=fairdeal_bench_$$
+    psql "$admin" -qc "CREATE DATABASE $db"
+    export DATABASE_URL="${admin%/*}/$db"
+    trap 'kill $server 2>/dev/null || true; psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"; rm -rf "$work"' EXIT
+  fi
+  RUST_LOG=warn "$bin" serve --listen 127.0.0.1:$port --max-connections 16 >/dev/null 2>"$work/serve.log" &
+  server=$!
+  for _ in $(seq 50); do curl -sf localhost:$port/healthz >/dev/null && break; sleep 0.1; done
+}
+
 # make_pairs BASE KEY: 64 active pairs on the server at BASE (each with its
 # own client seed); their ids in the array `pairs`.
 make_pairs() {

@@ -19,23 +19,8 @@ source benches/load/common.sh
 backend=${1:-sqlite}
 seconds=${2:-10}
 connections=${3:-32}
-command -v wrk >/dev/null || { echo "install wrk: apt-get install wrk" >&2; exit 1; }
-cargo build --release -q --bin fairdeal
-bin=$PWD/target/release/fairdeal
-work=$(mktemp -d)
-trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
-export FAIRDEAL_DATA_DIR=$work
-if [ "$backend" = postgres ]; then
-  admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}
-  db=fairdeal_load_$$
-  psql "$admin" -qc "CREATE DATABASE $db"
-  export DATABASE_URL="${admin%/*}/$db"
-  trap 'kill $server 2>/dev/null || true; psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"; rm -rf "$work"' EXIT
-fi
 port=18089
-RUST_LOG=warn "$bin" serve --listen 127.0.0.1:$port --max-connections 16 >/dev/null 2>"$work/serve.log" &
-server=$!
-for _ in $(seq 50); do curl -sf localhost:$port/healthz >/dev/null && break; sleep 0.1; done
+start_server "$backend" $port
 key=$("$bin" keys create --name load)
 auth="Authorization: Bearer $key"
 make_pairs "localhost:$port" "$key"

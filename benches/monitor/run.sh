@@ -18,24 +18,9 @@ backend=${1:-sqlite}
 fill=${2:-60}
 seconds=${3:-15}
 connections=32
-command -v wrk >/dev/null || { echo "install wrk: apt-get install wrk" >&2; exit 1; }
-cargo build --release -q --bin fairdeal
-bin=$PWD/target/release/fairdeal
-work=$(mktemp -d)
-trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
-export FAIRDEAL_DATA_DIR=$work
-if [ "$backend" = postgres ]; then
-  admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}
-  db=fairdeal_monitor_$$
-  psql "$admin" -qc "CREATE DATABASE $db"
-  export DATABASE_URL="${admin%/*}/$db"
-  trap 'kill $server 2>/dev/null || true; psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"; rm -rf "$work"' EXIT
-fi
 port=18090
 base=http://127.0.0.1:$port
-RUST_LOG=warn "$bin" serve --listen 127.0.0.1:$port --max-connections 16 >/dev/null 2>"$work/serve.log" &
-server=$!
-for _ in $(seq 50); do curl -sf $base/healthz >/dev/null && break; sleep 0.1; done
+start_server "$backend" $port
 key=$("$bin" keys create --name monitor-bench)
 make_pairs "$base" "$key"
 deal_script "$key" "${pairs[@]}" > "$work/deal.lua"
