@@ -342,6 +342,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         dealer: dealer.clone(),
         metrics: Arc::new(Metrics::new()),
         log: log_key.clone(),
+        log_size_seen: Default::default(),
     };
     let log_interval = Duration::from_secs_f64(opts.log_interval);
     let integrating = tokio::spawn(integrator::run(store.clone(), log_key, log_interval));

@@ -5,6 +5,8 @@
 //! path segments), are described in its introduction and in
 //! docs/TRANSPARENCY.md.
 
+use std::sync::atomic::Ordering;
+
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -67,12 +69,21 @@ pub async fn tile(
     let not_found = || ApiError::not_found("log tile", &format!("tile/{path}"));
     let tile = TilePath::parse(&path).ok_or_else(not_found)?;
     let store = state.dealer.store();
-    let size = store
-        .log_checkpoint()
-        .await?
-        .map_or(0, |checkpoint| checkpoint.size);
     let first = tile.index.checked_mul(TILE_WIDTH).ok_or_else(not_found)?;
     let end = first.checked_add(tile.width).ok_or_else(not_found)?;
+    // Whether a log of `size` entries holds the tile.
+    let holds = |size: u64| match tile.level {
+        None => end <= size,
+        Some(level) => end <= size.checked_shr(u32::from(level) * 8).unwrap_or(0),
+    };
+    let mut size = state.log_size_seen.load(Ordering::Relaxed);
+    if !holds(size) {
+        size = store
+            .log_checkpoint()
+            .await?
+            .map_or(0, |checkpoint| checkpoint.size);
+        state.log_size_seen.fetch_max(size, Ordering::Relaxed);
+    }
     let body = match tile.level {
         None => {
             if end > size {

@@ -65,6 +65,9 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The transparency log's key (its verifier key is public).
     pub log: Arc<LogKey>,
+    /// The largest checkpoint size a tile request has read: a tile below it
+    /// is served without reading the checkpoint again (the log only grows).
+    pub log_size_seen: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// A route: where and how it is served, how it is described, and its handler.

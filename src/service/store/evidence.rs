@@ -70,10 +70,37 @@ impl Store {
     ) -> anyhow::Result<HashMap<u64, [u8; 32]>> {
         let mut found = HashMap::with_capacity(indexes.len());
         for chunk in indexes.chunks(HASHES_PER_SELECT) {
-            let chunk: Vec<i64> = chunk
+            let mut chunk: Vec<i64> = chunk
                 .iter()
                 .map(|&i| i64::try_from(i))
                 .collect::<Result<_, _>>()?;
+            if let Store::Sqlite(pool, _) = self {
+                // One row, not one a hash: the SQLite driver hands each row
+                // over across a thread (a tile's 256 rows cost the server
+                // several times the CPU of one row of hex).
+                chunk.sort_unstable();
+                chunk.dedup();
+                let mut select = sqlx::QueryBuilder::new(
+                    "SELECT group_concat(hex(hash), '' ORDER BY idx) FROM log_hashes WHERE idx IN (",
+                );
+                let mut list = select.separated(", ");
+                for index in &chunk {
+                    list.push_bind(*index);
+                }
+                select.push(")");
+                let (joined,): (Option<String>,) = select.build_query_as().fetch_one(pool).await?;
+                let bytes = hex::decode(joined.unwrap_or_default())?;
+                if bytes.len() == 32 * chunk.len() {
+                    for (index, hash) in chunk.iter().zip(bytes.chunks_exact(32)) {
+                        let mut h = [0; 32];
+                        h.copy_from_slice(hash);
+                        found.insert(*index as u64, h);
+                    }
+                }
+                // Fewer hashes than asked (or one not 32 bytes): the check
+                // below names the first index missing.
+                continue;
+            }
             // Built inside the body: a query builder is typed by its backend.
             let rows: Vec<(i64, Vec<u8>)> = with_pool!(self, |pool| {
                 let mut select =

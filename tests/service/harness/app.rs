@@ -120,6 +120,7 @@ pub async fn serve_app_with(db: TestDatabase, store: Store, limits: Limits) -> T
         dealer: dealer.clone(),
         metrics: Arc::new(Metrics::new()),
         log: log.clone(),
+        log_size_seen: Default::default(),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
