@@ -319,7 +319,8 @@ async fn a_list_kept_by_the_operator_is_committed_by_hash(app: &TestApp) {
     assert_eq!(created.json["entries_uploaded"], false);
     let id = created.id();
     let download = app.public.get(&format!("/v1/draws/{id}/entries")).await;
-    assert_eq!(download.status, StatusCode::NOT_FOUND, "{}", download.text);
+    assert_eq!(download.status, StatusCode::CONFLICT, "{}", download.text);
+    assert_eq!(download.json["type"], "/problems/list-not-held");
     app.operator
         .put_json(
             &format!("/v1/draws/{id}/client-seed"),

@@ -739,7 +739,8 @@ pub async fn run(
         (status = 200, description = "The list, one entrant a line", body = String, content_type = "text/plain"),
         DatabaseUnavailable,
         ViewerAuthProblems,
-        (status = 404, description = "No such draw, or its list was committed by hash only", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such draw", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The list was committed by its hash only (`/problems/list-not-held`): the operator keeps it", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn entries(
     State(state): State<AppState>,
@@ -748,9 +749,13 @@ pub async fn entries(
 ) -> Result<Response, ApiError> {
     let row = load_draw(&state, &id).await?;
     if !row.entries_uploaded {
-        return Err(ApiError::not_found_detail(format!(
-            "draw {id}'s list was committed by its hash only; the operator keeps the list"
-        )));
+        return Err(ApiError::conflict(
+            ProblemKind::ListNotHeld,
+            format!(
+                "draw {id}'s list was committed by its hash only; the operator keeps the list \
+                 (its SHA-256 is the draw's entries_sha256)"
+            ),
+        ));
     }
     let total = row.entries.unwrap_or_default() as u64;
     // The first page is read before answering, so an unreachable database

@@ -558,14 +558,6 @@ const LINKS: &[(&str, &str, &str, &str, &str, &str)] = &[
         "$response.body#/id",
     ),
     (
-        "/v1/draws",
-        "post",
-        "201",
-        "DrawEntries",
-        "draws_entries",
-        "$response.body#/id",
-    ),
-    (
         "/v1/draws/{id}/client-seed",
         "put",
         "200",
@@ -582,6 +574,9 @@ const LINKS: &[(&str, &str, &str, &str, &str, &str)] = &[
         "$request.path.id",
     ),
 ];
+
+// No link from a new draw to its entries: a draw committed by its list's
+// hash alone has none to serve (404), which a link would promise.
 
 /// What the generated description needs besides the routes: the links, and
 /// a rotation's body marked optional (an empty body keeps a table's seats).

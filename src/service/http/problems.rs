@@ -118,6 +118,10 @@ problem_kinds! {
     /// The draw cannot run yet (its client seed is not set) or cannot take
     /// this any more (it is drawn).
     DrawNotReady = ("draw-not-ready", CONFLICT, "Draw not ready");
+    /// The draw's list was committed by its hash alone: the operator keeps
+    /// the list and the service has none to serve. Ask the operator for it;
+    /// its SHA-256 must be the draw's `entries_sha256`.
+    ListNotHeld = ("list-not-held", CONFLICT, "List not held");
     /// The pair is not a table: it has no seats.
     NotATable = ("not-a-table", CONFLICT, "Not a table");
     /// The table is not collecting seats' commitments or contributions now
