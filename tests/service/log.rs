@@ -349,6 +349,58 @@ on_both_backends!(every_event_comes_with_a_signed_receipt_and_a_proof);
 /// `GET /v1/log/consistency`: the proof between two real checkpoints
 /// verifies against both roots and fails against a root of another history;
 /// sizes out of order or beyond the checkpoint are refused, naming the field.
+/// Full tiles are stored whole when the log integrates them (a request is
+/// one row), and serve the very bytes the entries and hashes give (what a
+/// log integrated before they were stored serves); the monitor checks them.
+async fn full_tiles_are_stored_whole_and_serve_the_bytes_of_the_entries(app: &TestApp) {
+    let operator = &app.operator;
+    let pair = operator.active_pair("tiles stored whole").await;
+    for _ in 0..600 {
+        operator.deal(&pair, json!({"type": "deck"})).await;
+    }
+    crate::monitor::integrated(app).await;
+    assert!(
+        app.number("SELECT COUNT(*) FROM log_tiles WHERE level = -1")
+            .await
+            >= 2
+    );
+    assert!(
+        app.number("SELECT COUNT(*) FROM log_tiles WHERE level = 0")
+            .await
+            >= 2
+    );
+    let paths = [
+        "/log/tile/entries/000",
+        "/log/tile/entries/001",
+        "/log/tile/0/000",
+        "/log/tile/0/001",
+    ];
+    let mut stored = Vec::new();
+    for path in paths {
+        let tile = app.public.get(path).await;
+        assert_eq!(tile.status, StatusCode::OK, "{path}");
+        assert_eq!(
+            tile.headers
+                .get("cache-control")
+                .and_then(|v| v.to_str().ok()),
+            Some("public, max-age=31536000, immutable"),
+            "{path}"
+        );
+        stored.push(tile.bytes);
+    }
+    app.execute("DELETE FROM log_tiles").await;
+    for (path, stored) in paths.iter().zip(&stored) {
+        let built = app.public.get(path).await;
+        assert_eq!(
+            &built.bytes, stored,
+            "{path}: the stored tile differs from the built one"
+        );
+    }
+    let (out, report) = crate::harness::run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+}
+on_both_backends!(full_tiles_are_stored_whole_and_serve_the_bytes_of_the_entries);
+
 async fn consistency_proofs_link_checkpoints(app: &TestApp) {
     let pair = app.operator.active_pair("consistency").await;
     let (old_size, old_root, _) = checkpoint_of(app, 2).await;

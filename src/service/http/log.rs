@@ -76,6 +76,14 @@ pub async fn tile(
         None => end <= size,
         Some(level) => end <= size.checked_shr(u32::from(level) * 8).unwrap_or(0),
     };
+    // A full tile is stored whole once integrated (a checkpoint covers it).
+    if tile.width == TILE_WIDTH
+        && let Some(body) = store
+            .log_tile(tile.level.map_or(-1, i32::from), tile.index)
+            .await?
+    {
+        return Ok(tile_response(body, IMMUTABLE));
+    }
     let mut size = state.log_size_seen.load(Ordering::Relaxed);
     if !holds(size) {
         size = store
@@ -104,17 +112,22 @@ pub async fn tile(
             store.log_hashes(&indexes).await?.concat()
         }
     };
+    let cache = if tile.width == TILE_WIDTH {
+        IMMUTABLE
+    } else {
+        CHANGING
+    };
+    Ok(tile_response(body, cache))
+}
+
+/// A tile's answer: its bytes, with `cache` as its Cache-Control.
+fn tile_response(body: Vec<u8>, cache: &'static str) -> Response {
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/octet-stream"),
     );
-    let cache = if tile.width == TILE_WIDTH {
-        IMMUTABLE
-    } else {
-        CHANGING
-    };
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
-    Ok(response)
+    response
 }

@@ -165,6 +165,7 @@ impl Store {
             }
         };
         let note = sign(end, root)?;
+        let tiles = self.completed_tiles(start, &entries, &mut known).await?;
         let is_postgres = matches!(self, Store::Postgres(_));
         Ok(write_tx!(self, |tx| {
             if is_postgres {
@@ -193,6 +194,17 @@ impl Store {
                 });
                 insert.build().execute(&mut *tx).await?;
             }
+            for (level, index, body) in &tiles {
+                sqlx::query(
+                    "INSERT INTO log_tiles (level, idx, body) VALUES ($1, $2, $3) \
+                     ON CONFLICT (level, idx) DO NOTHING",
+                )
+                .bind(*level)
+                .bind(*index)
+                .bind(body.as_slice())
+                .execute(&mut *tx)
+                .await?;
+            }
             sqlx::query(
                 "INSERT INTO log_checkpoints (size, root, note) VALUES ($1, $2, $3) \
                  ON CONFLICT (size) DO NOTHING",
@@ -211,6 +223,78 @@ impl Store {
                 behind: end < next as u64,
             })
         }))
+    }
+
+    /// The full tiles that entries `start..` (`entries`) complete, as
+    /// served: entry bundles (level -1) and hash tiles (level 0, 1, ...),
+    /// each (level, index, body). Entries and hashes from before `start`
+    /// that a tile needs are read; `known` holds the hashes at hand. An
+    /// entry too long for a bundle leaves its bundle out (it is served, or
+    /// refused, as before).
+    async fn completed_tiles(
+        &self,
+        start: u64,
+        entries: &[Vec<u8>],
+        known: &mut MemoryHashes,
+    ) -> anyhow::Result<Vec<(i32, i64, Vec<u8>)>> {
+        use crate::tlog::tiles::{TILE_WIDTH, entry_bundle};
+        let end = start + entries.len() as u64;
+        let mut tiles = Vec::new();
+        for bundle in (start / TILE_WIDTH)..(end / TILE_WIDTH) {
+            let from = bundle * TILE_WIDTH;
+            let mut held = if from < start {
+                self.log_entries(from, start).await?
+            } else {
+                Vec::new()
+            };
+            let (low, high) = (from.max(start) - start, from + TILE_WIDTH - start);
+            held.extend(entries[low as usize..high as usize].iter().cloned());
+            if let Ok(body) = entry_bundle(held.iter().map(Vec::as_slice)) {
+                tiles.push((-1, i64::try_from(bundle)?, body));
+            }
+        }
+        for level in 0u8..8 {
+            let height = level * 8;
+            let (before, after) = (start >> height, end >> height);
+            for tile in (before / TILE_WIDTH)..(after / TILE_WIDTH) {
+                let indexes: Vec<u64> = (tile * TILE_WIDTH..(tile + 1) * TILE_WIDTH)
+                    .map(|n| tlog_tiles::stored_hash_index(height, n))
+                    .collect();
+                let missing: Vec<u64> = indexes
+                    .iter()
+                    .copied()
+                    .filter(|i| !known.0.contains_key(i))
+                    .collect();
+                if !missing.is_empty() {
+                    for (index, hash) in missing.iter().zip(self.log_hashes(&missing).await?) {
+                        known.0.insert(*index, Hash(hash));
+                    }
+                }
+                let mut body = Vec::with_capacity(32 * indexes.len());
+                for index in &indexes {
+                    let hash = known
+                        .0
+                        .get(index)
+                        .ok_or_else(|| anyhow::anyhow!("stored log hash {index} is missing"))?;
+                    body.extend(hash.0);
+                }
+                tiles.push((i32::from(level), i64::try_from(tile)?, body));
+            }
+        }
+        Ok(tiles)
+    }
+
+    /// A full tile stored whole (`completed_tiles`), if it is: level -1 for
+    /// an entry bundle.
+    pub async fn log_tile(&self, level: i32, index: u64) -> anyhow::Result<Option<Vec<u8>>> {
+        let row: Option<(Vec<u8>,)> = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT body FROM log_tiles WHERE level = $1 AND idx = $2")
+                .bind(level)
+                .bind(i64::try_from(index)?)
+                .fetch_optional(pool)
+                .await
+        })?;
+        Ok(row.map(|(body,)| body))
     }
 
     /// Whether a checkpoint of `size` entries is stored.

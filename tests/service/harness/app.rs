@@ -68,6 +68,15 @@ impl TestApp {
         }
         .expect("the query reads one number")
     }
+
+    /// Runs `sql` (a statement that reads nothing) on the app's database.
+    pub async fn execute(&self, sql: &'static str) {
+        match self.dealer.store() {
+            Store::Sqlite(pool, _) => sqlx::query(sql).execute(pool).await.map(|_| ()),
+            Store::Postgres(pool) => sqlx::query(sql).execute(pool).await.map(|_| ()),
+        }
+        .expect("the statement runs")
+    }
 }
 
 /// Starts a server; `None` when the backend is PostgreSQL and it is not
