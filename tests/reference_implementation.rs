@@ -43,6 +43,12 @@ fn the_python_reference_reproduces_every_draw_vector() {
 }
 
 #[test]
+fn the_python_reference_reproduces_every_chain_vector() {
+    let vectors = format!("{ROOT}/test-vectors/fairdeal-chain-v1.json");
+    python_checks("--check-chains", vectors.as_ref(), "2 passed, 0 failed");
+}
+
+#[test]
 fn the_python_reference_reproduces_every_table_vector() {
     let vectors = format!("{ROOT}/test-vectors/fairdeal-table-v1.json");
     python_checks("--check-tables", vectors.as_ref(), "3 passed, 0 failed");

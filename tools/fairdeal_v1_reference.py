@@ -349,7 +349,57 @@ def check_tables(path):
     return 1 if failures else 0
 
 
+# fairdeal-chain-v1 (docs/PROTOCOL.md §13): a pair's server seeds as a
+# SHA-256 chain; round k (nonce k) is the fairdeal-v1 round of seed s_{k+1}.
+def chain_seeds(tip_hex, length):
+    """Every s_i of the chain whose tip s_N is tip_hex: [s_0, ..., s_N]."""
+    if not 1 <= length <= 2**24:
+        raise ValueError("a chain's length is 1 to 2^24")
+    seeds = [bytes.fromhex(tip_hex)]
+    assert len(seeds[0]) == 32
+    for _ in range(length):
+        seeds.append(hashlib.sha256(seeds[-1]).digest())
+    return [s.hex() for s in reversed(seeds)]
+
+
+def check_chain_prefix(commitment_hex, published):
+    """The first round whose published seed does not hash to the one before
+    (to the commitment for round 0), or None."""
+    previous = commitment_hex
+    for k, seed in enumerate(published):
+        if hashlib.sha256(bytes.fromhex(seed)).hexdigest() != previous:
+            return k
+        previous = seed
+    return None
+
+
+def check_chains(path):
+    with open(path, encoding="utf-8") as f:
+        vectors = json.load(f)["vectors"]
+    failures = 0
+    for v in vectors:
+        seeds = chain_seeds(v["tip"], v["length"])
+        ok = seeds == v["seeds"] and seeds[0] == v["commitment"]
+        ok &= check_chain_prefix(v["commitment"], seeds[1:]) is None
+        for r in v.get("rounds", []):
+            k = int(r["nonce"])
+            ok &= r["server_seed"] == seeds[k + 1]
+            got = deal(r["server_seed"], r["client_seed"], k, r["game"])
+            ok &= got["server_seed_hash"] == seeds[k]
+            ok &= all(got["deal"][key] == r["deal"][key] for key in r["deal"])
+        for t in v.get("tampered", []):
+            ok &= check_chain_prefix(v["commitment"], t["published"]) == t["fails_at"]
+        if "successor" in v:
+            ok &= chain_seeds(v["successor"]["tip"], v["successor"]["length"])[0] == v["successor"]["commitment"]
+        print(f"chain {v['name']}: {'ok' if ok else 'MISMATCH'}", flush=True)
+        failures += not ok
+    print(f"{len(vectors) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--check-chains":
+        sys.exit(check_chains(sys.argv[2]))
     if len(sys.argv) == 3 and sys.argv[1] == "--check-tables":
         sys.exit(check_tables(sys.argv[2]))
     if len(sys.argv) == 3 and sys.argv[1] == "--check":

@@ -41,6 +41,7 @@
 #![warn(missing_docs)]
 
 mod card;
+mod chain;
 mod compact;
 mod draw;
 mod error;
@@ -53,6 +54,10 @@ mod table;
 mod verify;
 
 pub use card::{Card, Rank, Suit, fresh_deck};
+pub use chain::{
+    CHAIN_PROTOCOL, ChainLengthError, MAX_CHAIN_LENGTH, chain_commitment, chain_links,
+    chain_round_seed, chain_seed_at, chain_step, check_chain_prefix,
+};
 pub use compact::{CompactDeal, MAX_CARDS, compact_deal_with};
 pub use draw::{
     Draw, DrawError, DuplicateFinder, LineRule, ListCommitment, ListError, ListScanner,

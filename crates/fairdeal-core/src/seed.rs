@@ -115,6 +115,12 @@ impl Commitment {
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0
     }
+
+    /// The commitment of these 32 hash bytes (in fairdeal-chain-v1, a
+    /// published seed is the commitment of the round after it).
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        Self(bytes)
+    }
 }
 
 impl fmt::Display for Commitment {
