@@ -2341,6 +2341,55 @@ mod checker_tests {
                "successor": successor, "time": "2026-11-23T00:00:03Z"})
     }
 
+    /// A snapshot is the monitor's own file, but one crafted or damaged
+    /// with its digest made to match must still never panic the checker:
+    /// 1,000 copies with one to three bytes changed (a fixed sequence), each
+    /// read back and, when it reads, resumed over a log that grew.
+    #[test]
+    fn a_crafted_snapshot_with_a_matching_digest_never_panics_the_checker() {
+        let mut entries = vec![commit("p", Some("t")), client_seed("p", "lucky")];
+        entries.extend((0..300).map(|n| round("p", n)));
+        entries.push(commit("q", Some("t")));
+        entries.push(client_seed("q", "LUCKY"));
+        let (first, snapshot, _) =
+            check_from(&log(bytes(&entries)), None, None, 0, i64::MAX).expect("checks");
+        let previous = first.state.expect("accepted");
+        let mut written = Vec::new();
+        snapshot
+            .expect("accepted")
+            .write(&mut written)
+            .expect("CBOR");
+        let body = written.len() - 32;
+        let mut more = entries.clone();
+        more.extend((300..320).map(|n| round("p", n)));
+        more.push(reveal("p", "r"));
+        let grown = log(bytes(&more));
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut resumed = 0;
+        for _ in 0..1_000 {
+            let mut copy = written[..body].to_vec();
+            for _ in 0..=next(3) {
+                let at = next(copy.len());
+                copy[at] = next(256) as u8;
+            }
+            copy.extend(Sha256::digest(&copy));
+            if let Some(snapshot) = Snapshot::read(copy.as_slice()) {
+                let (report, _, _) =
+                    check_from(&grown, Some(&previous), Some(snapshot), 0, i64::MAX)
+                        .expect("checks");
+                resumed += usize::from(report.checkpoint_accepted);
+            }
+        }
+        // Some changes (a finding's text, a count) still read and resume.
+        assert!(resumed > 0);
+    }
+
     #[test]
     fn a_run_resumed_from_a_snapshot_reads_only_new_entries_and_finds_what_a_full_run_finds() {
         // Before the cut: p holds "lucky" live, q is committed, r deals
