@@ -127,7 +127,13 @@ say "SIGTERM, then started again on the same volume"
 podman stop -t 20 "$tag" >/dev/null
 code=$(podman inspect "$tag" --format '{{.State.ExitCode}}')
 [ "$code" = 0 ] || { podman logs "$tag" | tail -5; fail "exit status $code after SIGTERM"; }
-podman logs "$tag" 2>&1 | grep -q "shutting down" || fail "no graceful shutdown in the log"
+# The container's log may reach podman a moment after the stop returns.
+for _ in $(seq 50); do
+  podman logs "$tag" 2>&1 | grep -q "shutting down" && break
+  sleep 0.1
+done
+podman logs "$tag" 2>&1 | grep -q "shutting down" \
+  || { podman logs "$tag" 2>&1 | tail -5; fail "no graceful shutdown in the log"; }
 podman rm "$tag" >/dev/null
 port=$(free_port)
 podman run -d --name "$tag" -p "127.0.0.1:$port:8080" -v "$volume:/data" "$tag" >/dev/null
