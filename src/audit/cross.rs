@@ -17,31 +17,18 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// A pair's id as 17 bytes: 0 and its UUID when it is one in the service's
-/// form, else 1 and the number [`ExportDigests`] gave its text.
-type Key = [u8; 17];
+use super::monitor::{Id, uuid_of};
 
-fn uuid_key(id: &str) -> Option<Key> {
-    if id.len() != 36 || id.bytes().any(|b| b.is_ascii_uppercase()) {
-        return None;
-    }
-    let uuid = uuid::Uuid::try_parse(id).ok()?;
-    let mut key = [0; 17];
-    key[1..].copy_from_slice(uuid.as_bytes());
-    Some(key)
-}
+/// A pair's id as the log checker keys it (`monitor::Id`): its UUID, or
+/// the number [`ExportDigests`] gave its text.
+type Key = Id;
 
-fn numbered_key(n: u64) -> Key {
-    let mut key = [0; 17];
-    key[0] = 1;
-    key[1..9].copy_from_slice(&n.to_be_bytes());
-    key
-}
-
-fn first16(parts: &[&[u8]]) -> [u8; 16] {
+/// The first 16 bytes of the SHA-256 of `parts`, each after its length (no
+/// two lists of parts hash alike): a key for a hash given as text, and the
+/// digests here.
+pub(super) fn digest16(parts: &[&[u8]]) -> [u8; 16] {
     let mut hasher = Sha256::new();
     for part in parts {
-        // Each part's length first: no two lists of parts hash alike.
         hasher.update((part.len() as u64).to_be_bytes());
         hasher.update(part);
     }
@@ -57,7 +44,7 @@ pub(crate) fn fields_digest(
     server_seed: &str,
     client_seed_sha256: &str,
 ) -> [u8; 16] {
-    first16(&[
+    digest16(&[
         commitment.to_ascii_lowercase().as_bytes(),
         server_seed.to_ascii_lowercase().as_bytes(),
         client_seed_sha256.to_ascii_lowercase().as_bytes(),
@@ -69,7 +56,7 @@ pub(crate) fn fields_digest(
 /// game agree) and its id.
 pub(crate) fn round_digest(nonce: u64, game: &Value, id: &str) -> u128 {
     let game = serde_json::to_string(game).unwrap_or_default();
-    u128::from_be_bytes(first16(&[
+    u128::from_be_bytes(digest16(&[
         &nonce.to_be_bytes(),
         game.as_bytes(),
         id.as_bytes(),
@@ -126,11 +113,11 @@ impl ExportDigests {
         server_seed: &str,
         client_seed: &str,
     ) {
-        let key = match uuid_key(pair) {
-            Some(key) => key,
+        let key = match uuid_of(pair) {
+            Some(uuid) => Id::uuid(uuid),
             None => {
                 let next = self.odd.len() as u64;
-                numbered_key(*self.odd.entry(pair.to_owned()).or_insert(next))
+                Id::numbered(*self.odd.entry(pair.to_owned()).or_insert(next))
             }
         };
         let digest = round_digest(nonce, game, id);
@@ -185,7 +172,9 @@ impl ExportDigests {
     /// Holds the log's digest of a revealed pair against the export's.
     pub(crate) fn hold(&mut self, pair: &str, fields: [u8; 16], rounds: u128, count: u64) -> Held {
         debug_assert!(self.sealed);
-        let key = uuid_key(pair).or_else(|| self.odd.get(pair).map(|n| numbered_key(*n)));
+        let key = uuid_of(pair)
+            .map(Id::uuid)
+            .or_else(|| self.odd.get(pair).map(|n| Id::numbered(*n)));
         let Some(Ok(at)) = key.map(|key| self.pairs.binary_search_by_key(&key, |p| p.id)) else {
             return Held::Absent;
         };
@@ -207,7 +196,7 @@ impl ExportDigests {
         let odd: std::collections::HashMap<Key, &str> = self
             .odd
             .iter()
-            .map(|(text, n)| (numbered_key(*n), text.as_str()))
+            .map(|(text, n)| (Id::numbered(*n), text.as_str()))
             .collect();
         self.pairs
             .iter()
@@ -219,9 +208,9 @@ impl ExportDigests {
 
 /// The text of a pair's key.
 fn name(key: Key, odd: &std::collections::HashMap<Key, &str>) -> String {
-    if key[0] == 0 {
+    if key.0[0] == 0 {
         let mut uuid = [0; 16];
-        uuid.copy_from_slice(&key[1..]);
+        uuid.copy_from_slice(&key.0[1..]);
         return uuid::Uuid::from_bytes(uuid).hyphenated().to_string();
     }
     odd.get(&key).map(|t| (*t).to_owned()).unwrap_or_default()

@@ -27,6 +27,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
+use super::cross::digest16;
 use super::table_checks::{TableTrack, repeated_voids};
 use crate::tlog::key::verify_note;
 use crate::tlog::tree::{ExpectedTile, Hash, TileBuilder};
@@ -191,16 +192,16 @@ pub struct PairFacts {
 /// given to that text the first time it was kept ([`Names`]). The two never
 /// meet, whatever text a log holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-struct Id([u8; 17]);
+pub(super) struct Id(pub(super) [u8; 17]);
 
 impl Id {
-    fn uuid(bytes: [u8; 16]) -> Self {
+    pub(super) fn uuid(bytes: [u8; 16]) -> Self {
         let mut id = [0; 17];
         id[1..].copy_from_slice(&bytes);
         Self(id)
     }
 
-    fn numbered(n: u64) -> Self {
+    pub(super) fn numbered(n: u64) -> Self {
         let mut id = [0; 17];
         id[0] = 1;
         id[1..9].copy_from_slice(&n.to_be_bytes());
@@ -223,19 +224,20 @@ struct Names {
     texts: HashMap<u64, String>,
 }
 
-impl Names {
-    /// The UUID of `text`, when it is one in the service's form.
-    fn uuid(text: &str) -> Option<[u8; 16]> {
-        if text.len() == 36 && !text.bytes().any(|b| b.is_ascii_uppercase()) {
-            return uuid::Uuid::try_parse(text).ok().map(uuid::Uuid::into_bytes);
-        }
-        None
+/// The UUID of `text`, when it is one in the service's form (lower case,
+/// hyphenated).
+pub(super) fn uuid_of(text: &str) -> Option<[u8; 16]> {
+    if text.len() == 36 && !text.bytes().any(|b| b.is_ascii_uppercase()) {
+        return uuid::Uuid::try_parse(text).ok().map(uuid::Uuid::into_bytes);
     }
+    None
+}
 
+impl Names {
     /// The id of `text` ([`Id::UNKNOWN`] for a text not a UUID and never
     /// kept).
     fn id(&self, text: &str) -> Id {
-        if let Some(uuid) = Self::uuid(text) {
+        if let Some(uuid) = uuid_of(text) {
             return Id::uuid(uuid);
         }
         self.numbers
@@ -245,7 +247,7 @@ impl Names {
 
     /// The id of `text`, numbering it when it is not a UUID.
     fn keep(&mut self, text: &str) -> Id {
-        if let Some(uuid) = Self::uuid(text) {
+        if let Some(uuid) = uuid_of(text) {
             return Id::uuid(uuid);
         }
         let next = self.numbers.len() as u64;
@@ -282,23 +284,6 @@ impl Names {
             .cloned()
             .unwrap_or_default()
     }
-}
-
-/// The first 16 bytes of the SHA-256 of `parts` joined by `:`: a key for
-/// a hash given as text (2^64 work to collide, and a collision only joins
-/// two seeds' groups).
-fn first16(parts: &[&str]) -> [u8; 16] {
-    let mut hasher = Sha256::new();
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            hasher.update(b":");
-        }
-        hasher.update(part.as_bytes());
-    }
-    let digest = hasher.finalize();
-    let mut out = [0; 16];
-    out.copy_from_slice(&digest[..16]);
-    out
 }
 
 /// A commitment given as 64 lower-case hex digits, as bytes (`None` when it
@@ -803,7 +788,7 @@ impl<T: std::io::Read> std::io::Read for Hashing<T> {
 }
 
 /// The format of a [`Snapshot`]: a snapshot of another is not resumed.
-const SNAPSHOT_FORMAT: &str = "fairdeal-monitor-snapshot-2";
+const SNAPSHOT_FORMAT: &str = "fairdeal-monitor-snapshot-3";
 
 /// Bytes, serialized as one byte string.
 #[derive(Default)]
@@ -1489,8 +1474,8 @@ impl LogChecker {
         let live = &m.live;
         let (group, more) = m.pair_seeds.join(
             id,
-            first16(&[exact_text]),
-            lookalike.map(|l| first16(&[l])),
+            digest16(&[exact_text.as_bytes()]),
+            lookalike.map(|l| digest16(&[l.as_bytes()])),
             |first| live.get(&first).map(|p| p.tenant),
         );
         if let Some(more) = more {
@@ -1745,13 +1730,16 @@ impl LogChecker {
             // Grouped by list and seed: the list's hash leads each key.
             let list = track.list.clone();
             let tenant = track.tenant;
-            let exact = first16(&[
-                &list,
-                entry["client_seed_sha256"].as_str().unwrap_or_default(),
+            let exact = digest16(&[
+                list.as_bytes(),
+                entry["client_seed_sha256"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .as_bytes(),
             ]);
             let lookalike = entry["client_seed_lookalike_sha256"]
                 .as_str()
-                .map(|l| first16(&[&list, l]));
+                .map(|l| digest16(&[list.as_bytes(), l.as_bytes()]));
             let draws = &m.draws;
             let (_, more) = m.draw_seeds.join(id, exact, lookalike, |first| {
                 Some(draws.get(&first).map_or(0, |d| d.tenant))
