@@ -138,6 +138,7 @@ fn main() -> anyhow::Result<()> {
             tenant: Some(tenant.clone()),
             seats: None,
             seat_set: None,
+            chain_length: None,
             time: time.clone(),
         };
         let client_seed = format!("player {p}");
@@ -206,6 +207,7 @@ fn main() -> anyhow::Result<()> {
                 tenant: Some(tenant),
                 seats: Some(labels.iter().map(|l| client_seed_sha256(l)).collect()),
                 seat_set: Some(seat_set(&labels)),
+                chain_length: None,
                 time: time.clone(),
             });
             events.push(Entry::TableVoid {

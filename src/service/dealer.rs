@@ -17,13 +17,14 @@ use tokio::sync::oneshot;
 
 use super::sealing::{MasterKey, Slot};
 use super::store::{
-    BatchedRound, CloseRound, DealContext, InsertRound, NewPair, NewRound, PairRow, PairStatus,
-    Rotate, Rotation, RoundRequest, RoundRow, SealedDeal, SetClientSeed, Store,
+    BatchedRound, CloseRound, DealContext, InsertRound, NewChain, NewPair, NewRound, PairRow,
+    PairStatus, Rotate, Rotation, RoundRequest, RoundRow, SealedDeal, SetClientSeed, Store,
     is_idempotency_race, is_unavailable_cause,
 };
 use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
 
+pub mod chains;
 pub mod draws;
 pub mod tables;
 
@@ -97,6 +98,7 @@ fn commit_entry(pair: &NewPair, key: &MasterKey) -> anyhow::Result<Vec<u8>> {
             .table
             .as_ref()
             .map(|(seats, _)| crate::tlog::entry::seat_set(seats.labels())),
+        chain_length: pair.chain.as_ref().map(|chain| chain.length),
         time: timestamp(pair.created_at),
     }
     .to_bytes()
@@ -116,6 +118,67 @@ fn client_seed_entry(
         time: timestamp(at_ms),
     }
     .to_bytes()
+}
+
+/// A new pair's seeds, made before its row: its commitment and sealed seed
+/// (a fairdeal-chain-v1 pair's: the chain's `s_0` and its tip, with its
+/// sealed anchors), and its successor's.
+#[derive(Clone, Debug)]
+struct Seeds {
+    server_seed_hash: String,
+    server_seed_sealed: Vec<u8>,
+    next_server_seed_hash: String,
+    next_server_seed_sealed: Vec<u8>,
+    chain: Option<NewChain>,
+}
+
+impl Seeds {
+    /// A fairdeal-v1 pair's: `current`, and a fresh next seed.
+    fn v1(key: &MasterKey, pair_id: &str, current: &ServerSeed) -> anyhow::Result<Self> {
+        let next = fresh_seed()?;
+        Ok(Self {
+            server_seed_hash: current.commitment().to_string(),
+            server_seed_sealed: key.seal(current, pair_id, Slot::Current)?,
+            next_server_seed_hash: next.commitment().to_string(),
+            next_server_seed_sealed: key.seal(&next, pair_id, Slot::Next)?,
+            chain: None,
+        })
+    }
+
+    /// A chain pair's: the chain of `length` from `tip`, and a fresh
+    /// successor chain of the same length. Walks both chains: call it
+    /// through [`Seeds::chain_off_thread`].
+    fn chain(
+        key: &MasterKey,
+        pair_id: &str,
+        tip: &ServerSeed,
+        length: u64,
+    ) -> anyhow::Result<Self> {
+        let prepared = chains::prepare(key, pair_id, tip, length)?;
+        let next = fresh_seed()?;
+        Ok(Self {
+            server_seed_hash: prepared.commitment.to_string(),
+            server_seed_sealed: key.seal(tip, pair_id, Slot::Current)?,
+            next_server_seed_hash: chains::commitment_of(&next, length)?.to_string(),
+            next_server_seed_sealed: key.seal(&next, pair_id, Slot::Next)?,
+            chain: Some(prepared.chain),
+        })
+    }
+
+    /// [`Seeds::chain`] on a blocking thread (a long chain is a fraction of
+    /// a second of hashing).
+    async fn chain_off_thread(
+        key: &Arc<MasterKey>,
+        pair_id: &str,
+        tip: ServerSeed,
+        length: u64,
+    ) -> anyhow::Result<Self> {
+        let key = Arc::clone(key);
+        let pair_id = pair_id.to_owned();
+        tokio::task::spawn_blocking(move || Self::chain(&key, &pair_id, &tip, length))
+            .await
+            .context("making a chain")?
+    }
 }
 
 /// What a rotation opens after the pair it reveals.
@@ -245,9 +308,13 @@ fn new_round(
     game: Game,
     ctx: &DealContext<'_>,
 ) -> anyhow::Result<NewRound> {
-    let seed = key
-        .open(ctx.server_seed_sealed, pair_id, Slot::Current)
-        .context("opening the pair's server seed")?;
+    let seed = match ctx.chain_anchor {
+        // A chain pair's round k is dealt with s_{k+1}.
+        Some((anchor, sealed)) => chains::seed_at(key, pair_id, anchor, sealed, ctx.nonce + 1)?,
+        None => key
+            .open(ctx.server_seed_sealed, pair_id, Slot::Current)
+            .context("opening the pair's server seed")?,
+    };
     let client = ClientSeed::new(ctx.client_seed)
         .map_err(|e| anyhow::anyhow!("stored client seed is invalid: {e}"))?;
     let dealt = compact_deal_with(&SeedKey::new(&seed), &client, ctx.nonce, game);
@@ -382,19 +449,19 @@ impl Dealer {
     fn new_pair(
         &self,
         id: String,
-        current: &ServerSeed,
+        seeds: Seeds,
         client_seed: Option<&ClientSeed>,
         predecessor_id: Option<String>,
         owner: Owner,
         seats: Option<Seats>,
     ) -> anyhow::Result<NewPair> {
-        let next = fresh_seed()?;
         let created_at = now_ms();
         Ok(NewPair {
-            server_seed_hash: current.commitment().to_string(),
-            server_seed_sealed: self.key.seal(current, &id, Slot::Current)?,
-            next_server_seed_hash: next.commitment().to_string(),
-            next_server_seed_sealed: self.key.seal(&next, &id, Slot::Next)?,
+            server_seed_hash: seeds.server_seed_hash,
+            server_seed_sealed: seeds.server_seed_sealed,
+            next_server_seed_hash: seeds.next_server_seed_hash,
+            next_server_seed_sealed: seeds.next_server_seed_sealed,
+            chain: seeds.chain,
             status: if seats.is_some() {
                 PairStatus::AwaitingContributions
             } else if client_seed.is_some() {
@@ -413,9 +480,21 @@ impl Dealer {
     }
 
     /// Commits to a new pair of `owner`; its client seed comes later, from
-    /// the player, or (with `seats`) from every seat of a table.
-    pub async fn create_pair(&self, owner: Owner, seats: Option<Seats>) -> anyhow::Result<PairRow> {
-        let pair = self.new_pair(new_id(), &fresh_seed()?, None, None, owner, seats)?;
+    /// the player, or (with `seats`) from every seat of a table. With
+    /// `chain_length`, a fairdeal-chain-v1 pair of that many rounds (1 to
+    /// [`chains::MAX_SERVICE_CHAIN`]).
+    pub async fn create_pair(
+        &self,
+        owner: Owner,
+        seats: Option<Seats>,
+        chain_length: Option<u64>,
+    ) -> anyhow::Result<PairRow> {
+        let id = new_id();
+        let seeds = match chain_length {
+            None => Seeds::v1(&self.key, &id, &fresh_seed()?)?,
+            Some(length) => Seeds::chain_off_thread(&self.key, &id, fresh_seed()?, length).await?,
+        };
+        let pair = self.new_pair(id, seeds, None, None, owner, seats)?;
         Ok(self
             .store
             .insert_pair(&pair, &commit_entry(&pair, &self.key)?)
@@ -489,16 +568,22 @@ impl Dealer {
         }
     }
 
+    /// Closes a round; on a chain pair, publishes the seeds of the rounds
+    /// that now have no earlier round in play.
     pub async fn close_round(&self, round_id: &str) -> anyhow::Result<CloseRound> {
-        Ok(self.store.close_round(round_id, now_ms()).await?)
+        let now = now_ms();
+        self.store
+            .close_round(round_id, now, |work| chains::publish(&self.key, work, now))
+            .await
     }
 
     /// Closes rounds that have been in play longer than `timeout_ms` as of `now`.
     pub async fn close_stale_rounds(&self, timeout_ms: i64, now: i64) -> anyhow::Result<u64> {
-        Ok(self
-            .store
-            .close_stale_rounds(now.saturating_sub(timeout_ms), now)
-            .await?)
+        self.store
+            .close_stale_rounds(now.saturating_sub(timeout_ms), now, |work| {
+                chains::publish(&self.key, work, now)
+            })
+            .await
     }
 
     /// Reveals the pair's seed and opens its successor: the successor deals
@@ -509,6 +594,23 @@ impl Dealer {
     pub async fn rotate(&self, pair_id: &str, next: Successor) -> anyhow::Result<Rotate> {
         self.active.forget(pair_id);
         let successor_id = new_id();
+        // A chain pair's successor is a chain of the same length from the
+        // promised tip: walked here, before the transaction.
+        let chain_seeds = match self.store.pair(pair_id).await? {
+            Some(PairRow {
+                chain_length: Some(length),
+                next_server_seed_sealed: Some(sealed_next),
+                id,
+                ..
+            }) => {
+                let tip = self
+                    .key
+                    .open(&sealed_next, &id, Slot::Next)
+                    .context("opening the chain pair's next tip")?;
+                Some(Seeds::chain_off_thread(&self.key, &successor_id, tip, length as u64).await?)
+            }
+            _ => None,
+        };
         let (client_seed, seats) = match next {
             Successor::ClientSeed(client_seed) => {
                 if !self.store.seats(pair_id).await?.is_empty() {
@@ -546,13 +648,20 @@ impl Dealer {
                         .key
                         .open(sealed_current, &pair.id, Slot::Current)
                         .context("opening the pair's server seed")?;
-                    let next = self
-                        .key
-                        .open(sealed_next, &pair.id, Slot::Next)
-                        .context("opening the pair's next server seed")?;
+                    let seeds = match (pair.chain_length, &chain_seeds) {
+                        (None, _) => {
+                            let next = self
+                                .key
+                                .open(sealed_next, &pair.id, Slot::Next)
+                                .context("opening the pair's next server seed")?;
+                            Seeds::v1(&self.key, &successor_id, &next)?
+                        }
+                        (Some(_), Some(seeds)) => seeds.clone(),
+                        (Some(_), None) => anyhow::bail!("a chain pair's successor was not made"),
+                    };
                     let successor = self.new_pair(
                         successor_id.clone(),
-                        &next,
+                        seeds,
                         client_seed.as_ref(),
                         Some(pair.id.clone()),
                         Owner {

@@ -236,6 +236,28 @@ impl MasterKey {
         bytes.map(ServerSeed::from_bytes).map_err(|_| OpenError)
     }
 
+    /// Seals seed `s_position` of the chain of pair `pair_id` (a
+    /// fairdeal-chain-v1 anchor).
+    pub fn seal_chain_seed(
+        &self,
+        seed: &ServerSeed,
+        pair_id: &str,
+        position: u64,
+    ) -> anyhow::Result<Vec<u8>> {
+        self.seal_bytes(seed.as_bytes(), &chain_associated_data(pair_id, position))
+    }
+
+    /// Opens what [`MasterKey::seal_chain_seed`] made for the same pair
+    /// and position.
+    pub fn open_chain_seed(
+        &self,
+        sealed: &[u8],
+        pair_id: &str,
+        position: u64,
+    ) -> Result<ServerSeed, OpenError> {
+        self.open_seed(sealed, &chain_associated_data(pair_id, position))
+    }
+
     /// Seals the recorded deal (its JSON) of round `round_id`, while its
     /// pair is unrevealed: a copy of the database shows no cards in play.
     pub fn seal_deal(&self, deal_json: &str, round_id: &str) -> anyhow::Result<Vec<u8>> {
@@ -251,6 +273,10 @@ impl MasterKey {
 
 fn associated_data(pair_id: &str, slot: Slot) -> String {
     format!("fairdeal seed v1|pair={pair_id}|slot={}", slot.label())
+}
+
+fn chain_associated_data(pair_id: &str, position: u64) -> String {
+    format!("fairdeal seed v1|pair={pair_id}|chain={position}")
 }
 
 fn draw_associated_data(draw_id: &str) -> String {

@@ -39,6 +39,11 @@ pub enum Entry {
         /// set, so their voids are counted together.
         #[serde(skip_serializing_if = "Option::is_none")]
         seat_set: Option<String>,
+        /// A fairdeal-chain-v1 pair's chain length (its `server_seed_hash`
+        /// is the chain's `s_0`, its `next_server_seed_hash` the successor
+        /// chain's, of the same length); absent for a fairdeal-v1 pair.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        chain_length: Option<u64>,
         time: String,
     },
     /// A table seat's commitment to its contribution (seat by position,
@@ -114,6 +119,17 @@ pub enum Entry {
     DrawResult {
         draw: String,
         winners: Vec<u32>,
+        server_seed: String,
+        time: String,
+    },
+    /// A chain pair's round seed `s_{k+1}`, published once the round and
+    /// every earlier round of the pair ended. Entries of one pair come in
+    /// nonce order, each after its round's `round` entry; each seed hashes
+    /// to the one before (the first to the pair's commitment).
+    RoundSeed {
+        seed_pair: String,
+        round: String,
+        nonce: u64,
         server_seed: String,
         time: String,
     },
@@ -208,11 +224,23 @@ mod tests {
             tenant: None,
             seats: None,
             seat_set: None,
+            chain_length: None,
             time: "t".into(),
         };
         assert_eq!(
             String::from_utf8(commit.to_bytes().expect("bytes")).expect("UTF-8"),
             r#"{"next_server_seed_hash":"bb","predecessor":null,"seed_pair":"p","server_seed_hash":"aa","time":"t","type":"commit"}"#
+        );
+        let seed = Entry::RoundSeed {
+            seed_pair: "p".into(),
+            round: "r".into(),
+            nonce: 2,
+            server_seed: "cc".into(),
+            time: "t".into(),
+        };
+        assert_eq!(
+            String::from_utf8(seed.to_bytes().expect("bytes")).expect("UTF-8"),
+            r#"{"nonce":2,"round":"r","seed_pair":"p","server_seed":"cc","time":"t","type":"round_seed"}"#
         );
     }
 

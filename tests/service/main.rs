@@ -27,6 +27,7 @@ mod snapshot;
 
 mod auth;
 mod bad_input;
+mod chains;
 mod draws;
 mod evidence;
 mod export;

@@ -162,6 +162,7 @@ documented_routes![
     problems::list,
     problems::explain,
     receipts::round,
+    receipts::round_seed,
     receipts::pair,
     transparency::consistency,
     transparency::same_client_seed,

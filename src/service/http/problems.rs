@@ -93,7 +93,8 @@ problem_kinds! {
     /// pair), or it is a table still collecting its seats' contributions.
     PairNotActive = ("pair-not-active", CONFLICT, "Seed pair not active");
     /// The pair dealt its last nonce (2^53 − 1, the most the log states
-    /// exactly). Rotate it and deal on the successor.
+    /// exactly; for a chain pair, the last round of its chain). Rotate it
+    /// and deal on the successor.
     PairExhausted = ("pair-exhausted", CONFLICT, "Seed pair exhausted");
     /// The pair already has another client seed; a client seed is set once.
     /// (The same seed again is answered as a retry.) Rotate to give the

@@ -138,6 +138,43 @@ pub async fn round(
     proven(&state, row.log_index, "round", &id).await
 }
 
+/// A chain round's seed receipt, with its inclusion proof.
+///
+/// The `round_seed` entry that published a `fairdeal-chain-v1` round's
+/// seed once it and every earlier round of its pair ended: the log's proof
+/// of when the seed was published, after the round's own entry. 404 for a
+/// round whose seed is not published (in play, or an earlier round is), and
+/// for a fairdeal-v1 round (its seed is its pair's, revealed by rotation).
+#[utoipa::path(get, path = "/v1/rounds/{id}/seed-receipt", tag = "transparency log",
+    params(("id" = String, Path, description = "Round id")),
+    security((), ("operator_key" = [])),
+    responses(
+        (status = 200, description = "The receipt and its proof", body = ProvenReceipt),
+        (status = 202, description = "The receipt; the proof follows once the entry is in a checkpoint", body = ProvenReceipt),
+        DatabaseUnavailable,
+        RoundNotFound,
+        ViewerAuthProblems,
+    ))]
+pub async fn round_seed(
+    State(state): State<AppState>,
+    _viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let row = state
+        .dealer
+        .store()
+        .round(&id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("round", &id))?;
+    if row.seed_log_index.is_none() {
+        return Err(ApiError::not_found_detail(format!(
+            "round {}'s seed is not published: it is a fairdeal-v1 round (its pair's seed is revealed by rotation), or it or an earlier round of its chain pair is still in play",
+            row.id
+        )));
+    }
+    proven(&state, row.seed_log_index, "round seed", &id).await
+}
+
 /// A seed pair's commitment receipt, with its inclusion proof.
 ///
 /// The `commit` entry: the log's proof that the commitment existed at that

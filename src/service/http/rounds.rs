@@ -48,7 +48,7 @@ pub(super) fn visible_round(
     pair: &PairRow,
     operator: bool,
 ) -> Result<Round, ApiError> {
-    let deal = Round::deal_visible(pair, operator)
+    let deal = Round::deal_visible(pair, row, operator)
         .then(|| state.dealer.deal_json(row))
         .transpose()?;
     Ok(Round::view(row, pair, deal)?)
@@ -136,6 +136,14 @@ pub async fn create(
                         "seed pair {pair_id} is {status} and takes no more rounds; deal on its successor"
                     ),
                 },
+            ));
+        }
+        InsertRound::ChainUsedUp(length) => {
+            return Err(ApiError::conflict(
+                ProblemKind::PairExhausted,
+                format!(
+                    "seed pair {pair_id} has dealt all {length} rounds of its chain; rotate it and deal on its successor"
+                ),
             ));
         }
         InsertRound::Exhausted => {

@@ -30,20 +30,20 @@ use fairdeal_core::ClientSeed;
 /// seed after seeing the player's.
 #[utoipa::path(post, path = "/v1/seed-pairs", tag = "seed pairs",
     security(("operator_key" = [])),
-    request_body(content = Option<CreatePairRequest>, description = "Optional: a label; seats for a table pair"),
+    request_body(content = Option<CreatePairRequest>, description = "Optional: a label; seats for a table pair; the protocol and a chain's length"),
     responses(
         (status = 201, description = "The new pair, awaiting its client seed (or, for a table, its seats' contributions)", body = SeedPair),
         DatabaseUnavailable,
         JsonBodyProblems,
         OperatorAuthProblems,
-        (status = 422, description = "Invalid label or seats", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Invalid label, seats or chain length", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn create(
     State(state): State<AppState>,
     operator: Operator,
     request: Option<ApiJson<Option<CreatePairRequest>>>,
 ) -> Result<(StatusCode, Json<SeedPair>), ApiError> {
-    let (label, seats) = request
+    let (label, seats, chain_length) = request
         .and_then(|ApiJson(r)| r)
         .unwrap_or_default()
         .parts()?;
@@ -51,8 +51,8 @@ pub async fn create(
         tenant: operator.tenant.clone(),
         label,
     };
-    let pair = state.dealer.create_pair(owner, seats).await?;
-    tracing::info!(seed_pair = %pair.id, tenant = %pair.tenant, seats = pair.seats, "seed pair committed");
+    let pair = state.dealer.create_pair(owner, seats, chain_length).await?;
+    tracing::info!(seed_pair = %pair.id, tenant = %pair.tenant, seats = pair.seats, chain_length = pair.chain_length, "seed pair committed");
     let mut view = pair_view(&state, &pair, true).await?;
     view.receipt = receipt(&state, pair.commit_log_index).await?;
     Ok((StatusCode::CREATED, Json(view)))

@@ -184,6 +184,27 @@ pub struct SeedPair {
     /// (fairdeal-table-v1); absent for a one-player pair, and in listings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table: Option<super::tables::TableView>,
+    /// How the pair's rounds get their server seeds: `fairdeal-v1` (one
+    /// seed, revealed by rotation) or `fairdeal-chain-v1` (a hash chain,
+    /// one seed published as each round ends; docs/PROTOCOL.md §13).
+    #[schema(example = "fairdeal-v1")]
+    pub protocol: &'static str,
+    /// A `fairdeal-chain-v1` pair's chain: `server_seed_hash` is its `s_0`,
+    /// `next_server_seed_hash` its successor chain's, and a revealed
+    /// pair's `server_seed` its tip `s_N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<PairChain>,
+}
+
+/// A chain pair's progress.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PairChain {
+    /// The chain's length N: the most rounds the pair deals.
+    pub length: u64,
+    /// Rounds, from nonce 0, whose seeds are published: each ended, and
+    /// every round before it too. Rounds from here to `next_nonce` wait
+    /// for their own end or an earlier round's.
+    pub published_rounds: u64,
 }
 
 impl SeedPair {
@@ -208,12 +229,26 @@ impl SeedPair {
             label: row.label.clone().filter(|_| owner),
             receipt: None,
             table: None,
+            protocol: protocol_of(row),
+            chain: row.chain_length.map(|length| PairChain {
+                length: length as u64,
+                published_rounds: row.chain_published as u64,
+            }),
         }
     }
 }
 
+/// The protocol of `pair`'s rounds, as records name it.
+pub fn protocol_of(pair: &PairRow) -> &'static str {
+    match pair.chain_length {
+        Some(_) => fairdeal_core::CHAIN_PROTOCOL,
+        None => fairdeal_core::PROTOCOL,
+    }
+}
+
 /// One dealt round. `deal` is shown to the operator, and to everyone once the
-/// pair is revealed; before that a public reader sees everything but the cards.
+/// pair is revealed (a chain round: once its seed is published); before
+/// that a public reader sees everything but the cards.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Round {
     pub id: String,
@@ -231,9 +266,16 @@ pub struct Round {
     pub status: RoundStatus,
     pub created_at: String,
     pub closed_at: Option<String>,
-    /// The pair's server seed, once revealed.
+    /// The round's server seed: the pair's, once revealed; a chain round's
+    /// own `s_{k+1}`, once it and every earlier round ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_seed: Option<String>,
+    /// A `fairdeal-chain-v1` round: its seed is `s_{position}` of the
+    /// chain committed as `server_seed_hash` (`position` = nonce + 1), so
+    /// SHA-256 applied `position` times to `server_seed` gives
+    /// `server_seed_hash`, and once to it gives the previous round's seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain: Option<RoundChain>,
     /// The signed receipt of the deal, in the response that dealt it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<Receipt>,
@@ -243,11 +285,15 @@ impl Round {
     /// The round as `pair`'s reader may see it: `deal` is the deal's JSON
     /// when the reader may see it (see [`Round::deal_visible`]).
     pub fn view(row: &RoundRow, pair: &PairRow, deal: Option<String>) -> anyhow::Result<Self> {
-        let revealed = pair.revealed_seed();
+        // A chain pair's revealed seed is its tip, not a round's.
+        let seed = match pair.chain_length {
+            Some(_) => row.server_seed.as_deref(),
+            None => pair.revealed_seed(),
+        };
         Ok(Self {
             id: row.id.clone(),
             seed_pair_id: row.seed_pair_id.clone(),
-            protocol: fairdeal_core::PROTOCOL,
+            protocol: protocol_of(pair),
             server_seed_hash: pair.server_seed_hash.clone(),
             client_seed: pair.client_seed.clone().unwrap_or_default(),
             nonce: row.nonce as u64,
@@ -256,17 +302,31 @@ impl Round {
             status: row.status,
             created_at: timestamp(row.created_at),
             closed_at: row.closed_at.map(timestamp),
-            server_seed: revealed.map(str::to_owned),
+            server_seed: seed.map(str::to_owned),
+            chain: pair.chain_length.map(|length| RoundChain {
+                length: length as u64,
+                position: row.nonce as u64 + 1,
+            }),
             receipt: None,
         })
     }
 }
 
+/// Where a chain round's seed sits in its chain.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RoundChain {
+    /// The chain's length N.
+    pub length: u64,
+    /// The seed's position: nonce + 1.
+    pub position: u64,
+}
+
 impl Round {
     /// Who may see a round's cards: an operator always, everyone once the
-    /// pair is revealed.
-    pub fn deal_visible(pair: &PairRow, operator: bool) -> bool {
-        operator || pair.revealed_seed().is_some()
+    /// pair is revealed or (a chain round) once the round's seed is
+    /// published.
+    pub fn deal_visible(pair: &PairRow, row: &RoundRow, operator: bool) -> bool {
+        operator || pair.revealed_seed().is_some() || row.server_seed.is_some()
     }
 }
 
@@ -293,7 +353,9 @@ pub struct PageParams {
 /// Options of a new seed pair (the body may be left out).
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[serde(expecting = "a JSON object (optional \"label\", \"seats\")")]
+#[serde(
+    expecting = "a JSON object (optional \"label\", \"seats\", \"protocol\", \"chain_length\")"
+)]
 pub struct CreatePairRequest {
     /// An opaque reference of the game backend (a player or table id): 1 to
     /// 128 bytes, no control characters. Shown to the pair's operators only,
@@ -311,17 +373,65 @@ pub struct CreatePairRequest {
     /// reveals it; the client seed is derived from them all.
     #[schema(min_items = 2, max_items = 22, example = json!(["alice", "bob", "carol"]))]
     pub seats: Option<Vec<String>>,
+    /// `fairdeal-v1` (the default: one server seed, revealed when the pair
+    /// is rotated) or `fairdeal-chain-v1` (a chain of `chain_length`
+    /// seeds committed now, one published as each round ends, so every
+    /// hand is checkable once it and the hands before it are over).
+    pub protocol: Option<PairProtocol>,
+    /// A `fairdeal-chain-v1` pair's length: the most rounds it deals, 1 to
+    /// 1,000,000 (its successor's chain has the same length). Only with
+    /// that protocol.
+    #[schema(minimum = 1, maximum = 1_000_000, example = 10_000)]
+    pub chain_length: Option<u64>,
 }
 
+/// The protocol of a new pair's rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+pub enum PairProtocol {
+    #[serde(rename = "fairdeal-v1")]
+    FairdealV1,
+    #[serde(rename = "fairdeal-chain-v1")]
+    FairdealChainV1,
+}
+
+/// A new pair's options, checked: its label, a table's seats, a chain's
+/// length.
+pub type PairOptions = (Option<PairLabel>, Option<Seats>, Option<u64>);
+
 impl CreatePairRequest {
-    /// The label and the seats, checked.
-    pub fn parts(self) -> Result<(Option<PairLabel>, Option<Seats>), ApiError> {
+    /// The label, the seats and a chain's length, checked.
+    pub fn parts(self) -> Result<PairOptions, ApiError> {
         let label = self
             .label
             .map(|text| PairLabel::new(text).map_err(|rule| ApiError::invalid("label", rule)))
             .transpose()?;
         let seats = self.seats.map(super::tables::parse_seats).transpose()?;
-        Ok((label, seats))
+        let max = crate::service::dealer::chains::MAX_SERVICE_CHAIN;
+        let chain_length = match (self.protocol, self.chain_length) {
+            (None | Some(PairProtocol::FairdealV1), None) => None,
+            (None | Some(PairProtocol::FairdealV1), Some(_)) => {
+                return Err(ApiError::invalid(
+                    "chain_length",
+                    "is only for a \"fairdeal-chain-v1\" pair; give \"protocol\": \"fairdeal-chain-v1\" too, or leave it out",
+                ));
+            }
+            (Some(PairProtocol::FairdealChainV1), None) => {
+                return Err(ApiError::invalid(
+                    "chain_length",
+                    format!("is required for a \"fairdeal-chain-v1\" pair: 1 to {max} rounds"),
+                ));
+            }
+            (Some(PairProtocol::FairdealChainV1), Some(length)) => {
+                if !(1..=max).contains(&length) {
+                    return Err(ApiError::invalid(
+                        "chain_length",
+                        format!("must be 1 to {max} rounds; got {length}"),
+                    ));
+                }
+                Some(length)
+            }
+        };
+        Ok((label, seats, chain_length))
     }
 }
 

@@ -45,9 +45,10 @@ pub use keys::InsertKey;
 pub use log::{ClientSeedHolder, Integrated, LogCheckpoint};
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
 pub use rounds::{
-    BatchedRound, CloseRound, DealContext, InsertRound, RoundRequest, is_idempotency_race,
+    BatchedRound, ChainRound, ChainWork, CloseRound, DealContext, InsertRound, PublishedSeed,
+    RoundRequest, is_idempotency_race,
 };
-pub use rows::{KeyRow, NewPair, NewRound, PairRow, PairStatus, RoundRow, RoundStatus};
+pub use rows::{KeyRow, NewChain, NewPair, NewRound, PairRow, PairStatus, RoundRow, RoundStatus};
 pub use tables::{
     Derived, Phase, SeatCommitment, SeatContribution, SeatOutcome, SeatRefused, SeatRow, SeatTaken,
     Voiding,

@@ -109,12 +109,28 @@ macro_rules! bind_new_pair {
                     .filter(|_| $pair.table.is_none())
                     .map(crate::text::lookalike_sha256),
             )
+            .bind($pair.chain.as_ref().map(|chain| chain.length as i64))
     };
 }
 
-/// Inserts a new table pair's seats (none for a one-player pair) on `$tx`.
+/// Inserts a new table pair's seats (none for a one-player pair) and a
+/// chain pair's sealed seeds on `$tx`.
 macro_rules! insert_seats {
     ($tx:ident, $pair:expr) => {
+        if let Some(chain) = &$pair.chain {
+            // In batches: a chain of a million rounds has 7,813 of them.
+            for batch in chain.anchors.chunks(1000) {
+                let mut insert = sqlx::QueryBuilder::new(
+                    "INSERT INTO chain_anchors (seed_pair_id, position, seed_sealed) ",
+                );
+                insert.push_values(batch, |mut row, (position, sealed)| {
+                    row.push_bind(&$pair.id)
+                        .push_bind(*position as i64)
+                        .push_bind(sealed.as_slice());
+                });
+                insert.build().execute(&mut *$tx).await?;
+            }
+        }
         if let Some((seats, _)) = &$pair.table {
             for (position, label) in seats.labels().iter().enumerate() {
                 sqlx::query(
@@ -134,8 +150,9 @@ const INSERT_PAIR: &str = concat!(
     "INSERT INTO seed_pairs (id, status, server_seed_hash, server_seed_sealed, \
      next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
      predecessor_id, tenant, label, seats, phase_deadline, seats_key, client_seed_lookalike, \
-     commit_log_index) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING ",
+     chain_length, commit_log_index) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
+     RETURNING ",
     pair_columns!()
 );
 
@@ -329,6 +346,11 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
             }
+            // A revealed chain's seeds are all public: its sealed ones go.
+            sqlx::query("DELETE FROM chain_anchors WHERE seed_pair_id = $1")
+                .bind(pair_id)
+                .execute(&mut *tx)
+                .await?;
             let revealed: PairRow = sqlx::query_as(REVEAL)
                 .bind(pair_id)
                 .bind(&revealed_server_seed)

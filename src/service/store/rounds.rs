@@ -17,6 +17,39 @@ pub struct DealContext<'a> {
     pub nonce: u64,
     pub server_seed_sealed: &'a [u8],
     pub client_seed: &'a str,
+    /// A chain pair's first sealed seed at or above `nonce + 1`: its
+    /// position and the sealed bytes (none for a fairdeal-v1 pair).
+    pub chain_anchor: Option<(u64, &'a [u8])>,
+}
+
+/// A chain pair's rounds whose seeds a close publishes: every round from
+/// the first unpublished nonce up to (not including) the first in play,
+/// by nonce, and the sealed seed at or above the last one's `s_{k+1}`.
+#[derive(Debug)]
+pub struct ChainWork {
+    pub pair_id: String,
+    pub rounds: Vec<ChainRound>,
+    pub anchor_position: u64,
+    pub anchor_sealed: Vec<u8>,
+}
+
+/// A round of [`ChainWork`].
+#[derive(Debug, sqlx::FromRow)]
+pub struct ChainRound {
+    pub id: String,
+    #[sqlx(try_from = "i64")]
+    pub nonce: u64,
+    pub deal_sealed: Option<Vec<u8>>,
+}
+
+/// A chain round's seed as published: the seed's hex, its deal opened (to
+/// be stored in the clear) and the log entry that publishes it.
+#[derive(Debug)]
+pub struct PublishedSeed {
+    pub round_id: String,
+    pub server_seed: String,
+    pub deal: Option<String>,
+    pub log_entry: Vec<u8>,
 }
 
 /// The outcome of dealing a round.
@@ -31,6 +64,8 @@ pub enum InsertRound {
     /// The pair has dealt 2^53 − 1 rounds (the most a log entry states
     /// exactly).
     Exhausted,
+    /// A chain pair has dealt the last round of its chain (its length).
+    ChainUsedUp(u64),
     /// Never made by the store: the dealer's verdict when the idempotency
     /// key's round was dealt for another game.
     IdempotencyKeyReused,
@@ -65,23 +100,49 @@ pub type BatchedRound = anyhow::Result<Option<RoundRow>>;
 macro_rules! take_nonce_and_deal {
     ($tx:ident, $deal:expr, $i:expr, $request:expr) => {
         async {
-            let taken: Option<(i64, Option<Vec<u8>>, Option<String>)> = sqlx::query_as(
-                "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
-                 WHERE id = $1 AND status = $2 AND next_nonce < 9007199254740991 \
-                 RETURNING next_nonce - 1, server_seed_sealed, client_seed",
-            )
-            .bind(&$request.pair_id)
-            .bind(PairStatus::Active.as_str())
-            .fetch_optional(&mut *$tx)
-            .await?;
+            let taken: Option<(i64, Option<Vec<u8>>, Option<String>, Option<i64>)> =
+                sqlx::query_as(
+                    "UPDATE seed_pairs SET next_nonce = next_nonce + 1 \
+                     WHERE id = $1 AND status = $2 AND next_nonce < 9007199254740991 \
+                     AND (chain_length IS NULL OR next_nonce < chain_length) \
+                     RETURNING next_nonce - 1, server_seed_sealed, client_seed, chain_length",
+                )
+                .bind(&$request.pair_id)
+                .bind(PairStatus::Active.as_str())
+                .fetch_optional(&mut *$tx)
+                .await?;
             match taken {
-                Some((nonce, Some(sealed), Some(client_seed))) => {
+                Some((nonce, Some(sealed), Some(client_seed), chain_length)) => {
+                    // A chain pair's round seed comes from the first sealed
+                    // seed at or above it.
+                    let anchor: Option<(i64, Vec<u8>)> = match chain_length {
+                        Some(_) => Some(
+                            sqlx::query_as(
+                                "SELECT position, seed_sealed FROM chain_anchors \
+                                 WHERE seed_pair_id = $1 AND position > $2 \
+                                 ORDER BY position LIMIT 1",
+                            )
+                            .bind(&$request.pair_id)
+                            .bind(nonce)
+                            .fetch_optional(&mut *$tx)
+                            .await?
+                            .ok_or_else(|| {
+                                anyhow::anyhow!(
+                                    "a chain pair without a sealed seed above its nonce"
+                                )
+                            })?,
+                        ),
+                        None => None,
+                    };
                     let round = $deal(
                         $i,
                         &DealContext {
                             nonce: nonce as u64,
                             server_seed_sealed: &sealed,
                             client_seed: &client_seed,
+                            chain_anchor: anchor
+                                .as_ref()
+                                .map(|(position, sealed)| (*position as u64, sealed.as_slice())),
                         },
                     )?;
                     anyhow::Ok(Some((nonce, round)))
@@ -93,6 +154,105 @@ macro_rules! take_nonce_and_deal {
             }
         }
     };
+}
+
+/// On the executor `$tx`, after a close: if `$pair_id` is an active chain
+/// pair, publishes the seed of every round from its first unpublished nonce
+/// up to its first round in play (or its next nonce): `$publish` computes
+/// them from the first sealed seed at or above the last, the rounds take
+/// their seeds and deals in the clear, each seed's log entry is appended in
+/// nonce order, and the sealed seeds below are deleted (they are public
+/// now). The pair row is locked first, so two closes publish in turn.
+/// Evaluates to whether it published anything.
+macro_rules! publish_chain_seeds {
+    ($tx:ident, $pair_id:expr, $publish:expr) => {{
+        let pair_id: &str = $pair_id;
+        let chain: Option<(i64, i64)> = sqlx::query_as(
+            "UPDATE seed_pairs SET chain_published = chain_published \
+             WHERE id = $1 AND chain_length IS NOT NULL AND status = $2 \
+             RETURNING chain_published, next_nonce",
+        )
+        .bind(pair_id)
+        .bind(PairStatus::Active.as_str())
+        .fetch_optional(&mut *$tx)
+        .await?;
+        let mut published_any = false;
+        if let Some((published, next_nonce)) = chain {
+            let (first_in_play,): (Option<i64>,) = sqlx::query_as(
+                "SELECT MIN(nonce) FROM rounds WHERE seed_pair_id = $1 AND status = $2",
+            )
+            .bind(pair_id)
+            .bind(RoundStatus::InPlay.as_str())
+            .fetch_one(&mut *$tx)
+            .await?;
+            let upto = first_in_play.unwrap_or(next_nonce);
+            if upto > published {
+                let rounds: Vec<ChainRound> = sqlx::query_as(
+                    "SELECT id, nonce, deal_sealed FROM rounds \
+                     WHERE seed_pair_id = $1 AND nonce >= $2 AND nonce < $3 ORDER BY nonce",
+                )
+                .bind(pair_id)
+                .bind(published)
+                .bind(upto)
+                .fetch_all(&mut *$tx)
+                .await?;
+                anyhow::ensure!(
+                    rounds.len() as i64 == upto - published,
+                    "a chain pair's rounds {published} to {} are not all stored",
+                    upto - 1
+                );
+                let (anchor_position, anchor_sealed): (i64, Vec<u8>) = sqlx::query_as(
+                    "SELECT position, seed_sealed FROM chain_anchors \
+                     WHERE seed_pair_id = $1 AND position >= $2 ORDER BY position LIMIT 1",
+                )
+                .bind(pair_id)
+                .bind(upto)
+                .fetch_optional(&mut *$tx)
+                .await?
+                .ok_or_else(|| {
+                    anyhow::anyhow!("a chain pair without a sealed seed to publish from")
+                })?;
+                let work = ChainWork {
+                    pair_id: pair_id.to_owned(),
+                    rounds,
+                    anchor_position: anchor_position as u64,
+                    anchor_sealed,
+                };
+                let seeds = ($publish)(&work)?;
+                anyhow::ensure!(
+                    seeds.len() == work.rounds.len(),
+                    "{} seeds published for {} rounds",
+                    seeds.len(),
+                    work.rounds.len()
+                );
+                for seed in seeds {
+                    let index = append_log_entry!($tx, &seed.log_entry);
+                    sqlx::query(
+                        "UPDATE rounds SET server_seed = $2, deal = COALESCE($3, deal), \
+                         deal_sealed = NULL, seed_log_index = $4 WHERE id = $1",
+                    )
+                    .bind(&seed.round_id)
+                    .bind(&seed.server_seed)
+                    .bind(&seed.deal)
+                    .bind(index)
+                    .execute(&mut *$tx)
+                    .await?;
+                }
+                sqlx::query("UPDATE seed_pairs SET chain_published = $2 WHERE id = $1")
+                    .bind(pair_id)
+                    .bind(upto)
+                    .execute(&mut *$tx)
+                    .await?;
+                sqlx::query("DELETE FROM chain_anchors WHERE seed_pair_id = $1 AND position < $2")
+                    .bind(pair_id)
+                    .bind(upto)
+                    .execute(&mut *$tx)
+                    .await?;
+                published_any = true;
+            }
+        }
+        published_any
+    }};
 }
 
 impl Store {
@@ -109,7 +269,12 @@ impl Store {
     pub async fn why_no_round(&self, pair_id: &str) -> anyhow::Result<InsertRound> {
         Ok(match self.pair(pair_id).await? {
             None => InsertRound::NotFound,
-            Some(pair) if pair.status == PairStatus::Active => InsertRound::Exhausted,
+            Some(pair) if pair.status == PairStatus::Active => match pair.chain_length {
+                Some(length) if pair.next_nonce >= length => {
+                    InsertRound::ChainUsedUp(length as u64)
+                }
+                _ => InsertRound::Exhausted,
+            },
             Some(pair) => InsertRound::NotActive(pair.status),
         })
     }
@@ -246,6 +411,7 @@ impl Store {
                 .push_bind(PairStatus::Active.as_str())
                 .push(
                     " AND seed_pairs.next_nonce + b.column2 <= 9007199254740991 \
+                     AND seed_pairs.chain_length IS NULL \
                      RETURNING seed_pairs.id, seed_pairs.next_nonce, \
                      seed_pairs.server_seed_sealed, seed_pairs.client_seed",
                 );
@@ -274,6 +440,7 @@ impl Store {
                             nonce: *nonce as u64,
                             server_seed_sealed: sealed,
                             client_seed,
+                            chain_anchor: None,
                         },
                     )?;
                     dealt.push((i, *nonce, round));
@@ -394,6 +561,8 @@ impl Store {
                         closed_at: None,
                         idempotency_key: request.idempotency_key.clone(),
                         log_index: Some(first + k as i64),
+                        server_seed: None,
+                        seed_log_index: None,
                         log_entry: Some(round.log_entry),
                     }));
                 }
@@ -453,45 +622,77 @@ impl Store {
         })
     }
 
-    /// Marks a round closed (closing a closed round changes nothing).
-    pub async fn close_round(&self, id: &str, now: i64) -> Result<CloseRound, sqlx::Error> {
+    /// Marks a round closed (closing a closed round changes nothing) and,
+    /// for a chain pair, publishes the seeds its close makes public
+    /// (`publish` opens and logs them; see [`publish_chain_seeds`]). The row
+    /// answered is the round as it is after both.
+    pub async fn close_round<F>(&self, id: &str, now: i64, publish: F) -> anyhow::Result<CloseRound>
+    where
+        F: Fn(&ChainWork) -> anyhow::Result<Vec<PublishedSeed>>,
+    {
         const SQL: &str = concat!(
             "UPDATE rounds SET status = $3, closed_at = COALESCE(closed_at, $2) \
              WHERE id = $1 RETURNING ",
             round_columns!()
         );
+        const READ: &str = concat!("SELECT ", round_columns!(), " FROM rounds WHERE id = $1");
         let row: Option<RoundRow> = write_tx!(self, |tx| {
-            sqlx::query_as(SQL)
+            let row: Option<RoundRow> = sqlx::query_as(SQL)
                 .bind(id)
                 .bind(now)
                 .bind(RoundStatus::Closed.as_str())
                 .fetch_optional(&mut *tx)
-                .await?
+                .await?;
+            match row {
+                Some(row) => {
+                    if publish_chain_seeds!(tx, &row.seed_pair_id, &publish) {
+                        sqlx::query_as(READ)
+                            .bind(id)
+                            .fetch_optional(&mut *tx)
+                            .await?
+                    } else {
+                        Some(row)
+                    }
+                }
+                None => None,
+            }
         });
         Ok(row.map_or(CloseRound::NotFound, |row| {
             CloseRound::Closed(Box::new(row))
         }))
     }
 
-    /// Closes every round in play created before `created_before`; returns
-    /// how many.
-    pub async fn close_stale_rounds(
+    /// Closes every round in play created before `created_before`, and
+    /// publishes the seeds that makes public on chain pairs; returns how
+    /// many rounds it closed.
+    pub async fn close_stale_rounds<F>(
         &self,
         created_before: i64,
         now: i64,
-    ) -> Result<u64, sqlx::Error> {
+        publish: F,
+    ) -> anyhow::Result<u64>
+    where
+        F: Fn(&ChainWork) -> anyhow::Result<Vec<PublishedSeed>>,
+    {
         Ok(write_tx!(self, |tx| {
-            sqlx::query(
+            let closed: Vec<(String,)> = sqlx::query_as(
                 "UPDATE rounds SET status = $3, closed_at = $2 \
-                 WHERE status = $4 AND created_at < $1",
+                 WHERE status = $4 AND created_at < $1 RETURNING seed_pair_id",
             )
             .bind(created_before)
             .bind(now)
             .bind(RoundStatus::Closed.as_str())
             .bind(RoundStatus::InPlay.as_str())
-            .execute(&mut *tx)
-            .await?
-            .rows_affected()
+            .fetch_all(&mut *tx)
+            .await?;
+            let count = closed.len() as u64;
+            let mut pairs: Vec<String> = closed.into_iter().map(|(pair,)| pair).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            for pair in &pairs {
+                publish_chain_seeds!(tx, pair, &publish);
+            }
+            count
         }))
     }
 }

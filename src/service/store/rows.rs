@@ -120,6 +120,12 @@ pub struct PairRow {
     /// A table's set of seats, whatever their order
     /// ([`fairdeal_core::Seats`] → `seats_key`).
     pub seats_key: Option<String>,
+    /// A fairdeal-chain-v1 pair's chain length N; none for a fairdeal-v1
+    /// pair.
+    pub chain_length: Option<i64>,
+    /// How many of a chain pair's rounds, from nonce 0, have their seeds
+    /// published (0 for a fairdeal-v1 pair).
+    pub chain_published: i64,
 }
 
 impl PairRow {
@@ -153,6 +159,11 @@ pub struct RoundRow {
     pub idempotency_key: Option<String>,
     /// Log index of the round's entry.
     pub log_index: Option<i64>,
+    /// A chain round's published seed `s_{k+1}` (hex), once it and every
+    /// earlier round of its pair ended; none for a fairdeal-v1 round.
+    pub server_seed: Option<String>,
+    /// Log index of the entry that published it.
+    pub seed_log_index: Option<i64>,
     /// The entry's bytes, when the round was just dealt (not a column): its
     /// receipt is signed from them without reading the log back.
     #[sqlx(skip)]
@@ -193,6 +204,17 @@ pub struct NewPair {
     pub label: Option<String>,
     /// A table pair's seats, in seat order, and when its commit phase ends.
     pub table: Option<(fairdeal_core::Seats, i64)>,
+    /// A chain pair's length and its sealed anchors (position, sealed seed).
+    pub chain: Option<NewChain>,
+}
+
+/// The chain of a new fairdeal-chain-v1 pair: its length, and its seeds
+/// every [`crate::service::dealer::chains::ANCHOR_SPACING`] positions and
+/// at the tip, each sealed for its position.
+#[derive(Clone, Debug)]
+pub struct NewChain {
+    pub length: u64,
+    pub anchors: Vec<(u64, Vec<u8>)>,
 }
 
 /// A round to insert, made by the deal closure: its deal already sealed,
@@ -214,14 +236,14 @@ macro_rules! pair_columns {
          next_server_seed_hash, next_server_seed_sealed, client_seed, next_nonce, created_at, \
          revealed_at, predecessor_id, successor_id, reveal_seq, tenant, label, \
          commit_log_index, client_seed_log_index, reveal_log_index, seats, phase_deadline, \
-         void_phase, seats_key"
+         void_phase, seats_key, chain_length, chain_published"
     };
 }
 
 macro_rules! round_columns {
     () => {
         "id, seed_pair_id, nonce, game, deal, deal_sealed, status, created_at, closed_at, \
-         idempotency_key, log_index"
+         idempotency_key, log_index, server_seed, seed_log_index"
     };
 }
 

@@ -439,6 +439,11 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
             }
+            // A void chain table's seeds are all public: its sealed ones go.
+            sqlx::query("DELETE FROM chain_anchors WHERE seed_pair_id = $1")
+                .bind(pair_id)
+                .execute(&mut *tx)
+                .await?;
             let row: PairRow = sqlx::query_as(concat!(
                 "UPDATE seed_pairs SET status = $2, server_seed = $3, server_seed_sealed = NULL, \
                  next_server_seed_sealed = NULL, revealed_at = $4, void_phase = $5, \
