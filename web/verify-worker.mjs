@@ -1,6 +1,9 @@
 // The verification page's worker: checks every round of a seed pair off the
-// page's thread. The page (pair.js) starts it from a Blob of this file,
-// inlined with fairdeal-v1.mjs, tlog.mjs, sha256.mjs and bulk.mjs into one
+// page's thread (a fairdeal-chain-v1 pair's rounds each with its own
+// published seed, linked down the chain: workerChainRound; and a revealed
+// chain's tip down to the last round's seed and the commitment). The page
+// (pair.js) starts it from a Blob of this file, inlined with
+// fairdeal-v1.mjs, tlog.mjs, sha256.mjs, fairdeal-chain.mjs and bulk.mjs into one
 // module by the server, so its code is pinned by the page's CSP hash like
 // the page's own. It reads the rounds (GET /v1/seed-pairs/{id}/rounds) and
 // their log evidence (GET /v1/seed-pairs/{id}/evidence) a window at a time,
@@ -55,7 +58,16 @@ async function workerCheck({ origin, pair, vkey, logged }) {
   const id = encodeURIComponent(pair.id);
   const total = Number(pair.next_nonce) || 0;
   const window = workerWindow(total);
-  const revealed = typeof pair.server_seed === "string" && pair.server_seed !== "";
+  // A chain pair's rounds each have their own seed (fairdeal-chain-v1),
+  // published as it and every earlier round ended; its pair's revealed
+  // seed is the chain's tip, checked after the rounds.
+  const chain = pair.protocol === CHAIN_PROTOCOL ? {
+    length: Number(pair.chain && pair.chain.length),
+    publishedRounds: Number(pair.chain && pair.chain.published_rounds),
+    linker: chainLinker(pair.server_seed_hash),
+    published: 0, linked: 0, hidden: 0, inPlay: 0, firstHidden: null, tip: null,
+  } : null;
+  const revealed = !chain && typeof pair.server_seed === "string" && pair.server_seed !== "";
 
   // The checkpoint every window is proven against, verified once.
   let checkpoint = null;
@@ -272,6 +284,15 @@ async function workerCheck({ origin, pair, vkey, logged }) {
         }
       }
 
+      // A chain round: its own seed, linked to the chain, then its cards.
+      if (chain) {
+        const hidden = workerChainRound(chain, pair, round, nonce, fail);
+        results[i] = failed !== before ? 1 : hidden ? 2 : 0;
+        if (results[i] === 0) passed += 1;
+        else if (results[i] === 2) pending += 1;
+        return;
+      }
+
       // The cards.
       if (!revealed) {
         if (failed === before) {
@@ -328,12 +349,84 @@ async function workerCheck({ origin, pair, vkey, logged }) {
     missing += total - expected;
     if (gaps.length < 20) gaps.push([expected, total - 1]);
   }
+  // A revealed chain pair: its tip hashes down to the last linked seed and
+  // to the commitment (at most the chain's length in hashes).
+  if (chain && typeof pair.server_seed === "string" && pair.server_seed !== "") {
+    try {
+      chain.tip = chainCheckTip(pair.server_seed, chain.length, pair.server_seed_hash, chain.linker.position, chain.linker.seed);
+    } catch (error) {
+      chain.tip = { toLast: false, toCommitment: false, error: error.message || String(error) };
+    }
+  }
   return {
     total, listed, passed, failed, pending, gaps, missing, disorder,
     failures, failuresListed: failures.length,
     commitment: revealed ? { ok: commitmentOk, computed: computedCommitment } : null,
+    chain: chain ? {
+      length: chain.length, publishedRounds: chain.publishedRounds, published: chain.published, linked: chain.linked,
+      hidden: chain.hidden, inPlay: chain.inPlay, firstHidden: chain.firstHidden, tip: chain.tip,
+      lastLinked: chain.linker.position,
+    } : null,
     log: checkpoint ? { proven: logProven, pending: logPending, size: checkpoint.size } : null,
   };
+}
+
+/**
+ * One round of a chain pair (`chain`: the worker's state of it): a round
+ * whose seed is hidden is counted (true: not verifiable yet); a published
+ * one must come after no hidden one, be closed, hash down the chain to the
+ * last seed that did (its previous round's, or the commitment), and deal
+ * its record's cards from its own seed. Failures go to `fail`.
+ */
+function workerChainRound(chain, pair, round, nonce, fail) {
+  const seed = typeof round.server_seed === "string" && round.server_seed !== "" ? round.server_seed : null;
+  if (String(round.server_seed_hash).toLowerCase() !== String(pair.server_seed_hash).toLowerCase()) {
+    fail(round, "its record names another chain commitment than its pair's");
+  }
+  if (round.client_seed !== pair.client_seed) fail(round, "its record names another client seed than its pair's");
+  if (seed === null) {
+    chain.hidden += 1;
+    if (round.status === "in_play") chain.inPlay += 1;
+    if (chain.firstHidden === null) chain.firstHidden = { nonce, id: String(round.id), status: round.status };
+    if (nonce < chain.publishedRounds) {
+      fail(round, `its seed is not published, though its pair says the first ${chain.publishedRounds} rounds' are`);
+    }
+    return true;
+  }
+  chain.published += 1;
+  if (chain.firstHidden !== null) {
+    fail(round, `its seed is published while that of round ${chain.firstHidden.nonce}, before it, is not (a seed reveals every seed before it)`);
+  }
+  if (round.status === "in_play") fail(round, "its seed is published while it is still in play");
+  if (!round.chain || Number(round.chain.position) !== nonce + 1) {
+    fail(round, `its place in the chain (${round.chain && round.chain.position}) is not its nonce + 1`);
+  }
+  const link = chain.linker.link(nonce, seed);
+  if (link.reason) {
+    fail(round, `its server seed cannot be checked: ${link.reason}`);
+    return false;
+  }
+  const againstWords = link.against === 0 ? "the pair's commitment" : `the seed of round ${link.against - 1}`;
+  if (!link.ok) {
+    fail(round, link.tooFar
+      ? `its server seed is ${nonce + 1 - link.against} positions after the last seed that links (${againstWords}): not checked further`
+      : `its server seed does not hash to ${againstWords} (SHA-256 of it is ${link.computed}): it is not the chain's seed ${nonce + 1}`);
+    return false;
+  }
+  chain.linked += 1;
+  try {
+    if (!Number.isSafeInteger(round.nonce) || round.nonce < 0) throw new Error(`nonce ${round.nonce} is not a whole number`);
+    const game = normaliseGame(round.game);
+    const dealer = bulkDealer(hexToBytes(seed), round.client_seed);
+    const deck = bulkShuffle(dealer, round.nonce, game.type === "holdem" || game.type === "omaha" ? 1 : game.decks);
+    const difference = bulkDifference(game, deck, round.deal);
+    if (difference) {
+      fail(round, `the recorded cards differ from the recomputed ones: at ${difference.slot} the record says ${JSON.stringify(difference.recorded)}, fairdeal-v1 deals ${difference.computed}`);
+    }
+  } catch (error) {
+    fail(round, `its record cannot be dealt: ${error.message || error}`);
+  }
+  return false;
 }
 
 self.onmessage = async (event) => {

@@ -74,6 +74,35 @@ fn seat_segment(i: usize, seats: &[&str]) -> String {
     seats[i].replace(' ', "%20")
 }
 
+/// A fairdeal-chain-v1 pair of `length` with `client_seed` set: its id.
+async fn chain_pair(api: &Client, length: u64, client_seed: &str) -> String {
+    let created = api
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"protocol": "fairdeal-chain-v1", "chain_length": length}),
+        )
+        .await
+        .success();
+    let id = created["id"].as_str().expect("id").to_owned();
+    api.put_json(
+        &format!("/v1/seed-pairs/{id}/client-seed"),
+        &json!({ "client_seed": client_seed }),
+    )
+    .await
+    .success();
+    id
+}
+
+/// Deals `count` two-player hold'em rounds on `pair`: their ids.
+async fn deal_ids(api: &Client, pair: &str, count: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    for _ in 0..count {
+        let round = deal(api, pair, json!({"type": "holdem", "players": 2})).await;
+        ids.push(round["id"].as_str().expect("id").to_owned());
+    }
+    ids
+}
+
 /// Waits until `path` (a receipt) answers 200: its entry is in a checkpoint.
 async fn wait_proven(api: &Client, path: &str) {
     for _ in 0..400 {
@@ -323,6 +352,51 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     .await;
     wait_proven(&api, &format!("/v1/seed-pairs/{void_pair}/receipt")).await;
 
+    // fairdeal-chain-v1, never rotated: rounds 0 to 2 closed (round 2's seed
+    // then altered in the database), round 3 in play, round 4 closed but
+    // held back by round 3. A second chain with its last round in play, and
+    // a third closed and rotated (its tip revealed).
+    let chain = chain_pair(&api, 50, "chain player").await;
+    let chain_rounds = deal_ids(&api, &chain, 5).await;
+    for i in [0, 1, 2, 4] {
+        api.close(&chain_rounds[i]).await;
+    }
+    let chain_view = api
+        .without_key()
+        .get(&format!("/v1/seed-pairs/{chain}"))
+        .await
+        .success();
+    assert_eq!(chain_view["chain"]["published_rounds"], 3, "{chain_view}");
+    let open_chain = chain_pair(&api, 10, "open chain").await;
+    let open_rounds = deal_ids(&api, &open_chain, 3).await;
+    for id in &open_rounds[..2] {
+        api.close(id).await;
+    }
+    let revealed_chain = chain_pair(&api, 1000, "revealed chain").await;
+    let revealed_rounds = deal_ids(&api, &revealed_chain, 2).await;
+    for id in &revealed_rounds {
+        api.close(id).await;
+    }
+    api.rotate(&revealed_chain, "after the chain")
+        .await
+        .success();
+    let sqlite = sqlx::SqlitePool::connect(&db.url)
+        .await
+        .expect("open the database");
+    sqlx::query("UPDATE rounds SET server_seed = $1 WHERE id = $2")
+        .bind("cd".repeat(32))
+        .bind(&chain_rounds[2])
+        .execute(&sqlite)
+        .await
+        .expect("alter a chain round's seed");
+    sqlite.close().await;
+    wait_proven(
+        &api,
+        &format!("/v1/rounds/{}/seed-receipt", revealed_rounds[1]),
+    )
+    .await;
+    wait_proven(&api, &format!("/v1/seed-pairs/{revealed_chain}/receipt")).await;
+
     let screenshot = std::env::var("FAIRDEAL_SCREENSHOT")
         .unwrap_or_else(|_| db.dir.path().join("verify.png").display().to_string());
     let config = json!({
@@ -360,6 +434,18 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
         "tampered_table_pair": tampered_table,
         "void_pair": void_pair,
         "void_stalled_seat": "ben b",
+        "chain": {
+            "pair": chain,
+            "rounds": chain_rounds,
+            "tampered_nonce": 2,
+            "in_play_nonce": 3,
+            "open_pair": open_chain,
+            "open_in_play_nonce": 2,
+            "revealed_pair": revealed_chain,
+            "revealed_length": 1000,
+            "screenshot": std::env::var("FAIRDEAL_CHAIN_SCREENSHOT")
+                .unwrap_or_else(|_| db.dir.path().join("chain").display().to_string()),
+        },
         "bulk": {
             "pair": bulk_pair,
             "rounds": BULK_ROUNDS,
@@ -378,6 +464,17 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("e2e: all checks passed"), "{stdout}");
+    for line in stdout
+        .lines()
+        .filter(|line| line.starts_with("# measured:"))
+    {
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+    assert!(
+        stdout.contains("# a chain pair: the published prefix checked"),
+        "the chain steps ran: {stdout}"
+    );
     assert!(Path::new(&screenshot).exists(), "a screenshot was taken");
 
     // The page itself is served with a strict policy.

@@ -72,21 +72,26 @@ async function forkAgainst(checkpoint) {
  * The log receipt and proof at `path` (a round's or a pair's), checked in
  * this browser: the signature, that the entry says what `says(entry)`
  * expects, the inclusion proof against the signed checkpoint, and that the
- * checkpoint extends the one this browser saw before.
+ * checkpoint extends the one this browser saw before. `name` names the
+ * check; `required`: a receipt the server does not have (404) fails it
+ * (a chain round's published seed must be in the log).
  */
-async function logChecks(path, says) {
+async function logChecks(path, says, { name = "log", required = false } = {}) {
   if (!onServer) return [];
   const vkey = await logVkey();
   if (!vkey) return [];
   const { status, body } = await getJson(path);
   if (status === 202) {
-    return [el("span", { class: "check", "data-check": "log", "data-result": "pending", text: "log: not yet in a checkpoint" })];
+    return [el("span", { class: "check", "data-check": name, "data-result": "pending", text: `${name}: not yet in a checkpoint` })];
+  }
+  if (status === 404 && required) {
+    return [checkEl(name, false, `the server has no receipt for it (${body.detail || "not found"})`)];
   }
   if (status !== 200) return [];
   try {
     const signed = await verifyReceipt(vkey, body);
     const { checkpoint } = await verifyInclusion(vkey, body.proof, body.entry);
-    const parts = [checkEl("log", signed && says(JSON.parse(body.entry)),
+    const parts = [checkEl(name, signed && says(JSON.parse(body.entry)),
       `entry ${body.log_index} of the log's ${checkpoint.size}, signed by ${vkey.split("+")[0]}`)];
     parts[0].dataset.logIndex = String(body.log_index);
     const compared = await forkAgainst(checkpoint);
@@ -104,7 +109,7 @@ async function logChecks(path, says) {
     }
     return parts;
   } catch (error) {
-    return [checkEl("log", false, error.message || String(error))];
+    return [checkEl(name, false, error.message || String(error))];
   }
 }
 
@@ -112,9 +117,10 @@ async function logChecks(path, says) {
 const roundEntry = (round) => (entry) => entry.type === "round" && entry.round === round.id
   && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id;
 
-/** Whether a log entry is this pair's commitment. */
+/** Whether a log entry is this pair's commitment (a chain pair's: with its length). */
 const commitEntry = (pair) => (entry) => entry.type === "commit" && entry.seed_pair === pair.id
-  && entry.server_seed_hash === pair.server_seed_hash && entry.next_server_seed_hash === pair.next_server_seed_hash;
+  && entry.server_seed_hash === pair.server_seed_hash && entry.next_server_seed_hash === pair.next_server_seed_hash
+  && (pair.chain ? Number(entry.chain_length) === Number(pair.chain.length) : entry.chain_length === undefined);
 
 /**
  * The other pairs the log shows with this pair's client seed, or one that

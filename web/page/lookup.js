@@ -49,7 +49,12 @@ function rememberRound(round) {
   }
 }
 
-async function roundReport(round) {
+/**
+ * A round's report: `{ box, ok, verdict }` (ok null while its seed is
+ * secret; verdict, a chain round's own verdict line, or undefined).
+ * `options.onHashProgress` follows a chain round's hashing (chain.js).
+ */
+async function roundReport(round, options = {}) {
   rememberRound(round);
   const box = el("div", { class: "round-detail", "data-round": round.id, "data-nonce": round.nonce });
   const facts = el("dl", { class: "facts" });
@@ -57,9 +62,10 @@ async function roundReport(round) {
   fact(facts, "Nonce", String(round.nonce));
   fact(facts, "Game", gameText(round.game));
   fact(facts, "Status", statusText(round.status));
-  fact(facts, "Commitment", round.server_seed_hash, true);
+  fact(facts, isChainRecord(round) ? "Chain commitment" : "Commitment", round.server_seed_hash, true);
   shownFact(facts, "Client seed", round.client_seed, { copyable: true });
   box.append(facts);
+  if (isChainRecord(round)) return chainRoundReport(round, box, facts, options);
   if (!round.server_seed) {
     box.append(el("p", { class: "check", "data-check": "reveal", "data-result": "pending",
       text: "Not yet verifiable: the server seed is still secret." }));
@@ -100,15 +106,24 @@ async function lookUpRound(id, target) {
   const { status, body } = await getJson(`/v1/rounds/${encodeURIComponent(id)}`);
   if (status === 404) return false;
   if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
-  const { box, ok } = await roundReport(body);
+  const hashing = el("p", { "data-chain-progress": "", text: "Checking…" });
+  target.replaceChildren(hashing);
+  const { box, ok, verdict: own } = await roundReport(body, {
+    onHashProgress: (done, of) => {
+      hashing.textContent = `Checking… hashing down the seed chain: ${done.toLocaleString("en")} of ${of.toLocaleString("en")} hashes`;
+    },
+  });
   // A table pair's round: its client seed must be the one derived from every seat.
   const table = await roundTable(body);
   const fromSeats = table.report && table.report.checked.seed.status === "pass"
     ? " Its client seed is the one derived from every seat's contribution." : "";
-  const verdict = ok === false
+  const verdict = own && ok === false ? own
+    : ok === false
     ? verdictEl("fail", "This record does not match what fairdeal-v1 deals from the committed seed (details below).")
     : table.report && !table.report.ok
       ? verdictEl("fail", table.report.verdict)
+    : own
+      ? own
     : ok === null
       ? verdictEl("pending", `The server seed is still secret: this round can be checked once its seed pair is revealed.${fromSeats}`)
       : verdictEl("pass", `The seed matches its published commitment, and every card is what fairdeal-v1 deals.${fromSeats}`);

@@ -145,7 +145,7 @@ function failuresEl(summary, showRound) {
 }
 
 /** The rounds table, a page of rows at a time, each row's report on demand. */
-function roundsTableEl(rows, revealed, showRound) {
+function roundsTableEl(rows, revealed, showRound, pendingText = "after reveal") {
   const tbody = el("tbody");
   const count = rows.count;
   const pages = Math.max(1, Math.ceil(count / PAIR_ROWS_PER_PAGE));
@@ -163,7 +163,7 @@ function roundsTableEl(rows, revealed, showRound) {
     tbody.replaceChildren(...slice.map((i) => {
       const nonce = rows.nonces[i];
       const result = rows.results[i];
-      const cell = result === 2 ? el("span", { class: "check", "data-result": "pending", text: "after reveal" })
+      const cell = result === 2 ? el("span", { class: "check", "data-result": "pending", text: pendingText })
         : checkEl(`round ${nonce}`, result === 0, "");
       const button = el("button", { type: "button", class: "secondary", text: "Show" });
       button.addEventListener("click", () => showRound(rows.ids[i]));
@@ -221,11 +221,18 @@ async function lookUpPair(id, target) {
 
   const facts = el("dl", { class: "facts" });
   fact(facts, "Seed pair", pair.id, true);
-  fact(facts, "Status", statusText(pair.status));
-  fact(facts, "Commitment", pair.server_seed_hash, true);
+  const chain = isChainRecord(pair) ? summary.chain : null;
+  fact(facts, "Status", chain && pair.status === "active"
+    ? "active (dealing; each round's seed is published once it and every earlier round have ended)" : statusText(pair.status));
+  fact(facts, chain ? "Chain commitment" : "Commitment", pair.server_seed_hash, true);
   if (pair.client_seed === null || pair.client_seed === undefined) fact(facts, "Client seed", "(not set yet)");
   else shownFact(facts, "Client seed", pair.client_seed, { copyable: true });
-  if (pair.server_seed) fact(facts, "Server seed", pair.server_seed, true);
+  if (chain) {
+    fact(facts, "Protocol", "fairdeal-chain-v1 (every round has its own seed, from a chain committed before play)");
+    fact(facts, "Chain length", `${chain.length} rounds`);
+    fact(facts, "Rounds published", `${pair.chain.published_rounds} of ${total} dealt`);
+  }
+  if (pair.server_seed) fact(facts, chain ? "Chain tip (revealed)" : "Server seed", pair.server_seed, true);
   fact(facts, "Next commitment", pair.next_server_seed_hash, true);
   const parts = [el("h3", { text: "Seed pair" }), facts];
 
@@ -244,8 +251,22 @@ async function lookUpPair(id, target) {
     : null;
   if (roundsLog) roundsLog.dataset.proven = String(summary.log.proven);
   const sharingChecks = sharing.parts.filter((node) => node.tagName === "SPAN");
-  if (logged.length || sharingChecks.length || roundsLog) {
-    parts.push(el("div", { class: "checks", "data-pair-checks": "" }, ...logged.filter((node) => node.tagName === "SPAN"), ...sharingChecks, roundsLog),
+  // A chain pair: its published seeds linked down to the commitment; a
+  // revealed one's tip down to the last of them and to the commitment.
+  const chainChecks = [];
+  const chainOk = !chain || (chain.linked === chain.published && (!chain.tip || (chain.tip.toLast !== false && chain.tip.toCommitment)));
+  if (chain) {
+    const linkNode = checkEl("chain", chain.linked === chain.published,
+      `${chain.linked} of ${chain.published} published seeds hash to the seed before them, the first to the commitment`);
+    linkNode.dataset.linked = String(chain.linked);
+    chainChecks.push(linkNode);
+    if (chain.tip) {
+      chainChecks.push(checkEl("chain tip", chain.tip.toLast !== false && chain.tip.toCommitment,
+        `the revealed tip hashes ${chain.length} times to ${chain.tip.computedCommitment || "?"}`));
+    }
+  }
+  if (logged.length || sharingChecks.length || roundsLog || chainChecks.length) {
+    parts.push(el("div", { class: "checks", "data-pair-checks": "" }, ...logged.filter((node) => node.tagName === "SPAN"), ...sharingChecks, roundsLog, ...chainChecks),
       ...logged.filter((node) => node.tagName !== "SPAN"), ...sharing.parts.filter((node) => node.tagName !== "SPAN"));
   }
   const pairLogOk = !logged.some(failedLog) && !sharingChecks.some(failedLog);
@@ -260,7 +281,20 @@ async function lookUpPair(id, target) {
       ? ` ${n} round${n === 1 ? "" : "s"}, nonces 0 to ${n - 1} with no gap.`
       : ` Rounds are missing: expected nonces 0 to ${total - 1}, listed ${n}${gapText ? `; not listed: ${gapText}${summary.gaps.length >= 20 ? ", …" : ""}` : ""}.`));
   if (table) parts.push(table.node);
-  if (!pair.server_seed) {
+  const waiting = chain ? chainWaitingWords(chain.hidden, chain.firstHidden, chain.inPlay) : "";
+  if (chain) {
+    parts.push(el("p", { class: "note", "data-chain-note": "" }, chain.published
+      ? `Rounds 0 to ${chain.published - 1} have their seeds published: each is checked on its own seed, which must hash to `
+        + "the seed before it (round 0's to the commitment published before play)."
+      : "No round's seed is published yet.", waiting ? ` ${waiting}` : ""));
+    if (chain.tip && !(chain.tip.toLast !== false && chain.tip.toCommitment)) {
+      parts.push(el("p", { class: "error", "data-explain": "chain-tip", text: chain.tip.error
+        ? `The revealed tip cannot be checked: ${chain.tip.error}.`
+        : `The revealed tip hashes ${chain.length} times to ${chain.tip.computedCommitment}, `
+          + `${chain.tip.toCommitment ? "the commitment" : `not the commitment ${pair.server_seed_hash}`}`
+          + `${chain.tip.toLast === false ? `, and does not hash down to the seed of round ${chain.lastLinked - 1}` : ""}.` }));
+    }
+  } else if (!pair.server_seed) {
     parts.push(el("p", { class: "note", text: "This pair is not revealed yet: its rounds become verifiable after rotation." }));
   }
   if (summary.commitment && !summary.commitment.ok) {
@@ -268,7 +302,10 @@ async function lookUpPair(id, target) {
       text: `The revealed seed hashes to ${summary.commitment.computed}, not to the published commitment ${pair.server_seed_hash}.` }));
   }
   parts.push(progress);
-  if (pair.server_seed) {
+  if (chain) {
+    parts.push(el("p", { "data-summary": "", text: `${summary.passed} of ${n} rounds verified`
+      + `${chain.hidden ? `; ${chain.hidden} not published yet` : ""}.` }));
+  } else if (pair.server_seed) {
     parts.push(el("p", { "data-summary": "", text: `${summary.passed} of ${n} rounds verified.` }));
   }
 
@@ -284,7 +321,8 @@ async function lookUpPair(id, target) {
     }
   };
   if (summary.failed) parts.push(failuresEl(summary, showRound));
-  parts.push(el("h3", { text: "Rounds" }), roundsTableEl(rows, Boolean(pair.server_seed), showRound), detail);
+  parts.push(el("h3", { text: "Rounds" }), roundsTableEl(rows, Boolean(pair.server_seed) || Boolean(chain), showRound,
+    chain ? "seed not published yet" : "after reveal"), detail);
   if (n <= PAIR_DETAILS_AT_ONCE) {
     const boxes = [];
     for (const roundId of rows.ids) boxes.push(await roundDetailEl(roundId));
@@ -311,6 +349,17 @@ async function lookUpPair(id, target) {
       ? verdictEl("fail", `The revealed server seed does not match its published commitment, so none of the ${n} rounds is what fairdeal-v1 deals from it.`)
     : summary.failed
       ? verdictEl("fail", failedText())
+    : !chainOk
+      ? verdictEl("fail", "The revealed tip of this pair's chain does not hash down to its rounds' seeds and its commitment (details below).")
+    : chain && !chain.published
+      ? verdictEl("pending", `${n} round${n === 1 ? "" : "s"} with no gap so far${summary.log && summary.log.proven ? ", each in the log" : ""}; `
+        + `no round's seed is published yet. ${waiting}`)
+    : chain
+      ? verdictEl("pass", `${summary.passed} of ${n} round${n === 1 ? "" : "s"} verified, nonces 0 to ${n - 1} with no gap: `
+        + "each published seed hashes to the one before it, the first to the commitment published before play, "
+        + `and every card is what fairdeal-v1 deals${summary.log && summary.log.proven === n ? "; every round is in the log's checkpoint" : ""}`
+        + `${chain.tip ? "; the revealed tip hashes down to the last round's seed and to the commitment" : ""}.`
+        + `${waiting ? ` ${waiting}` : ""}`)
     : table && table.voided
       ? verdictEl("pass", "This table was voided: it dealt nothing, and its server seed is revealed and opens the "
         + "commitment published before any seat committed.", voidedWhy(pair.table))

@@ -1,10 +1,12 @@
 // The verification page's display code, in web/page/: views.js (this file:
 // elements, cards, deals, facts, checks), log.js (a record's receipt and the
-// log's checkpoint), tables.js (table pairs), lookup.js (a round; looking up
-// by id), pair.js (a whole seed pair, checked in bulk by a worker:
-// verify-worker.mjs), paste.js, draw.js, main.js (wiring). The protocols
-// live in fairdeal-v1.mjs, fairdeal-draw.mjs and fairdeal-table.mjs; the
-// server inlines them, tlog.mjs, seed-display.mjs and these files, in that
+// log's checkpoint), chain.js (a fairdeal-chain-v1 round), tables.js (table
+// pairs), lookup.js (a round; looking up by id), pair.js (a whole seed pair,
+// checked in bulk by a worker: verify-worker.mjs), paste.js, draw.js,
+// main.js (wiring). The protocols live in fairdeal-v1.mjs,
+// fairdeal-draw.mjs, fairdeal-table.mjs and fairdeal-chain.mjs; the server
+// inlines them (with sha256.mjs, which the chain's hashing uses), tlog.mjs,
+// seed-display.mjs and these files, in that
 // order, into one <script type="module">, so the functions of each (deal,
 // verifyRound, commitment, verifyDraw, checkTable, markedTextEl, ...) are in
 // scope in the others. Everything is drawn with DOM calls and textContent:

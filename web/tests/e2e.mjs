@@ -594,6 +594,186 @@ if (config.table_pair) {
   }
 }
 
+// 10. fairdeal-chain-v1 (when the test made chain pairs): a chain round is
+// verified the moment it and every earlier round ended, before any rotation;
+// a round's seed altered in the database fails, naming the round; a round in
+// play keeps its seed hidden, and a later round that ended says it waits for
+// it; a chain pair's published prefix is checked in the worker, and a
+// revealed chain's tip down to its rounds and its commitment.
+if (config.chain) {
+  const c = config.chain;
+  const verdictText = (page) => page.textContent("#lookup-result > [data-verdict]");
+  const roundPage = async (nonce) => {
+    const page = await open(`${base}/verify?round=${c.rounds[nonce]}`);
+    await page.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+    return page;
+  };
+
+  step("a chain round is verified as soon as it and every earlier round ended, before any rotation");
+  {
+    const zero = await roundPage(0);
+    assert.equal(await firstVerdict(zero), "pass");
+    for (const check of ["chain link", "chain", "deal", "log", "seed log"]) {
+      assert.deepEqual(await results(zero, `[data-check='${check}']`), ["pass"], check);
+    }
+    const said = await verdictText(zero);
+    assert.ok(said.includes("This seed hashes to the pair's commitment") && said.includes("the whole chain links to the commitment"), said);
+    assert.ok(said.includes("every card is what fairdeal-v1 deals"), said);
+    assert.equal(await zero.$$eval("[data-seat]", (n) => n.length), 2, "the hand is drawn");
+    await zero.close();
+    const one = await roundPage(1);
+    assert.equal(await firstVerdict(one), "pass");
+    const oneSaid = await verdictText(one);
+    assert.ok(oneSaid.includes("This seed hashes to the previous round's seed (nonce 0)") && oneSaid.includes("(2 hashes)"), oneSaid);
+    assert.deepEqual(await results(one, "[data-check='seed log']"), ["pass"], "the seed's receipt and inclusion proof");
+    const checked = await one.$$eval("[data-chain-checked] li", (n) => n.map((li) => li.dataset.result));
+    assert.deepEqual(checked, ["pass", "pass", "pass"]);
+    if (c.screenshot) await one.screenshot({ path: `${c.screenshot}-round.png`, fullPage: true });
+    await one.close();
+  }
+
+  step("a chain round whose seed was altered in the database fails, naming the round");
+  {
+    const page = await roundPage(c.tampered_nonce);
+    assert.equal(await firstVerdict(page), "fail");
+    const said = await verdictText(page);
+    assert.ok(said.includes(`Round ${c.tampered_nonce} (`) && said.includes(c.rounds[c.tampered_nonce]), said);
+    assert.ok(said.includes(`does not hash to the previous round's seed (nonce ${c.tampered_nonce - 1})`), said);
+    assert.deepEqual(await results(page, "[data-check='chain link']"), ["fail"]);
+    assert.deepEqual(await results(page, "[data-check=chain]"), ["fail"]);
+    assert.deepEqual(await results(page, "[data-check='seed log']"), ["fail"], "the log published another seed");
+    assert.ok((await page.textContent("[data-explain=chain-link]")).includes("not the previous round's seed (nonce 1)"));
+    await page.close();
+  }
+
+  step("a chain round in play keeps its seed hidden; a later round that ended waits for it");
+  {
+    const page = await roundPage(c.in_play_nonce);
+    assert.equal(await firstVerdict(page), "pending");
+    assert.equal(await page.$$eval(".card", (n) => n.length), 0, "no card before the seed is published");
+    const note = await page.textContent("[data-chain-hidden]");
+    assert.ok(note.startsWith("This hand is still in play."), note);
+    assert.equal(await page.getAttribute("[data-chain-hidden]", "data-in-play"), String(c.in_play_nonce));
+    assert.ok(!(await page.textContent("#lookup-result")).includes("in_play"), "no raw status code");
+    await page.close();
+    const later = await roundPage(c.in_play_nonce + 1);
+    assert.equal(await firstVerdict(later), "pending");
+    assert.equal(await later.$$eval(".card", (n) => n.length), 0);
+    const waits = await verdictText(later);
+    assert.ok(waits.includes(`This hand has ended, but an earlier hand of the same seed pair (nonce ${c.in_play_nonce}) is still in play`), waits);
+    assert.equal(await later.getAttribute("[data-chain-hidden]", "data-in-play"), String(c.in_play_nonce));
+    assert.equal(await later.getAttribute("[data-chain-hidden] a", "href"), `?round=${c.rounds[c.in_play_nonce]}`);
+    assert.ok((await later.textContent("#lookup-result .facts")).includes("closed (the hand is over)"));
+    if (c.screenshot) await later.screenshot({ path: `${c.screenshot}-hidden.png`, fullPage: true });
+    await later.close();
+  }
+
+  step("a round a million seeds down a chain: hashed in chunks, the page answers meanwhile");
+  {
+    // Round 1's record as a round at the end of a chain of 1,000,000: the
+    // page hashes its seed 1,000,000 times (its previous round is not in
+    // the record, so the verdict is a failure; the hashing is measured).
+    const page = await context.newPage();
+    page.on("pageerror", (err) => problems.push(`long chain page: page error: ${err.message}`));
+    await page.route(`**/v1/rounds/${c.rounds[1]}`, async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.nonce = 999_999;
+      body.chain = { length: 1_000_000, position: 1_000_000 };
+      await route.fulfill({ response, json: body });
+    });
+    const started = performance.now();
+    await page.goto(`${base}/verify?round=${c.rounds[1]}`);
+    await page.waitForSelector("html[data-ready=true]");
+    await page.waitForFunction(() => /hashing down the seed chain: [\d,]+ of 1,000,000/.test(document.querySelector("[data-chain-progress]")?.textContent || ""));
+    let slowest = 0;
+    while (!(await page.$("#lookup-result > [data-verdict]"))) {
+      const t = performance.now();
+      await page.evaluate(() => document.querySelectorAll("*").length);
+      slowest = Math.max(slowest, performance.now() - t);
+    }
+    const took = performance.now() - started;
+    console.log(`# measured: a round at chain position 1,000,000 checked in ${Math.round(took)} ms; the page answered within ${Math.round(slowest)} ms meanwhile`);
+    assert.ok(slowest < 1000, `the page answered only after ${slowest} ms while hashing`);
+    assert.equal(await firstVerdict(page), "fail", "its previous round is not in the record");
+    assert.ok((await page.textContent("#lookup-result > [data-verdict]")).includes("round 999998, before it, is not in its seed pair's record"));
+    await page.close();
+  }
+
+  step("a chain round at phone width: nothing scrolls sideways");
+  {
+    const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true });
+    const small = await phone.newPage();
+    small.on("pageerror", (err) => problems.push(`phone chain page: page error: ${err.message}`));
+    for (const nonce of [1, c.in_play_nonce + 1]) {
+      await small.goto(`${base}/verify?round=${c.rounds[nonce]}`);
+      await small.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+      const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the chain round ${nonce}'s page is ${overflow}px wider than the screen`);
+    }
+    await phone.close();
+  }
+
+  step("a chain pair: the published prefix checked in the worker, the altered round named, the rest waiting");
+  {
+    const page = await open(`${base}/verify?pair=${c.pair}`);
+    await page.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+    assert.equal(await firstVerdict(page), "fail");
+    const said = await verdictText(page);
+    assert.ok(said.includes(`first round ${c.tampered_nonce} `) && said.includes(c.rounds[c.tampered_nonce]), said);
+    const listed = await page.$$eval("[data-failures] > li", (n) => n.map((li) => [Number(li.dataset.nonce), li.textContent]));
+    assert.equal(listed.length, 1, JSON.stringify(listed));
+    assert.equal(listed[0][0], c.tampered_nonce);
+    assert.ok(listed[0][1].includes(`does not hash to the seed of round ${c.tampered_nonce - 1}`), listed[0][1]);
+    assert.equal(await page.textContent("[data-summary]"), "2 of 5 rounds verified; 2 not published yet.");
+    const note = await page.textContent("[data-chain-note]");
+    assert.ok(note.includes(`2 rounds still to be published. The first of them, nonce ${c.in_play_nonce}, is still in play.`), note);
+    assert.deepEqual(await results(page, "[data-pair-checks] > [data-check=chain]"), ["fail"]);
+    const rows = await page.$$eval("table.rounds tbody tr", (n) => n.map((tr) => tr.querySelector("td:nth-child(5)").textContent));
+    assert.equal(rows[c.in_play_nonce], "seed not published yet");
+    // Each round's own report, drawn for a pair this small.
+    assert.equal(await page.$$eval("[data-round-detail] .round-detail", (n) => n.length), 5);
+    if (c.screenshot) await page.screenshot({ path: `${c.screenshot}-pair.png`, clip: { x: 0, y: 0, width: 1100, height: 1300 } });
+    await page.close();
+
+    const open_ = await open(`${base}/verify?pair=${c.open_pair}`);
+    await open_.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+    assert.equal(await firstVerdict(open_), "pass");
+    const passed = await verdictText(open_);
+    assert.ok(passed.includes("2 of 3 rounds verified") && passed.includes("each published seed hashes to the one before it"), passed);
+    assert.ok(passed.includes(`1 round still to be published. The first of them, nonce ${c.open_in_play_nonce}, is still in play.`), passed);
+    assert.deepEqual(await results(open_, "[data-pair-checks] > [data-check=chain]"), ["pass"]);
+    assert.deepEqual(await results(open_, "[data-pair-checks] > [data-check=log]"), ["pass"], "the chain's commitment and its length in the log");
+    await open_.close();
+  }
+
+  step("a revealed chain pair: its tip hashes down to the last round's seed and to the commitment");
+  {
+    const page = await open(`${base}/verify?pair=${c.revealed_pair}`);
+    await page.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+    assert.equal(await firstVerdict(page), "pass");
+    assert.deepEqual(await results(page, "[data-pair-checks] > [data-check='chain tip']"), ["pass"]);
+    assert.ok((await verdictText(page)).includes("the revealed tip hashes down to the last round's seed and to the commitment"));
+    await page.close();
+
+    // Another tip than the chain's: the check fails.
+    const forged = await context.newPage();
+    forged.on("pageerror", (err) => problems.push(`forged tip page: page error: ${err.message}`));
+    await forged.route(`**/v1/seed-pairs/${c.revealed_pair}`, async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      body.server_seed = "ef".repeat(32);
+      await route.fulfill({ response, json: body });
+    });
+    await forged.goto(`${base}/verify?pair=${c.revealed_pair}`);
+    await forged.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+    assert.equal(await firstVerdict(forged), "fail");
+    assert.deepEqual(await results(forged, "[data-pair-checks] > [data-check='chain tip']"), ["fail"]);
+    assert.ok((await forged.textContent("[data-explain=chain-tip]")).includes(`hashes ${c.revealed_length} times`));
+    await forged.close();
+  }
+}
+
 await browser.close();
 assert.deepEqual(problems, [], "no console errors (a CSP violation would show here)");
 console.log("e2e: all checks passed");

@@ -1,7 +1,9 @@
 //! `GET /` and `GET /verify`: the player's verification page.
 //!
 //! One self-contained HTML file: the protocols (`web/fairdeal-v1.mjs`,
-//! `web/fairdeal-draw.mjs`, `web/fairdeal-table.mjs`), the log's checks
+//! `web/fairdeal-draw.mjs`, `web/fairdeal-table.mjs`, and
+//! `web/fairdeal-chain.mjs` with the synchronous SHA-256 of
+//! `web/sha256.mjs` it hashes chains with), the log's checks
 //! (`web/tlog.mjs`) and the display code (`web/seed-display.mjs`, which
 //! marks every character of a user's string outside printable ASCII, and
 //! `web/page/*.js`) are inlined
@@ -13,7 +15,8 @@
 //!
 //! The worker that checks a whole seed pair off the page's thread
 //! (`web/verify-worker.mjs`, with the protocol, the log's checks,
-//! `web/sha256.mjs` and `web/bulk.mjs`) is inlined too, as a string
+//! `web/sha256.mjs`, `web/fairdeal-chain.mjs` and `web/bulk.mjs`) is
+//! inlined too, as a string
 //! constant of the page's script (`WORKER_SOURCE`), so the page's hash pins
 //! it; the page starts it from a `blob:` URL of that string, which
 //! `worker-src blob:` allows and nothing else can: a blob URL is made only
@@ -34,13 +37,15 @@ const TLOG_JS: &str = include_str!("../../../web/tlog.mjs");
 const TABLE_JS: &str = include_str!("../../../web/fairdeal-table.mjs");
 const SEED_DISPLAY_JS: &str = include_str!("../../../web/seed-display.mjs");
 const SHA256_JS: &str = include_str!("../../../web/sha256.mjs");
+const CHAIN_JS: &str = include_str!("../../../web/fairdeal-chain.mjs");
 const BULK_JS: &str = include_str!("../../../web/bulk.mjs");
 const WORKER_JS: &str = include_str!("../../../web/verify-worker.mjs");
 /// The page's own code, in the order it is inlined (each file uses the
 /// names of those before it and of the protocol files).
-const PAGE_JS: [&str; 8] = [
+const PAGE_JS: [&str; 9] = [
     include_str!("../../../web/page/views.js"),
     include_str!("../../../web/page/log.js"),
+    include_str!("../../../web/page/chain.js"),
     include_str!("../../../web/page/tables.js"),
     include_str!("../../../web/page/lookup.js"),
     include_str!("../../../web/page/pair.js"),
@@ -74,9 +79,10 @@ fn js_string(text: &str) -> String {
 }
 
 fn build() -> VerifyPage {
-    let worker = format!("{PROTOCOL_JS}\n{TLOG_JS}\n{SHA256_JS}\n{BULK_JS}\n{WORKER_JS}");
+    let worker =
+        format!("{PROTOCOL_JS}\n{TLOG_JS}\n{SHA256_JS}\n{CHAIN_JS}\n{BULK_JS}\n{WORKER_JS}");
     let script = format!(
-        "const WORKER_SOURCE = {};\n{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{TABLE_JS}\n{SEED_DISPLAY_JS}\n{}",
+        "const WORKER_SOURCE = {};\n{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{TABLE_JS}\n{SEED_DISPLAY_JS}\n{SHA256_JS}\n{CHAIN_JS}\n{}",
         js_string(&worker),
         PAGE_JS.join("\n")
     );
@@ -146,6 +152,11 @@ mod tests {
         assert!(page.html.contains("export async function drawWinners"));
         assert!(page.html.contains("const WORKER_SOURCE = \""));
         assert!(page.html.contains("function bulkShuffle"));
+        assert!(page.html.contains("export function chainLinker"));
+        assert!(
+            !page.html.contains("import {"),
+            "no inlined file imports another"
+        );
         let start = page.html.find("<script type=\"module\">").expect("script") + 22;
         let end = page.html[start..].find("</script>").expect("end") + start;
         assert!(page.csp.contains(&sha256_source(&page.html[start..end])));
