@@ -294,3 +294,62 @@ fn a_table_is_replayed_from_the_pair_as_the_api_shows_it() {
     let out = replay(&[&args[..], &["--table-json", file]].concat());
     assert!(out.status.success(), "a label with = : {}", stderr(&out));
 }
+
+/// A fairdeal-chain-v1 round (vector C1, round 2) replayed with the chain's
+/// commitment: the seed reaches it in three steps and deals the vector's
+/// cards; a seed of the wrong round does not, and exits 1.
+#[test]
+fn a_chain_round_is_replayed_against_the_chain_commitment() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/test-vectors/fairdeal-chain-v1.json"
+    ))
+    .expect("vectors");
+    let vectors: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let c1 = &vectors["vectors"][0];
+    let round = &c1["rounds"][2];
+    let commitment = c1["commitment"].as_str().expect("commitment");
+    let args = |seed: &str| -> Vec<String> {
+        [
+            "--server-seed",
+            seed,
+            "--client-seed",
+            round["client_seed"].as_str().expect("client seed"),
+            "--nonce",
+            "2",
+            "--game",
+            "holdem",
+            "--players",
+            "2",
+            "--chain-commitment",
+            commitment,
+            "--json",
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let given: Vec<String> = args(round["server_seed"].as_str().expect("seed"));
+    let out = replay(&given.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let record: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    assert_eq!(record["protocol"], "fairdeal-chain-v1");
+    assert_eq!(record["chain_commitment"], commitment);
+    assert_eq!(record["deal"], round["deal"]);
+    // Round 3's seed given as round 2's: four steps, not three.
+    let wrong: Vec<String> = args(c1["seeds"][4].as_str().expect("seed"));
+    let out = replay(&wrong.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("chain mismatch"), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+    // A malformed chain commitment names its flag.
+    let mut bad = args(round["server_seed"].as_str().expect("seed"));
+    let at = bad.iter().position(|a| a == commitment).expect("given");
+    bad[at] = "abc".to_owned();
+    let out = replay(&bad.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--chain-commitment"),
+        "{}",
+        stderr(&out)
+    );
+}

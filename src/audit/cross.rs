@@ -63,6 +63,17 @@ pub(crate) fn round_digest(nonce: u64, game: &Value, id: &str) -> u128 {
     ]))
 }
 
+/// A chain round's published seed's share of its pair's digest (added to
+/// its round's): a chain pair's fields digest leaves out its revealed tip,
+/// which the audit and the monitor each hold to the round seeds.
+pub(crate) fn chain_seed_digest(nonce: u64, seed: &str) -> u128 {
+    u128::from_be_bytes(digest16(&[
+        b"round_seed",
+        &nonce.to_be_bytes(),
+        seed.to_ascii_lowercase().as_bytes(),
+    ]))
+}
+
 /// What one pair's rounds in the export say, reduced.
 #[derive(Clone, Copy, Debug)]
 struct Exported {
@@ -100,7 +111,8 @@ pub(crate) enum Held {
 }
 
 impl ExportDigests {
-    /// Takes a round of the export (in the export's order).
+    /// Takes a round of the export (in the export's order). A chain
+    /// round's `server_seed` is its own, part of the round's digest.
     #[allow(clippy::too_many_arguments)]
     pub fn round(
         &mut self,
@@ -112,6 +124,7 @@ impl ExportDigests {
         commitment: &str,
         server_seed: &str,
         client_seed: &str,
+        chain: bool,
     ) {
         let key = match uuid_of(pair) {
             Some(uuid) => Id::uuid(uuid),
@@ -120,7 +133,13 @@ impl ExportDigests {
                 Id::numbered(*self.odd.entry(pair.to_owned()).or_insert(next))
             }
         };
-        let digest = round_digest(nonce, game, id);
+        let mut digest = round_digest(nonce, game, id);
+        let server_seed = if chain {
+            digest = digest.wrapping_add(chain_seed_digest(nonce, server_seed));
+            ""
+        } else {
+            server_seed
+        };
         // Rounds of one pair usually come together: a pair seen again
         // later gets a second record, merged when sealed.
         if let Some(last) = self.pairs.last_mut()
@@ -237,11 +256,12 @@ mod tests {
                 "AA",
                 "bb",
                 "lucky",
+                false,
             );
         }
         // The same pair again further down: merged.
-        export.round(9, "q", 0, &game, "q0", "cc", "dd", "x");
-        export.round(10, "p", 3, &game, "r3", "aa", "bb", "lucky");
+        export.round(9, "q", 0, &game, "q0", "cc", "dd", "x", false);
+        export.round(10, "p", 3, &game, "r3", "aa", "bb", "lucky", false);
         export.seal();
         assert_eq!(export.pairs(), 2);
         let fields = fields_digest("aa", "BB", &crate::tlog::entry::client_seed_sha256("lucky"));

@@ -35,6 +35,14 @@ pub struct ExportPair {
     /// derived from their contributions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<ExportTable>,
+    /// `fairdeal-chain-v1` for a chain pair (absent for fairdeal-v1): its
+    /// `server_seed_hash` is the chain's `s_0`, its `server_seed` the tip
+    /// `s_N`, and each round line carries the round's own seed `s_{k+1}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// A chain pair's length N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_length: Option<u64>,
 }
 
 /// A table pair's seats, in seat order, and its void when a seat stalled.
@@ -288,7 +296,16 @@ impl ExportPair {
             created_at,
             revealed_at,
             table: None,
+            protocol: None,
+            chain_length: None,
         }
+    }
+
+    /// The same line for a fairdeal-chain-v1 pair of `length` rounds.
+    pub fn with_chain(mut self, length: u64) -> Self {
+        self.protocol = Some(fairdeal_core::CHAIN_PROTOCOL.to_owned());
+        self.chain_length = Some(length);
+        self
     }
 
     /// The same line for a table pair with these seats.
@@ -329,6 +346,24 @@ impl ExportRound {
             game,
             deal,
             created_at,
+        }
+    }
+
+    /// The line of round `nonce` of a chain pair: the pair's commitment
+    /// (the chain's `s_0`) and the round's own seed `s_{nonce+1}`.
+    pub fn of_chain(
+        pair: RevealedPair<'_>,
+        server_seed: &str,
+        id: String,
+        nonce: u64,
+        game: Box<RawValue>,
+        deal: Box<RawValue>,
+        created_at: String,
+    ) -> Self {
+        Self {
+            protocol: fairdeal_core::CHAIN_PROTOCOL.to_owned(),
+            server_seed: server_seed.to_owned(),
+            ..Self::new(pair, id, nonce, game, deal, created_at)
         }
     }
 }

@@ -81,7 +81,8 @@ pub struct Finding {
     /// `signature`, `tree`, `tile`, `fork`, `key`, `entry`, `order`,
     /// `reveal`, `succession`, `client_seed_reuse`, `stale_commitment`,
     /// `draw`, `draw_not_run`, `draw_reuse`, `table`, `repeated_voids`,
-    /// `api`; for notes, `client_seed_shared` and `draw_seed_shared`.
+    /// `chain`, `api`; for notes, `client_seed_shared`, `draw_seed_shared`
+    /// and `chain_tip_unchecked`.
     pub kind: &'static str,
     /// The log index it concerns, if one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -185,6 +186,8 @@ pub struct PairFacts {
     pub server_seed: Option<String>,
     /// Its rounds by nonce: game and round id (kept only when asked for).
     pub rounds: BTreeMap<u64, (Value, String)>,
+    /// A chain pair's published round seeds by nonce (hex, as logged).
+    pub round_seeds: BTreeMap<u64, String>,
 }
 
 /// A pair's or a draw's id in 17 bytes: 0 and its UUID when the text is
@@ -288,7 +291,8 @@ impl Names {
 
 /// A commitment given as 64 lower-case hex digits, as bytes (`None` when it
 /// is not one: nothing opens it).
-fn hash32(text: &str) -> Option<[u8; 32]> {
+/// 32 bytes from exactly 64 lowercase hex digits.
+pub(super) fn hash32(text: &str) -> Option<[u8; 32]> {
     if text.len() != 64 || !text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         return None;
     }
@@ -335,10 +339,30 @@ struct Live {
     rounds: u64,
     /// A table pair's seats and their commitments and reveals.
     table: Option<Box<TableTrack>>,
+    /// A fairdeal-chain-v1 pair's chain and the seeds published so far.
+    #[serde(default)]
+    chain: Option<Box<ChainTrack>>,
     /// What its entries give for the export's digest (`audit --log`).
     #[serde(skip)]
     digest: Option<Box<LiveDigest>>,
 }
+
+/// A chain pair's chain as its entries show it: its length, how many
+/// round seeds were published (from nonce 0, in order), and the last one
+/// (the commitment `s_0` before any).
+#[derive(Serialize, Deserialize)]
+struct ChainTrack {
+    length: u64,
+    published: u64,
+    last: Option<[u8; 32]>,
+}
+
+/// SHA-256 steps the checker spends on revealed chains' tips in one run
+/// (about 5 s): a tip opens the seeds no round used, `length − published`
+/// steps above the last published seed, and a hostile log could ask for
+/// 2^24 steps a pair. Past it, tips are noted unchecked; every published
+/// round seed is still checked (one step each).
+const CHAIN_TIP_BUDGET: u64 = 1 << 26;
 
 /// A live pair's share of the cross-check with an export: its client
 /// seed's hash as logged, and its rounds so far ([`super::cross`]).
@@ -656,6 +680,7 @@ struct Fields<'a> {
     server_seed: Option<Cow<'a, str>>,
     #[serde(borrow)]
     successor: Option<Cow<'a, str>>,
+    chain_length: Option<u64>,
     #[serde(borrow)]
     time: Option<Cow<'a, str>>,
 }
@@ -679,6 +704,7 @@ impl<'a> Fields<'a> {
             game: None,
             server_seed: text("server_seed"),
             successor: text("successor"),
+            chain_length: entry["chain_length"].as_u64(),
             time: text("time"),
         }
     }
@@ -738,6 +764,12 @@ struct Memory {
     pairs: u64,
     tables: u64,
     rounds: u64,
+    /// Steps spent on chain tips ([`CHAIN_TIP_BUDGET`]), and the tips left
+    /// unchecked past it.
+    #[serde(default)]
+    chain_tip_steps: u64,
+    #[serde(default)]
+    chain_tips_unchecked: u64,
 }
 
 impl std::fmt::Debug for LogChecker {
@@ -788,7 +820,7 @@ impl<T: std::io::Read> std::io::Read for Hashing<T> {
 }
 
 /// The format of a [`Snapshot`]: a snapshot of another is not resumed.
-const SNAPSHOT_FORMAT: &str = "fairdeal-monitor-snapshot-3";
+const SNAPSHOT_FORMAT: &str = "fairdeal-monitor-snapshot-4";
 
 /// Bytes, serialized as one byte string.
 #[derive(Default)]
@@ -1315,6 +1347,7 @@ impl LogChecker {
             }
             Some("client_seed") => self.client_seed(index, pair_id, &fields),
             Some("round") => self.round(index, pair_id, &fields),
+            Some("round_seed") => self.round_seed(index, pair_id, &fields),
             Some("reveal") => self.reveal(index, pair_id, &fields),
             Some(kind @ ("seat_commitment" | "seat_contribution" | "table_void")) => {
                 self.table_entry(index, kind, pair_id, &full())
@@ -1358,8 +1391,30 @@ impl LogChecker {
                 ),
             );
         }
+        let chain = match fields.chain_length {
+            None => None,
+            Some(length) if (1..=fairdeal_core::MAX_CHAIN_LENGTH).contains(&length) => {
+                Some(Box::new(ChainTrack {
+                    length,
+                    published: 0,
+                    last: commitment,
+                }))
+            }
+            Some(length) => {
+                m.findings.add(
+                    "chain",
+                    Some(index),
+                    format!(
+                        "pair {pair_id}'s chain length {length} is not 1 to {}",
+                        fairdeal_core::MAX_CHAIN_LENGTH
+                    ),
+                );
+                None
+            }
+        };
         let track = Live {
             commitment,
+            chain,
             next: hash32(Fields::text(&fields.next_server_seed_hash)),
             committed_at_ms: fields.time.as_deref().and_then(time_ms),
             tenant: m.tenants.of(fields.tenant.as_deref()),
@@ -1510,6 +1565,18 @@ impl LogChecker {
             );
         }
         track.rounds += 1;
+        if let (Some(chain), Some(nonce)) = (&track.chain, nonce)
+            && nonce >= chain.length
+        {
+            m.findings.add(
+                "chain",
+                Some(index),
+                format!(
+                    "pair {pair_id} deals nonce {nonce} past the end of its chain of {}",
+                    chain.length
+                ),
+            );
+        }
         match (nonce, track.next_nonce) {
             (Some(nonce), Some(next)) if nonce == next => {
                 track.next_nonce = nonce.checked_add(1);
@@ -1576,9 +1643,10 @@ impl LogChecker {
         if let (Some(cross), Some(digest)) = (self.cross.as_mut(), track.digest.as_ref()) {
             cross.revealed_pairs += 1;
             cross.revealed_rounds += digest.count;
+            // A chain pair's tip is held to its round seeds instead.
             let fields = super::cross::fields_digest(
                 &track.commitment.map(hex::encode).unwrap_or_default(),
-                seed,
+                if track.chain.is_some() { "" } else { seed },
                 &digest.client_seed_sha256,
             );
             let held = cross
@@ -1616,18 +1684,131 @@ impl LogChecker {
             );
             return;
         };
-        let m = &mut self.memory;
-        if !opens(seed, track.commitment) {
-            m.findings.add(
-                "reveal",
-                Some(index),
-                format!("pair {pair_id}'s revealed seed does not hash to its commitment"),
-            );
+        if let Some(problem) = self.reveal_problem(&track, pair_id, seed) {
+            self.memory.findings.add("reveal", Some(index), problem);
         }
+        let m = &mut self.memory;
         if let Some(successor) = fields.successor.as_deref() {
             m.promised
                 .entry(m.names.keep(successor))
                 .or_insert((id, track.next));
+        }
+    }
+
+    /// What is wrong with `seed`, revealed for the pair `track` was: it
+    /// does not hash to the commitment; for a chain pair, a round dealt
+    /// whose seed was never published, or a tip that does not hash down to
+    /// the last published seed (checked within [`CHAIN_TIP_BUDGET`]).
+    fn reveal_problem(&mut self, track: &Live, pair_id: &str, seed: &str) -> Option<String> {
+        let Some(chain) = &track.chain else {
+            return (!opens(seed, track.commitment)).then(|| {
+                format!("pair {pair_id}'s revealed seed does not hash to its commitment")
+            });
+        };
+        let dealt = track.next_nonce.unwrap_or(u64::MAX);
+        if chain.published < dealt {
+            return Some(format!(
+                "chain pair {pair_id} is revealed with rounds {} to {} whose seeds were never published",
+                chain.published,
+                dealt - 1
+            ));
+        }
+        let Ok(tip) = <[u8; 32]>::try_from(hex::decode(seed).unwrap_or_default()) else {
+            return Some(format!(
+                "chain pair {pair_id}'s revealed tip is not 32 bytes in hex"
+            ));
+        };
+        let steps = chain.length.saturating_sub(chain.published);
+        let m = &mut self.memory;
+        if m.chain_tip_steps.saturating_add(steps) > CHAIN_TIP_BUDGET {
+            m.chain_tips_unchecked += 1;
+            return None;
+        }
+        m.chain_tip_steps += steps;
+        let mut down = tip;
+        for _ in 0..steps {
+            down = Sha256::digest(down).into();
+        }
+        (Some(down) != chain.last).then(|| {
+            format!(
+                "chain pair {pair_id}'s revealed tip does not hash down to its last published seed (or its commitment)"
+            )
+        })
+    }
+
+    /// A chain round's seed published: in nonce order, after its round, and
+    /// hashing to the seed before it (the first to the commitment).
+    fn round_seed(&mut self, index: u64, pair_id: &str, fields: &Fields) {
+        let m = &mut self.memory;
+        let id = m.names.id(pair_id);
+        let Some(track) = m.live.get_mut(&id) else {
+            self.not_live(index, pair_id, "a round seed");
+            return;
+        };
+        let dealt = track.next_nonce.unwrap_or(u64::MAX);
+        let Some(chain) = track.chain.as_mut() else {
+            m.findings.add(
+                "chain",
+                Some(index),
+                format!("a round seed of {pair_id}, which was not committed as a chain"),
+            );
+            return;
+        };
+        let nonce = fields.nonce;
+        if nonce != Some(chain.published) {
+            m.findings.add(
+                "order",
+                Some(index),
+                format!(
+                    "pair {pair_id} publishes the seed of round {nonce:?} where round {}'s was next (seeds are published in nonce order)",
+                    chain.published
+                ),
+            );
+            return;
+        }
+        if chain.published >= dealt {
+            m.findings.add(
+                "order",
+                Some(index),
+                format!(
+                    "pair {pair_id} publishes the seed of round {} before the round was dealt",
+                    chain.published
+                ),
+            );
+        }
+        let seed = hash32(Fields::text(&fields.server_seed));
+        let links =
+            seed.is_some_and(|seed| Some(<[u8; 32]>::from(Sha256::digest(seed))) == chain.last);
+        if !links {
+            m.findings.add(
+                "chain",
+                Some(index),
+                format!(
+                    "round {} of {pair_id}: its published seed does not hash to {}",
+                    chain.published,
+                    if chain.published == 0 {
+                        "the pair's commitment"
+                    } else {
+                        "the previous round's seed"
+                    }
+                ),
+            );
+        }
+        if let Some(digest) = track.digest.as_mut() {
+            digest.rounds = digest.rounds.wrapping_add(super::cross::chain_seed_digest(
+                chain.published,
+                Fields::text(&fields.server_seed),
+            ));
+        }
+        if let Some(facts) = self.facts.get_mut(pair_id) {
+            facts.round_seeds.insert(
+                chain.published,
+                Fields::text(&fields.server_seed).to_owned(),
+            );
+        }
+        chain.published += 1;
+        if seed.is_some() {
+            chain.last = seed;
         }
     }
 
@@ -1665,13 +1846,11 @@ impl LogChecker {
         }
         let seed = entry["server_seed"].as_str().unwrap_or_default();
         if let Some(track) = self.released(id, pair_id, seed)
-            && !opens(seed, track.commitment)
+            && let Some(problem) = self.reveal_problem(&track, pair_id, seed)
         {
-            self.memory.findings.add(
-                "reveal",
-                Some(index),
-                format!("void table {pair_id}'s revealed seed does not hash to its commitment"),
-            );
+            self.memory
+                .findings
+                .add("reveal", Some(index), format!("void table: {problem}"));
         }
     }
 
@@ -1825,6 +2004,16 @@ impl LogChecker {
         let mut notes = Findings::default();
         self.seed_groups(&mut notes);
         let m = &mut self.memory;
+        if m.chain_tips_unchecked > 0 {
+            notes.add(
+                "chain_tip_unchecked",
+                None,
+                format!(
+                    "{} revealed chain tips were not hashed down to their last published seeds: past {CHAIN_TIP_BUDGET} steps a run (every published round seed was checked)",
+                    m.chain_tips_unchecked
+                ),
+            );
+        }
         let mut oldest: Option<i64> = None;
         let mut unused = Vec::new();
         let mut stale = Vec::new();
@@ -2327,6 +2516,155 @@ mod checker_tests {
     fn reveal(pair: &str, successor: &str) -> Value {
         json!({"type": "reveal", "seed_pair": pair, "server_seed": seed().0,
                "successor": successor, "time": "2026-11-23T00:00:03Z"})
+    }
+
+    /// A chain of `length` from a fixed tip: `s_0 … s_N`.
+    fn chain(length: u64) -> Vec<[u8; 32]> {
+        let mut seeds = vec![[4u8; 32]];
+        for _ in 0..length {
+            let below: [u8; 32] = Sha256::digest(seeds[seeds.len() - 1]).into();
+            seeds.push(below);
+        }
+        seeds.reverse();
+        seeds
+    }
+
+    fn chain_commit(pair: &str, seeds: &[[u8; 32]]) -> Value {
+        let mut entry = commit(pair, Some("t"));
+        entry["server_seed_hash"] = hex::encode(seeds[0]).into();
+        entry["chain_length"] = (seeds.len() as u64 - 1).into();
+        entry
+    }
+
+    fn round_seed(pair: &str, nonce: u64, seed: &[u8; 32]) -> Value {
+        json!({"type": "round_seed", "seed_pair": pair, "round": format!("{pair}-{nonce}"),
+               "nonce": nonce, "server_seed": hex::encode(seed), "time": "2026-11-23T00:00:02Z"})
+    }
+
+    fn chain_reveal(pair: &str, seeds: &[[u8; 32]]) -> Value {
+        let mut entry = reveal(pair, "next");
+        entry["server_seed"] = hex::encode(seeds[seeds.len() - 1]).into();
+        entry
+    }
+
+    /// An honest chain pair: rounds dealt, seeds published in order as
+    /// rounds end (some while later rounds are in play), the tip revealed.
+    fn honest_chain() -> (Vec<[u8; 32]>, Vec<Value>) {
+        let seeds = chain(6);
+        let entries = vec![
+            chain_commit("c", &seeds),
+            client_seed("c", "chained"),
+            round("c", 0),
+            round("c", 1),
+            round_seed("c", 0, &seeds[1]),
+            round("c", 2),
+            round_seed("c", 1, &seeds[2]),
+            round_seed("c", 2, &seeds[3]),
+            round("c", 3),
+            round_seed("c", 3, &seeds[4]),
+            chain_reveal("c", &seeds),
+        ];
+        (seeds, entries)
+    }
+
+    #[test]
+    fn an_honest_chain_pair_has_no_finding() {
+        let (_, entries) = honest_chain();
+        let report = run(&entries);
+        assert!(report.findings.is_empty(), "{:?}", report.findings);
+        assert!(report.notes.is_empty(), "{:?}", report.notes);
+    }
+
+    /// Each way to publish a chain's seeds wrongly is a finding of its own
+    /// kind, naming the round.
+    #[test]
+    fn a_chain_published_wrongly_is_named() {
+        let (seeds, honest) = honest_chain();
+        let cases: Vec<(&str, Vec<Value>, &str, &str)> = vec![
+            (
+                "a seed that does not link",
+                {
+                    let mut e = honest.clone();
+                    e[6] = round_seed("c", 1, &[7; 32]);
+                    e
+                },
+                "chain",
+                "round 1 of c: its published seed does not hash to the previous round's seed",
+            ),
+            (
+                "seeds out of order",
+                {
+                    let mut e = honest.clone();
+                    e.swap(6, 7);
+                    e
+                },
+                "order",
+                "publishes the seed of round Some(2) where round 1's was next",
+            ),
+            (
+                "a seed before its round",
+                {
+                    let mut e = honest.clone();
+                    e.swap(8, 9);
+                    e
+                },
+                "order",
+                "publishes the seed of round 3 before the round was dealt",
+            ),
+            (
+                "a reveal with a round unpublished",
+                {
+                    let mut e = honest.clone();
+                    e.remove(9);
+                    e
+                },
+                "reveal",
+                "revealed with rounds 3 to 3 whose seeds were never published",
+            ),
+            (
+                "a tip of another chain",
+                {
+                    let mut e = honest.clone();
+                    e[10]["server_seed"] = hex::encode([5u8; 32]).into();
+                    e
+                },
+                "reveal",
+                "revealed tip does not hash down to its last published seed",
+            ),
+            (
+                "a round past the chain's end",
+                {
+                    let short = &seeds[..3];
+                    let mut e = vec![chain_commit("c", short), client_seed("c", "x")];
+                    e.extend((0..3).map(|n| round("c", n)));
+                    e
+                },
+                "chain",
+                "deals nonce 2 past the end of its chain of 2",
+            ),
+            (
+                "a round seed of a plain pair",
+                vec![
+                    commit("p", Some("t")),
+                    client_seed("p", "y"),
+                    round("p", 0),
+                    round_seed("p", 0, &seeds[1]),
+                ],
+                "chain",
+                "a round seed of p, which was not committed as a chain",
+            ),
+        ];
+        for (what, entries, kind, detail) in cases {
+            let report = run(&entries);
+            assert!(
+                report
+                    .findings
+                    .iter()
+                    .any(|f| f.kind == kind && f.detail.contains(detail)),
+                "{what}: {:?}",
+                report.findings
+            );
+        }
     }
 
     /// A snapshot is the monitor's own file, but one crafted or damaged

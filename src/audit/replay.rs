@@ -23,6 +23,9 @@ use fairdeal_core::{
     SeedKey, ServerSeed, compact_deal_with, compare_deals,
 };
 use fairdeal_stats::evidence::{Evidence, StatsReport};
+use sha2::{Digest, Sha256};
+
+use super::monitor::hash32;
 use memchr::memmem;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -89,6 +92,14 @@ pub struct Report {
     /// With `--log`: what was checked of the transparency log, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<String>,
+    /// Revealed chain tips not held to their last round's seed: past an
+    /// audit's budget of SHA-256 steps (every round's link is checked).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub chain_tips_unchecked: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Report {
@@ -420,17 +431,22 @@ fn check_round(
             }
         }
     };
-    if round.protocol != fairdeal_core::PROTOCOL {
+    // A chain round's line gives the chain's commitment: its seed's link
+    // to the round before is checked in order ([`Sequence::round`]).
+    let chain = round.protocol == fairdeal_core::CHAIN_PROTOCOL;
+    if round.protocol != fairdeal_core::PROTOCOL && !chain {
         let why = format!(
-            "{}: protocol {:?} is not {}",
+            "{}: protocol {:?} is not {} or {}",
             name(),
             round.protocol,
-            fairdeal_core::PROTOCOL
+            fairdeal_core::PROTOCOL,
+            fairdeal_core::CHAIN_PROTOCOL
         );
         return Some((vec![("record", why)], None));
     }
     let mut problems = Vec::new();
-    if let CommitmentCheck::Mismatch {
+    if chain {
+    } else if let CommitmentCheck::Mismatch {
         published,
         computed,
     } = commitment
@@ -625,6 +641,33 @@ fn pair_commitment_problem(pair: &ExportPair) -> Option<String> {
         Ok(seed) => seed,
         Err(err) => return Some(format!("pair {}: server_seed: {err}", pair.id)),
     };
+    if let Some(length) = pair.chain_length {
+        // A chain's tip is held to its rounds' seeds in order
+        // ([`Sequence::close_pair`]).
+        if pair.protocol.as_deref() != Some(fairdeal_core::CHAIN_PROTOCOL) {
+            return Some(format!(
+                "pair {}: a chain_length without protocol {}",
+                pair.id,
+                fairdeal_core::CHAIN_PROTOCOL
+            ));
+        }
+        if !(1..=fairdeal_core::MAX_CHAIN_LENGTH).contains(&length) {
+            return Some(format!(
+                "pair {}: chain_length {length} is not 1 to {}",
+                pair.id,
+                fairdeal_core::MAX_CHAIN_LENGTH
+            ));
+        }
+        return Commitment::from_hex(&pair.server_seed_hash)
+            .err()
+            .map(|err| format!("pair {}: server_seed_hash: {err}", pair.id));
+    }
+    if let Some(protocol) = pair.protocol.as_deref() {
+        return Some(format!(
+            "pair {}: protocol {protocol:?} without a chain_length",
+            pair.id
+        ));
+    }
     match Commitment::from_hex(&pair.server_seed_hash) {
         Err(err) => Some(format!("pair {}: server_seed_hash: {err}", pair.id)),
         Ok(commitment) if seed.commitment() != commitment => Some(format!(
@@ -668,11 +711,56 @@ struct Sequence {
     /// audit's memory grow with the rounds, and a round's id is not what its
     /// cards are checked by.)
     pairs_seen: std::collections::HashMap<u128, u64>,
+    /// A chain pair's chain as its rounds link it: its length, the position
+    /// of the last seed linked (0: the commitment) and that seed.
+    chain: Option<(u64, u64, [u8; 32])>,
+    /// SHA-256 steps spent on chain tips ([`CHAIN_TIP_BUDGET`]).
+    chain_tip_steps: u64,
 }
 
+/// SHA-256 steps an audit spends holding revealed chain tips to their last
+/// round's seed (about 5 s): a chain rotated early leaves up to 2^24 steps
+/// to its tip. Past it, tips are counted unchecked
+/// ([`Report::chain_tips_unchecked`]); every round's link is still checked.
+const CHAIN_TIP_BUDGET: u64 = 1 << 26;
+
 impl Sequence {
+    /// Starts holding a chain pair's rounds to its chain.
+    fn open_chain(&mut self, pair: &ExportPair) {
+        self.chain = match (pair.chain_length, hash32(&pair.server_seed_hash)) {
+            (Some(length), Some(s0)) => Some((length, 0, s0)),
+            _ => None,
+        };
+    }
+
     fn close_pair(&mut self, report: &mut Report) {
         self.previous_first = None;
+        if let (Some((length, position, last)), Some((pair, line, _))) =
+            (self.chain.take(), self.pair.as_ref())
+            && let Some(tip) = hash32(&pair.server_seed)
+            && length <= fairdeal_core::MAX_CHAIN_LENGTH
+        {
+            let steps = length.saturating_sub(position);
+            if self.chain_tip_steps.saturating_add(steps) > CHAIN_TIP_BUDGET {
+                report.chain_tips_unchecked += 1;
+            } else {
+                self.chain_tip_steps += steps;
+                let mut down = tip;
+                for _ in 0..steps {
+                    down = Sha256::digest(down).into();
+                }
+                if down != last {
+                    report.add(
+                        *line,
+                        "commitment",
+                        format!(
+                            "pair {}: its revealed tip does not hash down to its last round's seed (or its commitment)",
+                            pair.id
+                        ),
+                    );
+                }
+            }
+        }
         if let Some((pair, line, seen)) = self.pair.take()
             && seen < u128::from(pair.rounds)
         {
@@ -707,10 +795,74 @@ impl Sequence {
             return;
         }
 
+        let pair_protocol = pair.protocol.as_deref().unwrap_or(fairdeal_core::PROTOCOL);
+        if *round.protocol != *pair_protocol {
+            report.add(
+                line,
+                "record",
+                format!(
+                    "{}: protocol {:?}, but its seed pair's is {pair_protocol}",
+                    round_name(round),
+                    round.protocol
+                ),
+            );
+        }
+        // A chain round has its own seed, linked to the one before.
+        let chain = match self.chain.as_mut() {
+            Some((length, position, last)) => {
+                let steps = (round.nonce as u128 + 1).saturating_sub(u128::from(*position));
+                let seed = hash32(&round.server_seed);
+                // One step from the round before; across a nonce gap (a
+                // finding of its own) at most 1,024, so a hostile export's
+                // gaps cost no more than that a line.
+                let links = seed.is_some_and(|seed| {
+                    (1..=1024).contains(&steps) && {
+                        let mut down = seed;
+                        for _ in 0..steps {
+                            down = Sha256::digest(down).into();
+                        }
+                        down == *last
+                    }
+                });
+                if round.nonce >= *length {
+                    report.add(
+                        line,
+                        "record",
+                        format!(
+                            "{}: past the end of its pair's chain of {length}",
+                            round_name(round)
+                        ),
+                    );
+                } else if !links {
+                    report.add(
+                        line,
+                        "commitment",
+                        format!(
+                            "{}: its seed does not hash to {}",
+                            round_name(round),
+                            if *position == 0 {
+                                "its pair's commitment"
+                            } else {
+                                "the previous round's seed"
+                            }
+                        ),
+                    );
+                } else if let Some(seed) = seed {
+                    *position = round.nonce + 1;
+                    *last = seed;
+                }
+                true
+            }
+            None => false,
+        };
         for (field, mine, theirs) in [
             (
                 "server_seed",
-                &*round.server_seed,
+                if chain {
+                    pair.server_seed.as_str()
+                } else {
+                    &*round.server_seed
+                },
                 pair.server_seed.as_str(),
             ),
             (
@@ -943,6 +1095,7 @@ fn take_in(
                 if pair.revealed_at > *to {
                     to.clone_from(&pair.revealed_at);
                 }
+                sequence.open_chain(&pair);
                 sequence.pair = Some((pair, line, 0));
             }
             Checked::Round {

@@ -117,9 +117,16 @@ fn differences(
             return;
         }
         let game = serde_json::from_str(round.game).unwrap_or_default();
+        // A chain round's seed is its own; its pair's tip is not on the line.
+        let chain = round.protocol == fairdeal_core::CHAIN_PROTOCOL;
         exported.insert(
             (round.seed_pair_id.to_string(), round.nonce),
-            (line, game, round.id.to_string()),
+            (
+                line,
+                game,
+                round.id.to_string(),
+                chain.then(|| round.server_seed.to_string()),
+            ),
         );
         exported_pairs
             .entry(round.seed_pair_id.to_string())
@@ -127,7 +134,7 @@ fn differences(
                 (
                     line,
                     round.server_seed_hash.to_string(),
-                    round.server_seed.to_string(),
+                    (!chain).then(|| round.server_seed.to_string()),
                     round.client_seed.to_string(),
                 )
             });
@@ -165,8 +172,11 @@ fn differences(
                 "commitment",
             ),
             (
-                logged.server_seed.as_ref(),
-                server_seed.as_str(),
+                logged
+                    .server_seed
+                    .as_ref()
+                    .filter(|_| server_seed.is_some()),
+                server_seed.as_deref().unwrap_or_default(),
                 "revealed server seed",
             ),
             (
@@ -192,21 +202,34 @@ fn differences(
                     0,
                     format!("pair {pair} nonce {nonce} is in the log but not in the export"),
                 )),
-                Some((line, exported_game, _)) if exported_game != game => found.push((
+                Some((line, exported_game, _, _)) if exported_game != game => found.push((
                     *line,
                     format!("pair {pair} nonce {nonce}: the export's game differs from the log's"),
                 )),
-                Some((line, _, exported_id)) if exported_id != id => found.push((
+                Some((line, _, exported_id, _)) if exported_id != id => found.push((
                     *line,
                     format!(
                         "pair {pair} nonce {nonce}: the export's round id differs from the log's"
                     ),
                 )),
+                Some((line, _, _, Some(seed)))
+                    if logged
+                        .round_seeds
+                        .get(nonce)
+                        .is_none_or(|logged| !logged.eq_ignore_ascii_case(seed)) =>
+                {
+                    found.push((
+                        *line,
+                        format!(
+                            "pair {pair} nonce {nonce}: the export's round seed is not the one the log published"
+                        ),
+                    ))
+                }
                 Some(_) => {}
             }
         }
     }
-    for ((pair, nonce), (line, _, _)) in &exported {
+    for ((pair, nonce), (line, _, _, _)) in &exported {
         let logged = facts
             .get(pair)
             .filter(|f| f.server_seed.is_some())
@@ -226,12 +249,14 @@ fn differences(
 /// A round as the export and the log both name it.
 type RoundKey = (String, u64);
 
-/// What the export says of a round: its line, game and id.
-type ExportedRound = (u64, serde_json::Value, String);
+/// What the export says of a round: its line, game and id, and a chain
+/// round's own seed.
+type ExportedRound = (u64, serde_json::Value, String, Option<String>);
 
 /// What the export's rounds say of their pair: the first one's line, then
-/// the commitment, the revealed seed and the client seed.
-type ExportedPair = (u64, String, String, String);
+/// the commitment, the revealed seed (not on a chain round's line) and the
+/// client seed.
+type ExportedPair = (u64, String, Option<String>, String);
 
 /// Checks the log at `base` with the one log checker (every rule the
 /// monitor applies: signature first, tree, tiles, order, first entry wins),
@@ -678,6 +703,7 @@ fn audit_source(
                     &round.server_seed_hash,
                     &round.server_seed,
                     &round.client_seed,
+                    round.protocol == fairdeal_core::CHAIN_PROTOCOL,
                 );
             }
         };

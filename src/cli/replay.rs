@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use fairdeal_core::{
-    ClientSeed, Commitment, Contribution, Deal, Game, PROTOCOL, Seats, ServerSeed, deal,
-    parse_nonce, table_client_seed,
+    CHAIN_PROTOCOL, ClientSeed, Commitment, Contribution, Deal, Game, MAX_CHAIN_LENGTH, PROTOCOL,
+    Seats, ServerSeed, chain_step, deal, parse_nonce, table_client_seed,
 };
 use serde::Serialize;
 
@@ -25,9 +25,11 @@ Examples:
   fairdeal replay --server-seed … --client-seed … --nonce 0 --game shuffle --items 1000000 > order.txt
   fairdeal replay --server-seed … --table-seat alice=c0ffee --table-seat bob=my-secret \
       --nonce 0 --game holdem --players 2      (a table pair: the client seed is derived)
+  fairdeal replay --server-seed <the round's seed> --chain-commitment <the pair's> \
+      --client-seed … --nonce 7 --game holdem --players 6      (a fairdeal-chain-v1 round)
 
 Exit status: 0 replayed (and the commitment matched, if given); 1 the seed does
-not match --commitment; 2 invalid input.")]
+not match --commitment or --chain-commitment; 2 invalid input.")]
 pub struct ReplayOpts {
     /// The revealed server seed: 64 hex characters (32 bytes).
     #[arg(long, value_name = "HEX")]
@@ -73,6 +75,12 @@ pub struct ReplayOpts {
     /// seed against.
     #[arg(long, value_name = "HEX")]
     pub commitment: Option<String>,
+    /// A fairdeal-chain-v1 round: the chain's commitment (its pair's
+    /// `server_seed_hash`, s_0). The round's seed must give it after
+    /// nonce + 1 SHA-256 steps (it is s_{nonce+1}); --commitment may give
+    /// the previous round's seed, one step.
+    #[arg(long, value_name = "HEX")]
+    pub chain_commitment: Option<String>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -86,6 +94,7 @@ pub struct ReplayInput {
     pub nonce: u64,
     pub game: Game,
     pub commitment: Option<Commitment>,
+    pub chain_commitment: Option<Commitment>,
 }
 
 fn parse_count(flag: &'static str, text: Option<&str>) -> Result<Option<u32>, InputError> {
@@ -147,12 +156,28 @@ impl ReplayOpts {
             .map(Commitment::from_hex)
             .transpose()
             .map_err(core)?;
+        let chain_commitment = self
+            .chain_commitment
+            .as_deref()
+            .map(|text| {
+                Commitment::from_hex(text).map_err(|err| InputError::new("--chain-commitment", err))
+            })
+            .transpose()?;
+        if chain_commitment.is_some() && nonce >= MAX_CHAIN_LENGTH {
+            return Err(InputError::new(
+                "--nonce",
+                format!(
+                    "a fairdeal-chain-v1 round's nonce is below the longest chain, {MAX_CHAIN_LENGTH}; got {nonce}"
+                ),
+            ));
+        }
         Ok(ReplayInput {
             server_seed,
             client_seed,
             nonce,
             game,
             commitment,
+            chain_commitment,
         })
     }
 }
@@ -201,6 +226,10 @@ fn table_json_seed(path: &std::path::Path) -> Result<ClientSeed, InputError> {
 pub struct ReplayRecord<'a> {
     pub protocol: &'static str,
     pub server_seed_hash: Commitment,
+    /// With --chain-commitment: the chain's commitment the seed reaches
+    /// after `nonce + 1` steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain_commitment: Option<Commitment>,
     pub client_seed: &'a ClientSeed,
     pub nonce: u64,
     pub game: Game,
@@ -226,6 +255,22 @@ pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
+    if let Some(chain) = input.chain_commitment {
+        let mut seed = input.server_seed.clone();
+        for _ in 0..=input.nonce {
+            seed = chain_step(&seed);
+        }
+        if seed.as_bytes() != chain.as_bytes() {
+            eprintln!(
+                "error: chain mismatch: SHA-256 applied {} times to the given server seed does \
+                 not give the chain's commitment {chain}.\n\
+                 This seed is not round {}'s seed of that chain; its deals prove nothing.",
+                input.nonce + 1,
+                input.nonce
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    }
     let dealt = deal(
         &input.server_seed,
         &input.client_seed,
@@ -234,8 +279,13 @@ pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
     );
     if opts.json {
         let record = ReplayRecord {
-            protocol: PROTOCOL,
+            protocol: if input.chain_commitment.is_some() {
+                CHAIN_PROTOCOL
+            } else {
+                PROTOCOL
+            },
             server_seed_hash: computed,
+            chain_commitment: input.chain_commitment,
             client_seed: &input.client_seed,
             nonce: input.nonce,
             game: input.game,
@@ -244,6 +294,12 @@ pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
         let text = serde_json::to_string(&record).context("encoding the replay as JSON")?;
         println!("{text}");
     } else {
+        if let Some(chain) = input.chain_commitment {
+            println!(
+                "fairdeal-chain-v1: {} SHA-256 steps from the server seed give the chain's commitment {chain}",
+                input.nonce + 1
+            );
+        }
         if !opts.table_seat.is_empty() || opts.table_json.is_some() {
             println!(
                 "client seed derived from the table's seats (fairdeal-table-v1): {}",

@@ -90,6 +90,9 @@ pub async fn export(store: &Store, after: i64, lines: mpsc::Sender<String>) -> a
                 timestamp(pair.created_at),
                 pair.revealed_at.map(timestamp).unwrap_or_default(),
             );
+            if let Some(length) = pair.chain_length {
+                record = record.with_chain(length as u64);
+            }
             if pair.seats.is_some() {
                 let rows = store.seats(&pair.id).await?;
                 let seats: Vec<ExportSeat> = rows
@@ -130,14 +133,26 @@ pub async fn export(store: &Store, after: i64, lines: mpsc::Sender<String>) -> a
                     .rounds_of_pair(&pair.id, after_nonce, ROUNDS_PER_QUERY)
                     .await?;
                 for row in &rounds {
-                    let line = serde_json::to_string(&ExportRound::new(
-                        revealed(pair),
-                        row.id.clone(),
-                        row.nonce as u64,
-                        RawValue::from_string(row.game.clone())?,
-                        RawValue::from_string(row.deal.clone())?,
-                        timestamp(row.created_at),
-                    ))?;
+                    let (id, nonce) = (row.id.clone(), row.nonce as u64);
+                    let game = RawValue::from_string(row.game.clone())?;
+                    let deal = RawValue::from_string(row.deal.clone())?;
+                    let created_at = timestamp(row.created_at);
+                    // A revealed chain pair's rounds were all published
+                    // before it could rotate; a seed missing all the same
+                    // is written empty, for the audit to name.
+                    let record = match pair.chain_length {
+                        None => ExportRound::new(revealed(pair), id, nonce, game, deal, created_at),
+                        Some(_) => ExportRound::of_chain(
+                            revealed(pair),
+                            row.server_seed.as_deref().unwrap_or_default(),
+                            id,
+                            nonce,
+                            game,
+                            deal,
+                            created_at,
+                        ),
+                    };
+                    let line = serde_json::to_string(&record)?;
                     if lines.send(line).await.is_err() {
                         return Ok(());
                     }

@@ -65,6 +65,30 @@ fn check_round(round: &Value, previous: &Commitment, client_seed: &str) {
     assert_eq!(report.deal, DealCheck::Match);
 }
 
+/// Every round of `pair_id` as the public reads it, a page at a time.
+async fn public_rounds(app: &TestApp, pair_id: &str) -> Vec<Value> {
+    let mut rounds = Vec::new();
+    let mut after: Option<u64> = None;
+    loop {
+        let query = after.map_or("?limit=100".to_owned(), |a| format!("?limit=100&after={a}"));
+        let page = app
+            .public
+            .get(&format!("/v1/seed-pairs/{pair_id}/rounds{query}"))
+            .await;
+        rounds.extend(
+            page.json["rounds"]
+                .as_array()
+                .expect("rounds")
+                .iter()
+                .cloned(),
+        );
+        match page.json["next_after"].as_u64() {
+            Some(next) => after = Some(next),
+            None => return rounds,
+        }
+    }
+}
+
 /// A round as the public reads it.
 async fn public(app: &TestApp, id: &str) -> crate::harness::Reply {
     app.public.get(&format!("/v1/rounds/{id}")).await
@@ -186,25 +210,12 @@ async fn rounds_closed_by_the_timeout_publish_their_seeds(app: &TestApp) {
         .expect("close");
     assert_eq!(closed, 130);
     let mut previous = commitment(&pair["server_seed_hash"]);
-    let mut after: Option<u64> = None;
-    let mut seen = 0;
-    loop {
-        let query = after.map_or("?limit=100".to_owned(), |a| format!("?limit=100&after={a}"));
-        let page = app
-            .public
-            .get(&format!("/v1/seed-pairs/{pair_id}/rounds{query}"))
-            .await;
-        for round in page.json["rounds"].as_array().expect("rounds") {
-            check_round(round, &previous, "timed out");
-            previous = commitment(&round["server_seed"]);
-            seen += 1;
-        }
-        match page.json["next_after"].as_u64() {
-            Some(next) => after = Some(next),
-            None => break,
-        }
+    let rounds = public_rounds(app, pair_id).await;
+    for round in &rounds {
+        check_round(round, &previous, "timed out");
+        previous = commitment(&round["server_seed"]);
     }
-    assert_eq!(seen, 130);
+    assert_eq!(rounds.len(), 130);
     // The sealed seeds below the published ones are gone; those above stay.
     assert_eq!(
         app.number("SELECT COUNT(*) FROM chain_anchors WHERE position <= 130")
@@ -263,3 +274,159 @@ async fn a_chain_pair_is_refused_clearly(app: &TestApp) {
     assert!(plain.json.get("chain").is_none(), "{}", plain.text);
 }
 on_both_backends!(a_chain_pair_is_refused_clearly);
+
+/// `fairdeal audit EXPORT --log URL` on `app`: exit code and JSON report.
+async fn audit_with_log(app: &TestApp, export: String) -> (Option<i32>, Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("export.ndjson");
+    std::fs::write(&path, export).expect("write");
+    let base = app.public.base().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args(["audit", &path.display().to_string(), "--log", &base])
+            .args(["--format", "json", "--quiet"])
+            .output()
+            .expect("the binary runs")
+    })
+    .await
+    .expect("joined");
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+    )
+}
+
+/// A chain pair's log, export and audit: the monitor accepts its seeds
+/// published in order while a later round is in play, the audit and the
+/// log cross-check pass it, and a round's seed changed in the database
+/// fails the audit naming that round.
+async fn a_chain_pair_passes_the_monitor_and_the_audit_and_a_changed_seed_does_not(app: &TestApp) {
+    let pair = chain_pair(app, 6, "audited").await;
+    let pair_id = pair["id"].as_str().expect("id");
+    let mut rounds = Vec::new();
+    for _ in 0..4 {
+        let dealt = app.operator.deal(pair_id, HOLDEM()).await;
+        assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+        rounds.push(dealt.id());
+    }
+    for k in [1, 0, 2] {
+        app.operator.close(&rounds[k]).await;
+    }
+    crate::monitor::integrated(app).await;
+    let (out, report) = crate::harness::run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(crate::monitor::kinds(&report), Vec::<String>::new());
+
+    app.operator.close(&rounds[3]).await;
+    app.operator
+        .rotate(pair_id, "after the chain")
+        .await
+        .success();
+    crate::monitor::integrated(app).await;
+    let (out, report) = crate::harness::run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let export = app.public.get("/v1/export").await.text;
+    assert!(export.contains(r#""chain_length":6"#), "{export}");
+    let report = fairdeal::audit::audit(export.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(report.passed(), "{:?}", report.findings);
+    assert_eq!(report.rounds_verified, 4);
+    let (code, report) = audit_with_log(app, export).await;
+    assert_eq!(code, Some(0), "{report:#}");
+
+    // Round 2's seed replaced by round 3's: its cards no longer follow,
+    // nor does its link to round 1.
+    let seed_of_3 = public(app, &rounds[3]).await.json["server_seed"]
+        .as_str()
+        .expect("seed")
+        .to_owned();
+    let changed = app
+        .tamper(
+            "UPDATE rounds SET server_seed = $1 WHERE nonce = 2",
+            seed_of_3,
+        )
+        .await;
+    assert_eq!(changed, 1);
+    let export = app.public.get("/v1/export").await.text;
+    let report = fairdeal::audit::audit(export.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(!report.passed());
+    let named: Vec<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.detail.contains(&rounds[2]))
+        .map(|f| f.kind)
+        .collect();
+    assert!(named.contains(&"commitment"), "{:?}", report.findings);
+    assert!(named.contains(&"card"), "{:?}", report.findings);
+    // Held against the log, the export's seed is not the one published.
+    let (code, report) = audit_with_log(app, export).await;
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(
+        report["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| {
+                f["kind"] == "log"
+                    && f["detail"].as_str().is_some_and(|d| {
+                        d.contains(
+                            "nonce 2: the export's round seed is not the one the log published",
+                        )
+                    })
+            })),
+        "{report:#}"
+    );
+}
+on_both_backends!(a_chain_pair_passes_the_monitor_and_the_audit_and_a_changed_seed_does_not);
+
+/// Deals on chain pairs in batches, across sealed seeds 128 apart, and
+/// past a chain's end: every nonce once, every seed the chain's, and the
+/// deals beyond the end refused.
+async fn concurrent_chain_deals_take_every_nonce_once_and_stop_at_the_end(app: &TestApp) {
+    let long = chain_pair(app, 1000, "busy chain").await;
+    let short = chain_pair(app, 40, "short chain").await;
+    let (long_id, short_id) = (
+        long["id"].as_str().expect("id").to_owned(),
+        short["id"].as_str().expect("id").to_owned(),
+    );
+    let tasks: Vec<_> = (0..300)
+        .map(|k| {
+            let api = app.operator.clone();
+            let pair = if k % 3 == 0 {
+                short_id.clone()
+            } else {
+                long_id.clone()
+            };
+            tokio::spawn(
+                async move { (k % 3 == 0, api.deal(&pair, json!({"type": "deck"})).await) },
+            )
+        })
+        .collect();
+    let (mut long_rounds, mut short_dealt, mut short_refused) = (Vec::new(), 0, 0);
+    for task in tasks {
+        let (is_short, reply) = task.await.expect("task");
+        match (is_short, reply.status) {
+            (false, StatusCode::CREATED) => long_rounds.push(reply.id()),
+            (true, StatusCode::CREATED) => short_dealt += 1,
+            (true, StatusCode::CONFLICT) => short_refused += 1,
+            (_, status) => panic!("{status}: {}", reply.text),
+        }
+    }
+    assert_eq!(long_rounds.len(), 200);
+    assert_eq!((short_dealt, short_refused), (40, 60));
+    let closed = app
+        .dealer
+        .close_stale_rounds(0, i64::MAX)
+        .await
+        .expect("close");
+    assert_eq!(closed, 240);
+    for (pair, client_seed, count) in [(&long, "busy chain", 200), (&short, "short chain", 40)] {
+        let id = pair["id"].as_str().expect("id");
+        let mut previous = commitment(&pair["server_seed_hash"]);
+        let mut nonces = Vec::new();
+        for round in public_rounds(app, id).await {
+            check_round(&round, &previous, client_seed);
+            previous = commitment(&round["server_seed"]);
+            nonces.push(round["nonce"].as_u64().expect("nonce"));
+        }
+        assert_eq!(nonces, (0..count).collect::<Vec<u64>>(), "{id}");
+    }
+}
+on_both_backends!(concurrent_chain_deals_take_every_nonce_once_and_stop_at_the_end);

@@ -79,8 +79,20 @@ pub enum CloseRound {
 }
 
 /// A pair's row after a batch took its nonces: its id, its next nonce
-/// after them, its sealed seed and its client seed.
-type TakenNonces = (String, i64, Option<Vec<u8>>, Option<String>);
+/// after them, its sealed seed, its client seed, and a chain pair's first
+/// two sealed seeds above its first nonce (position and bytes each).
+#[derive(sqlx::FromRow)]
+struct TakenNonces {
+    id: String,
+    next_nonce: i64,
+    server_seed_sealed: Option<Vec<u8>>,
+    client_seed: Option<String>,
+    chain_length: Option<i64>,
+    anchor_1: Option<i64>,
+    sealed_1: Option<Vec<u8>>,
+    anchor_2: Option<i64>,
+    sealed_2: Option<Vec<u8>>,
+}
 
 /// One deal of a batch: the pair, and the request's idempotency key.
 #[derive(Clone, Debug)]
@@ -378,7 +390,8 @@ impl Store {
         Ok(write_tx!(self, |tx| {
             // Every pair's nonces for the batch in one statement; a pair
             // it leaves out (missing, not active, or too near its last
-            // nonce for all its deals) is taken deal by deal below.
+            // nonce, or its chain's end, for all its deals) is taken deal
+            // by deal below.
             let mut counts: Vec<(&str, i64)> = Vec::new();
             for request in requests {
                 match counts.iter_mut().find(|(id, _)| *id == request.pair_id) {
@@ -411,36 +424,140 @@ impl Store {
                 .push_bind(PairStatus::Active.as_str())
                 .push(
                     " AND seed_pairs.next_nonce + b.column2 <= 9007199254740991 \
-                     AND seed_pairs.chain_length IS NULL \
+                     AND (seed_pairs.chain_length IS NULL \
+                          OR seed_pairs.next_nonce + b.column2 <= seed_pairs.chain_length) \
                      RETURNING seed_pairs.id, seed_pairs.next_nonce, \
-                     seed_pairs.server_seed_sealed, seed_pairs.client_seed",
+                     seed_pairs.server_seed_sealed, seed_pairs.client_seed, \
+                     seed_pairs.chain_length, ",
                 );
-            let taken: Vec<TakenNonces> = update.build_query_as().fetch_all(&mut *tx).await?;
-            // pair id → (its next nonce in this batch, sealed seed, client seed)
-            let mut pairs: std::collections::HashMap<String, (i64, Vec<u8>, String)> =
-                std::collections::HashMap::with_capacity(taken.len());
-            for (id, next_nonce, sealed, client_seed) in taken {
-                let (Some(sealed), Some(client_seed)) = (sealed, client_seed) else {
+            // A chain pair's deals need the first sealed seed above each
+            // nonce; a batch (at most 64 deals) spans at most two of them,
+            // 128 apart. PostgreSQL reads them with the nonces, from the
+            // primary key; SQLite (whose planner makes every row of such an
+            // UPDATE cost more) in one more statement, below.
+            let is_postgres = matches!(self, Store::Postgres(_));
+            for (k, (column, sealed_offset)) in [
+                ("position", "0"),
+                ("seed_sealed", "0"),
+                ("position", "1"),
+                ("seed_sealed", "1"),
+            ]
+            .iter()
+            .enumerate()
+            {
+                if k > 0 {
+                    update.push(", ");
+                }
+                if !is_postgres {
+                    update
+                        .push("NULL AS ")
+                        .push(["anchor_1", "sealed_1", "anchor_2", "sealed_2"][k]);
+                    continue;
+                }
+                update
+                    .push("CASE WHEN seed_pairs.chain_length IS NULL THEN NULL ELSE (SELECT c.")
+                    .push(*column)
+                    .push(
+                        " FROM chain_anchors c WHERE c.seed_pair_id = seed_pairs.id \
+                         AND c.position > seed_pairs.next_nonce - b.column2 \
+                         ORDER BY c.position LIMIT 1 OFFSET ",
+                    )
+                    .push(*sealed_offset)
+                    .push(") END AS ")
+                    .push(["anchor_1", "sealed_1", "anchor_2", "sealed_2"][k]);
+            }
+            let mut taken: Vec<TakenNonces> = update.build_query_as().fetch_all(&mut *tx).await?;
+            if !is_postgres && taken.iter().any(|row| row.chain_length.is_some()) {
+                // A range of the primary key a chain pair, by UNION ALL.
+                let mut read = sqlx::QueryBuilder::new("");
+                for (k, row) in taken
+                    .iter()
+                    .filter(|r| r.chain_length.is_some())
+                    .enumerate()
+                {
+                    let n = counts
+                        .iter()
+                        .find(|(pair, _)| *pair == row.id)
+                        .map_or(0, |(_, n)| *n);
+                    let first = row.next_nonce - n;
+                    if k > 0 {
+                        read.push(" UNION ALL ");
+                    }
+                    read.push(
+                        "SELECT seed_pair_id, position, seed_sealed FROM chain_anchors \
+                         WHERE seed_pair_id = ",
+                    )
+                    .push_bind(row.id.as_str())
+                    .push(" AND position > ")
+                    .push_bind(first)
+                    .push(" AND position <= ")
+                    .push_bind(first + n + 128);
+                }
+                let mut anchors: Vec<(String, i64, Vec<u8>)> =
+                    read.build_query_as().fetch_all(&mut *tx).await?;
+                anchors.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+                for row in taken.iter_mut().filter(|r| r.chain_length.is_some()) {
+                    let mut mine = anchors.iter().filter(|(id, _, _)| *id == row.id);
+                    if let Some((_, position, bytes)) = mine.next() {
+                        (row.anchor_1, row.sealed_1) = (Some(*position), Some(bytes.clone()));
+                    }
+                    if let Some((_, position, bytes)) = mine.next() {
+                        (row.anchor_2, row.sealed_2) = (Some(*position), Some(bytes.clone()));
+                    }
+                }
+            }
+            // pair id → (its next nonce in this batch, sealed seed, client
+            // seed, a chain pair's sealed seeds above its first nonce)
+            type Anchors = Vec<(i64, Vec<u8>)>;
+            let mut pairs: std::collections::HashMap<
+                String,
+                (i64, Vec<u8>, String, Option<Anchors>),
+            > = std::collections::HashMap::with_capacity(taken.len());
+            for row in taken {
+                let (Some(sealed), Some(client_seed)) = (row.server_seed_sealed, row.client_seed)
+                else {
                     anyhow::bail!("an active seed pair without a sealed seed or client seed");
                 };
                 let n = counts
                     .iter()
-                    .find(|(pair, _)| *pair == id)
+                    .find(|(pair, _)| *pair == row.id)
                     .map_or(0, |(_, n)| *n);
-                pairs.insert(id, (next_nonce - n, sealed, client_seed));
+                // A chain pair is never dealt from its sealed tip: without
+                // a sealed seed above its nonce its deals fail.
+                let anchors = row.chain_length.map(|_| {
+                    [(row.anchor_1, row.sealed_1), (row.anchor_2, row.sealed_2)]
+                        .into_iter()
+                        .filter_map(|(position, bytes)| Some((position?, bytes?)))
+                        .collect::<Vec<_>>()
+                });
+                pairs.insert(row.id, (row.next_nonce - n, sealed, client_seed, anchors));
             }
             // (request index, nonce, the new round), in request order, so a
             // pair's deals take its nonces in the order they came.
             let mut dealt: Vec<(usize, i64, NewRound)> = Vec::with_capacity(requests.len());
             for (i, request) in requests.iter().enumerate() {
-                if let Some((nonce, sealed, client_seed)) = pairs.get_mut(&request.pair_id) {
+                if let Some((nonce, sealed, client_seed, anchors)) = pairs.get_mut(&request.pair_id)
+                {
+                    let chain_anchor = match anchors {
+                        Some(list) => Some(
+                            list.iter()
+                                .find(|(position, _)| *position > *nonce)
+                                .map(|(position, sealed)| (*position as u64, sealed.as_slice()))
+                                .ok_or_else(|| {
+                                    anyhow::anyhow!(
+                                        "a chain pair without a sealed seed above its nonce"
+                                    )
+                                })?,
+                        ),
+                        None => None,
+                    };
                     let round = deal(
                         i,
                         &DealContext {
                             nonce: *nonce as u64,
                             server_seed_sealed: sealed,
                             client_seed,
-                            chain_anchor: None,
+                            chain_anchor,
                         },
                     )?;
                     dealt.push((i, *nonce, round));
