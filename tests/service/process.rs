@@ -167,6 +167,33 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
         .await;
     client.get(&format!("/v1/draws/{draw}")).await;
     client.get(&format!("/v1/draws/{draw}/entries")).await;
+    // A chain pair of 6: rounds 0 and 1 ended (their seeds s_1, s_2
+    // published), round 2 in play: s_3 to the tip s_6 stay secret.
+    let chain = client
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"protocol": "fairdeal-chain-v1", "chain_length": 6}),
+        )
+        .await
+        .id();
+    client
+        .put_json(
+            &format!("/v1/seed-pairs/{chain}/client-seed"),
+            &json!({"client_seed": "secret chain"}),
+        )
+        .await;
+    let mut chain_rounds = Vec::new();
+    for _ in 0..3 {
+        let dealt = client.deal(&chain, json!({"type": "deck"})).await;
+        assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+        chain_rounds.push(dealt.id());
+    }
+    client.close(&chain_rounds[1]).await;
+    client.close(&chain_rounds[0]).await;
+    for id in &chain_rounds {
+        client.get(&format!("/v1/rounds/{id}")).await;
+    }
+    client.get(&format!("/v1/seed-pairs/{chain}/rounds")).await;
     client.get("/metrics").await;
 
     // SIGTERM: a graceful stop with exit status 0.
@@ -179,6 +206,15 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
         seeds_of_a[1].reveal_hex(),
         "B deals with A's promised next seed"
     );
+    let chain_seeds = unrevealed_seeds(&store, &deployment.master_key_hex, &chain).await;
+    let chain_tip = &chain_seeds[0];
+    let chain_secret: Vec<ServerSeed> = (3..=6)
+        .map(|i| fairdeal_core::chain_seed_at(chain_tip, 6, i).expect("in the chain"))
+        .chain([chain_seeds[1].clone()])
+        .collect();
+    let chain_published: Vec<ServerSeed> = (1..=2)
+        .map(|i| fairdeal_core::chain_seed_at(chain_tip, 6, i).expect("in the chain"))
+        .collect();
     let draw_row = store.draw(&draw).await.expect("read").expect("the draw");
     let draw_seed = MasterKey::from_hex(&deployment.master_key_hex)
         .expect("key")
@@ -194,7 +230,11 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
     let database_after = database_contents(&db).await;
 
     // Secret until the end: B's current and next seeds, and the master key.
-    let mut always_secret: Vec<String> = seeds_of_b.iter().map(ServerSeed::reveal_hex).collect();
+    let mut always_secret: Vec<String> = seeds_of_b
+        .iter()
+        .chain(&chain_secret)
+        .map(ServerSeed::reveal_hex)
+        .collect();
     always_secret.push(deployment.master_key_hex.clone());
     always_secret.push(draw_seed.reveal_hex());
     for secret in &always_secret {
@@ -211,7 +251,11 @@ async fn no_unrevealed_seed_appears_in_responses_logs_metrics_or_the_database(ba
             "the database holds a secret in hex"
         );
     }
-    for seed in seeds_of_b.iter().chain([&draw_seed]) {
+    // The chain's published seeds are public, in the clear.
+    for seed in &chain_published {
+        assert!(contains(&database_after, seed.reveal_hex().as_bytes()));
+    }
+    for seed in seeds_of_b.iter().chain([&draw_seed]).chain(&chain_secret) {
         assert!(
             !contains(&database_after, seed.as_bytes()),
             "the database holds a raw secret seed"

@@ -791,3 +791,63 @@ async fn the_server_voids_stalled_tables_on_its_own() {
     log_reaches(&server.base, 2).await;
     let _ = server.terminate();
 }
+
+/// A table can be a fairdeal-chain-v1 pair: its seats derive the client
+/// seed, each round's seed is published as it ends, the monitor accepts
+/// it, and rotation opens a successor table with the chain promised.
+async fn a_table_can_be_a_chain_pair(app: &TestApp) {
+    let seats = ["ana", "ben"];
+    let created = app
+        .operator
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"seats": seats, "protocol": "fairdeal-chain-v1", "chain_length": 3}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    assert_eq!(created.json["protocol"], "fairdeal-chain-v1");
+    let pair = created.id();
+    commit_all(&app.operator, &pair, &seats).await;
+    reveal_all(&app.operator, &pair, &seats).await;
+    let dealt = app
+        .operator
+        .deal(&pair, json!({"type": "holdem", "players": 2}))
+        .await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    app.operator.close(&dealt.id()).await;
+    let round = app
+        .public
+        .get(&format!("/v1/rounds/{}", dealt.id()))
+        .await
+        .json;
+    let seed =
+        ServerSeed::from_hex(round["server_seed"].as_str().expect("published")).expect("hex");
+    let commitment = fairdeal_core::Commitment::from_hex(
+        created.json["server_seed_hash"].as_str().expect("hash"),
+    )
+    .expect("hex");
+    assert!(fairdeal_core::chain_links(&seed, &commitment));
+    let game = Game::holdem(2).expect("game");
+    let expected = deal(&seed, &derived(&pair, &seats), 0, game);
+    assert_eq!(
+        round["deal"],
+        serde_json::to_value(&expected).expect("JSON")
+    );
+    crate::monitor::integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let rotated = app
+        .operator
+        .post_json(&format!("/v1/seed-pairs/{pair}/rotate"), &json!({}))
+        .await;
+    assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
+    let successor = &rotated.json["current"];
+    assert_eq!(successor["protocol"], "fairdeal-chain-v1");
+    assert_eq!(successor["chain"]["length"], 3);
+    assert_eq!(successor["status"], "awaiting_contributions");
+    assert_eq!(
+        successor["server_seed_hash"],
+        created.json["next_server_seed_hash"]
+    );
+}
+on_both_backends!(a_table_can_be_a_chain_pair);
