@@ -20,6 +20,7 @@
 //! the service's (`service::integrator`); the entries are appended by the
 //! store, in each event's own transaction.
 
+pub mod cosignature;
 pub mod entry;
 pub mod key;
 pub mod tiles;
