@@ -10,6 +10,7 @@ pub mod monitor;
 pub mod replay;
 pub mod report;
 pub mod table_checks;
+pub mod witnessed;
 
 pub use replay::{Finding, Report, add_to_evidence, audit, audit_observed};
 

@@ -160,6 +160,15 @@ pub struct MonitorReport {
     /// tiles verify, and it extends the last accepted one. The monitor then
     /// remembers it, whatever its entries promise.
     pub checkpoint_accepted: bool,
+    /// With a witness policy: the trusted witnesses whose cosignatures of
+    /// the checkpoint checked verify.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witnessed_by: Option<Vec<String>>,
+    /// With a witness policy, when the latest checkpoint was not yet
+    /// witnessed and the largest witnessed one was checked instead: the
+    /// latest's size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latest_unwitnessed_size: Option<u64>,
     /// The state to keep for the next run (this checkpoint), when accepted.
     #[serde(skip)]
     pub state: Option<MonitorState>,
@@ -741,6 +750,9 @@ pub struct LogChecker {
     facts_of: Option<HashSet<String>>,
     /// An export's digests to hold each revealed pair against.
     cross: Option<CrossCheck>,
+    /// See [`MonitorReport::witnessed_by`].
+    witnessed_by: Option<Vec<String>>,
+    latest_unwitnessed_size: Option<u64>,
 }
 
 /// What the checker remembers of the entries it has read: what a later
@@ -1197,6 +1209,8 @@ impl LogChecker {
             facts: HashMap::new(),
             facts_of: None,
             cross: None,
+            witnessed_by: None,
+            latest_unwitnessed_size: None,
         })
     }
 
@@ -1263,6 +1277,20 @@ impl LogChecker {
     /// entries it claims.
     pub fn trusted(&self) -> bool {
         self.trusted
+    }
+
+    /// Under a witness policy: the witnesses that vouched for the
+    /// checkpoint, and the size of a later one that was not witnessed.
+    pub fn witnessed(&mut self, by: Vec<String>, latest_unwitnessed_size: Option<u64>) {
+        self.witnessed_by = Some(by);
+        self.latest_unwitnessed_size = latest_unwitnessed_size;
+    }
+
+    /// The checkpoint is not to be trusted (a witness policy it does not
+    /// meet): a finding of `kind`, nothing more read, nothing accepted.
+    pub fn distrust(&mut self, kind: &'static str, detail: String) {
+        self.memory.findings.add(kind, None, detail);
+        self.trusted = false;
     }
 
     /// The number of entries the verified checkpoint claims (0 when it did
@@ -2087,6 +2115,8 @@ impl LogChecker {
             findings_not_listed: findings.not_listed,
             notes: notes.listed,
             checkpoint_accepted: accepted,
+            witnessed_by: self.witnessed_by.clone(),
+            latest_unwitnessed_size: self.latest_unwitnessed_size,
             state: accepted.then(|| state.clone()),
         };
         let snapshot = accepted.then(|| Snapshot {
@@ -2391,6 +2421,8 @@ mod draw_tests {
             facts: HashMap::new(),
             facts_of: None,
             cross: None,
+            witnessed_by: None,
+            latest_unwitnessed_size: None,
         };
         for (index, entry) in entries.iter().enumerate() {
             checker.draw_entry(index as u64, entry);

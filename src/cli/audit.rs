@@ -90,6 +90,14 @@ pub struct AuditOpts {
     /// read (by default the key the log serves).
     #[arg(long, value_name = "VKEY", requires = "log")]
     pub log_key: Option<String>,
+    /// With --log: a witness trusted to vouch for the log's checkpoint (its
+    /// cosignature verifier key), repeatable; see `fairdeal monitor
+    /// --witness-key`.
+    #[arg(long = "witness-key", value_name = "VKEY", requires = "log")]
+    pub witness_keys: Vec<String>,
+    /// With --witness-key: how many must have cosigned (default: all).
+    #[arg(long, value_name = "K", requires = "log")]
+    pub witness_quorum: Option<usize>,
     /// When the source is a service: give up once it has sent nothing for
     /// this many seconds (a stalled service ends the audit with an error
     /// instead of holding it forever). 1 to 86,400.
@@ -103,6 +111,7 @@ pub struct AuditOpts {
 fn differences(
     base: &str,
     pin: Option<&str>,
+    policy: Option<&crate::audit::witnessed::WitnessPolicy>,
     source: &str,
     read_timeout: u64,
     pairs: std::collections::HashSet<String>,
@@ -147,7 +156,10 @@ fn differences(
     .context("reading the export again")?;
     let (checker, _) = super::monitor::read_log(
         base,
-        pin,
+        super::monitor::Trust {
+            key: pin,
+            witnesses: policy,
+        },
         None,
         None,
         true,
@@ -270,6 +282,7 @@ type ExportedPair = (u64, String, Option<String>, String);
 fn cross_check_log(
     base: &str,
     pin: Option<&str>,
+    policy: Option<&crate::audit::witnessed::WitnessPolicy>,
     source: Option<&str>,
     read_timeout: u64,
     export: crate::audit::cross::ExportDigests,
@@ -279,7 +292,10 @@ fn cross_check_log(
     let mut export = Some(export);
     let (mut checker, _) = super::monitor::read_log(
         base,
-        pin,
+        super::monitor::Trust {
+            key: pin,
+            witnesses: policy,
+        },
         None,
         None,
         false,
@@ -323,6 +339,7 @@ fn cross_check_log(
         (false, Some(source)) => Some(differences(
             base,
             pin,
+            policy,
             source,
             read_timeout,
             differing.iter().map(|(_, pair)| pair.clone()).collect(),
@@ -674,6 +691,7 @@ fn audit_source(
     quiet: bool,
     log: Option<&str>,
     log_key: Option<&str>,
+    policy: Option<&crate::audit::witnessed::WitnessPolicy>,
     read_timeout: u64,
 ) -> anyhow::Result<(Report, report::Provenance)> {
     let (input, digest) = counted(source, quiet, read_timeout)?;
@@ -713,7 +731,15 @@ fn audit_source(
             digests.seal();
             // Standard input cannot be read twice.
             let again = (source != "-").then_some(source);
-            cross_check_log(base, log_key, again, read_timeout, digests, &mut report)?;
+            cross_check_log(
+                base,
+                log_key,
+                policy,
+                again,
+                read_timeout,
+                digests,
+                &mut report,
+            )?;
         }
         report
     };
@@ -756,11 +782,15 @@ pub fn run(opts: AuditOpts, mode: Mode) -> anyhow::Result<ExitCode> {
         return run_hands(hands, opts.format, opts.read_timeout);
     }
     let source = opts.source.clone().unwrap_or_default();
+    let policy =
+        crate::audit::witnessed::WitnessPolicy::new(&opts.witness_keys, opts.witness_quorum)
+            .map_err(|(flag, rule)| InputError::new(flag, rule))?;
     let (report, provenance) = audit_source(
         &source,
         opts.quiet,
         opts.log.as_deref(),
         opts.log_key.as_deref(),
+        policy.as_ref(),
         opts.read_timeout,
     )?;
     let judge_records = mode == Mode::Audit;

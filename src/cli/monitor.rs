@@ -58,6 +58,18 @@ pub struct MonitorOpts {
     /// (trusted on first use).
     #[arg(long, value_name = "VKEY")]
     pub key: Option<String>,
+    /// A witness this reader trusts (its cosignature verifier key,
+    /// `<name>+<key id>+<base64 key>`), repeatable: a checkpoint is then
+    /// trusted only when --witness-quorum of them cosigned it; short of
+    /// that the largest checkpoint they did cosign is checked instead
+    /// (`/v1/log/witnessed-checkpoint`), or nothing is accepted (a `witness`
+    /// finding).
+    #[arg(long = "witness-key", value_name = "VKEY")]
+    pub witness_keys: Vec<String>,
+    /// How many of the --witness-key witnesses must have cosigned (default:
+    /// all of them).
+    #[arg(long, value_name = "K")]
+    pub witness_quorum: Option<usize>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -262,6 +274,11 @@ fn get(client: &reqwest::blocking::Client, url: &str) -> anyhow::Result<Vec<u8>>
     fetch(client, url)?.with_context(|| format!("{url} answered 404 Not Found"))
 }
 
+/// The size a checkpoint note states (its second line), if it reads.
+fn checkpoint_size(note: &str) -> Option<u64> {
+    note.lines().nth(1)?.parse().ok()
+}
+
 /// The body at `url`; `None` when the log answers 404 (a tile or bundle it
 /// does not have).
 fn fetch(client: &reqwest::blocking::Client, url: &str) -> anyhow::Result<Option<Vec<u8>>> {
@@ -323,6 +340,15 @@ const READ_AHEAD: usize = 16;
 /// (`None`: the log answered 404).
 type Fetched = anyhow::Result<(Option<Vec<u8>>, Option<Vec<u8>>)>;
 
+/// What a reader of the log trusts: the log's key (pinned, else the one
+/// remembered or served), and the witnesses that must vouch for its
+/// checkpoint.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Trust<'a> {
+    pub key: Option<&'a str>,
+    pub witnesses: Option<&'a crate::audit::witnessed::WitnessPolicy>,
+}
+
 /// Reads the log at `base` into the one log checker: the key and the
 /// checkpoint first, whose signature is checked (against `pin`, or the key
 /// `previous` remembers, or the served key on first use) before anything
@@ -336,13 +362,17 @@ type Fetched = anyhow::Result<(Option<Vec<u8>>, Option<Vec<u8>>)>;
 /// finding. The second value says whether the snapshot was resumed.
 pub(crate) fn read_log(
     base: &str,
-    pin: Option<&str>,
+    trust: Trust<'_>,
     previous: Option<&MonitorState>,
     snapshot: Option<Snapshot>,
     keep_rounds: bool,
     setup: impl FnOnce(&mut LogChecker),
     mut each: impl FnMut(&[u8]),
 ) -> anyhow::Result<(LogChecker, bool)> {
+    let Trust {
+        key: pin,
+        witnesses: policy,
+    } = trust;
     let client = reqwest::blocking::Client::builder()
         .build()
         .context("starting the HTTP client")?;
@@ -350,9 +380,48 @@ pub(crate) fn read_log(
         .context("the log key is not UTF-8")?
         .trim()
         .to_owned();
-    let checkpoint = String::from_utf8(get(&client, &format!("{base}/log/checkpoint"))?)
+    let latest = String::from_utf8(get(&client, &format!("{base}/log/checkpoint"))?)
         .context("the checkpoint is not UTF-8")?;
+    // Under a witness policy, a checkpoint short of the quorum's
+    // cosignatures is not trusted: the largest one they vouched for is
+    // checked instead, if the log serves one; else nothing is accepted.
+    let mut witnessing = None;
+    let checkpoint = match policy {
+        Some(policy) if !policy.trusts(&latest) => {
+            let witnessed = fetch(&client, &format!("{base}/v1/log/witnessed-checkpoint"))?
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .filter(|note| policy.trusts(note));
+            match witnessed {
+                Some(note) => {
+                    witnessing = Some(Ok(checkpoint_size(&latest)));
+                    note
+                }
+                None => {
+                    witnessing = Some(Err(format!(
+                        "the checkpoint is cosigned by {} of the {} witnesses trusted ({}), fewer \
+                         than the {} required, and the log serves no checkpoint they vouched for: \
+                         it is not yet witnessed (the operator could be showing it to this reader \
+                         alone), and nothing is accepted from it",
+                        policy.vouching(&latest).len(),
+                        policy.len(),
+                        policy.vouching(&latest).join(", "),
+                        policy.quorum()
+                    )));
+                    latest
+                }
+            }
+        }
+        _ => latest,
+    };
     let mut checker = LogChecker::new(&vkey, pin, &checkpoint, previous, keep_rounds)?;
+    match (policy, witnessing) {
+        (_, Some(Err(problem))) => checker.distrust("witness", problem),
+        (Some(policy), later) => checker.witnessed(
+            policy.vouching(&checkpoint),
+            later.and_then(Result::ok).flatten(),
+        ),
+        (None, _) => {}
+    }
     setup(&mut checker);
     if !checker.trusted() {
         return Ok((checker, false));
@@ -600,10 +669,16 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
             .filter(|s| s.state() == previous),
         _ => None,
     };
+    let policy =
+        crate::audit::witnessed::WitnessPolicy::new(&opts.witness_keys, opts.witness_quorum)
+            .map_err(|(flag, rule)| InputError::new(flag, rule))?;
     let mut kept = Vec::new();
     let (checker, resumed) = read_log(
         &base,
-        opts.key.as_deref(),
+        Trust {
+            key: opts.key.as_deref(),
+            witnesses: policy.as_ref(),
+        },
         previous.as_ref(),
         snapshot,
         false,

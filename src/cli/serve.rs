@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use tokio::net::TcpListener;
 
+use super::InputError;
 use super::db::{DatabaseOpts, parse_positive_seconds};
 use crate::service::dealer::Dealer;
 use crate::service::http::{self, AppState};
@@ -131,6 +132,22 @@ pub struct ServeOpts {
         value_parser = parse_positive_seconds
     )]
     pub log_interval: f64,
+    /// A witness to ask for a cosignature of every checkpoint
+    /// (c2sp.org/tlog-witness), as `VKEY@URL`: its cosignature verifier key
+    /// (`<name>+<key id>+<base64 key>`), then its submission URL (the
+    /// service posts to `<URL>/add-checkpoint`). Repeat for several, or
+    /// give them space-separated in FAIRDEAL_WITNESSES.
+    #[arg(
+        long = "witness",
+        env = "FAIRDEAL_WITNESSES",
+        value_delimiter = ' ',
+        value_name = "VKEY@URL"
+    )]
+    pub witnesses: Vec<String>,
+    /// How many of the witnesses must cosign a checkpoint for it to count as
+    /// witnessed (`GET /v1/log/witnessed-checkpoint`); default: all of them.
+    #[arg(long, env = "FAIRDEAL_WITNESS_QUORUM", value_name = "K")]
+    pub witness_quorum: Option<usize>,
 }
 
 /// The `keys create` command that reaches this server's database, spelled
@@ -292,7 +309,45 @@ async fn log_identity(
     Ok((log_key, source))
 }
 
+/// The witnesses given, checked: each `VKEY@URL`, and a quorum from 1 to
+/// their number.
+fn witnesses(opts: &ServeOpts) -> Result<crate::service::witnessing::Witnesses, InputError> {
+    use crate::service::witnessing::{Witness, Witnesses};
+    let list = opts
+        .witnesses
+        .iter()
+        .filter(|text| !text.is_empty())
+        .map(|text| Witness::parse(text).map_err(|rule| InputError::new("--witness", rule)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut names: Vec<&str> = list.iter().map(Witness::name).collect();
+    names.sort_unstable();
+    if let Some(twice) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(InputError::new(
+            "--witness",
+            format!("names the witness {:?} twice", twice[0]),
+        ));
+    }
+    let quorum = opts.witness_quorum.unwrap_or(list.len());
+    if !list.is_empty() && !(1..=list.len()).contains(&quorum) {
+        return Err(InputError::new(
+            "--witness-quorum",
+            format!(
+                "must be 1 to the {} witnesses given; got {quorum}",
+                list.len()
+            ),
+        ));
+    }
+    if list.is_empty() && opts.witness_quorum.is_some() {
+        return Err(InputError::new(
+            "--witness-quorum",
+            "is taken only with --witness",
+        ));
+    }
+    Ok(Witnesses::new(list, quorum))
+}
+
 async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
+    let witnesses = Arc::new(witnesses(&opts)?);
     let store = opts.db.open().await?;
     let (key, key_origin, new_key_file) = MasterKey::load(
         opts.master_key.as_deref(),
@@ -343,9 +398,16 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         metrics: Arc::new(Metrics::new()),
         log: log_key.clone(),
         log_size_seen: Default::default(),
+        witnesses: witnesses.clone(),
     };
     let log_interval = Duration::from_secs_f64(opts.log_interval);
     let integrating = tokio::spawn(integrator::run(store.clone(), log_key, log_interval));
+    let witnessing = tokio::spawn(crate::service::witnessing::run(
+        store.clone(),
+        witnesses,
+        state.metrics.clone(),
+        log_interval,
+    ));
     let checkpointing = {
         let store = store.clone();
         tokio::spawn(async move {
@@ -427,6 +489,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     }
     http::serve_with(listener, state, limits, shutdown).await?;
     integrating.abort();
+    witnessing.abort();
     checkpointing.abort();
     closer.abort();
     voider.abort();

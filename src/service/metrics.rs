@@ -34,6 +34,13 @@ struct ResponseLabels {
     status: u16,
 }
 
+/// A witness, by its name in its verifier key (configured by the operator,
+/// never from a request).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct WitnessLabels {
+    witness: String,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct EventLabels {
     event: &'static str,
@@ -74,6 +81,8 @@ pub struct Metrics {
     responses: Family<ResponseLabels, Counter>,
     connections_refused: Counter,
     events: Family<EventLabels, Counter>,
+    witness_behind: Family<WitnessLabels, Gauge>,
+    witness_failures: Family<WitnessLabels, Counter>,
     gauges: Gauges,
     /// When the checkpoint last covered every entry (ms): how long the
     /// entries now waiting have waited, at scrape granularity.
@@ -122,6 +131,18 @@ impl Metrics {
             "Lifecycle events: rotation, session_end, table_void, seat_commitment, seat_contribution, \
              draw_created, draw_client_seed, draw_run",
             events.clone(),
+        );
+        let witness_behind = Family::<WitnessLabels, Gauge>::default();
+        registry.register(
+            "witness_behind_entries",
+            "Entries between the latest checkpoint and the largest one each witness cosigned",
+            witness_behind.clone(),
+        );
+        let witness_failures = Family::<WitnessLabels, Counter>::default();
+        registry.register(
+            "witness_failures",
+            "Submissions to each witness that got no cosignature (down, slow, refused, garbage)",
+            witness_failures.clone(),
         );
         let gauges = Gauges::default();
         for (name, help, gauge) in [
@@ -175,9 +196,29 @@ impl Metrics {
             responses,
             connections_refused,
             events,
+            witness_behind,
+            witness_failures,
             gauges,
             caught_up_at: Mutex::new(crate::time::now_ms()),
         }
+    }
+
+    /// How far `witness` is behind the latest checkpoint, in entries.
+    pub fn witness_behind(&self, witness: &str, entries: u64) {
+        self.witness_behind
+            .get_or_create(&WitnessLabels {
+                witness: witness.to_owned(),
+            })
+            .set(entries as i64);
+    }
+
+    /// A submission to `witness` that got no cosignature.
+    pub fn witness_failed(&self, witness: &str) {
+        self.witness_failures
+            .get_or_create(&WitnessLabels {
+                witness: witness.to_owned(),
+            })
+            .inc();
     }
 
     /// A lifecycle event (a fixed word: see the `events` help).

@@ -11,3 +11,4 @@ pub mod keys;
 pub mod metrics;
 pub mod sealing;
 pub mod store;
+pub mod witnessing;

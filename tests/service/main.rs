@@ -46,3 +46,4 @@ mod tables;
 mod tenants;
 mod verify;
 mod web_page;
+mod witnesses;

@@ -32,7 +32,9 @@ fn text(body: String, cache: &'static str) -> Response {
 /// The latest signed checkpoint (c2sp.org/tlog-checkpoint).
 ///
 /// A signed note: the log's origin, its size and its root hash (base64),
-/// signed by the log key. It changes as the log grows (`no-cache`).
+/// signed by the log key, and by each witness that cosigned it so far
+/// (c2sp.org/tlog-cosignature lines, when witnesses are configured). It
+/// changes as the log grows and as witnesses answer (`no-cache`).
 #[utoipa::path(get, path = "/log/checkpoint", tag = "transparency log",
     security(()),
     responses(
@@ -40,8 +42,14 @@ fn text(body: String, cache: &'static str) -> Response {
         DatabaseUnavailable,
     ))]
 pub async fn checkpoint(State(state): State<AppState>) -> Result<Response, ApiError> {
-    match state.dealer.store().log_checkpoint().await? {
-        Some(checkpoint) => Ok(text(checkpoint.note, CHANGING)),
+    let store = state.dealer.store();
+    match store.log_checkpoint().await? {
+        Some(checkpoint) => Ok(text(
+            crate::service::witnessing::with_cosignatures(store, checkpoint)
+                .await?
+                .note,
+            CHANGING,
+        )),
         None => Err(ApiError::unavailable(
             "the log has no checkpoint yet; it is signed within a second of start",
         )),

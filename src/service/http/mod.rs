@@ -68,6 +68,9 @@ pub struct AppState {
     /// The largest checkpoint size a tile request has read: a tile below it
     /// is served without reading the checkpoint again (the log only grows).
     pub log_size_seen: Arc<std::sync::atomic::AtomicU64>,
+    /// The witnesses asked to cosign the log's checkpoints (none by
+    /// default), and what each last did.
+    pub witnesses: Arc<crate::service::witnessing::Witnesses>,
 }
 
 /// A route: where and how it is served, how it is described, and its handler.
@@ -163,6 +166,7 @@ documented_routes![
     problems::explain,
     receipts::round,
     receipts::round_seed,
+    transparency::witnessed_checkpoint,
     receipts::pair,
     transparency::consistency,
     transparency::same_client_seed,

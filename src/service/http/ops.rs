@@ -44,17 +44,52 @@ pub async fn healthz() -> &'static str {
 /// How long `/readyz` waits for the database.
 const READINESS_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(900);
 
+/// The readiness answer: `ready`, then a line for each witness (how far
+/// behind the latest checkpoint it is, and why, when it did not cosign).
+/// A witness behind does not make the service unready: dealing goes on.
+async fn readiness_detail(state: &AppState) -> String {
+    let mut text = "ready\n".to_owned();
+    if state.witnesses.is_empty() {
+        return text;
+    }
+    let size = match tokio::time::timeout(READINESS_TIMEOUT, state.dealer.store().log_checkpoint())
+        .await
+    {
+        Ok(Ok(Some(checkpoint))) => checkpoint.size,
+        _ => 0,
+    };
+    for (name, status) in state.witnesses.statuses() {
+        let line = match status.acknowledged {
+            Some(acknowledged) if acknowledged >= size && status.last_error.is_none() => {
+                format!("witness {name}: cosigned the latest checkpoint ({size} entries)")
+            }
+            acknowledged => format!(
+                "witness {name}: behind by {} entries (cosigned {}){}",
+                size.saturating_sub(acknowledged.unwrap_or(0)),
+                acknowledged.map_or("nothing yet".to_owned(), |a| format!("{a} entries")),
+                status
+                    .last_error
+                    .map(|why| format!("; last answer: {why}"))
+                    .unwrap_or_default()
+            ),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
 /// Readiness: the database answers (within a second).
 #[utoipa::path(get, path = "/readyz", tag = "operations",
     responses(
-        (status = 200, description = "Ready", body = String, content_type = "text/plain"),
+        (status = 200, description = "Ready; with witnesses, a line each saying how far behind it is", body = String, content_type = "text/plain"),
         (status = 503, description = "The database does not answer", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn readyz(State(state): State<AppState>) -> Result<&'static str, ApiError> {
+pub async fn readyz(State(state): State<AppState>) -> Result<String, ApiError> {
     // Within a second, whatever the pool's acquire timeout: a load balancer
     // asks often and must not pile up waiting requests.
     match tokio::time::timeout(READINESS_TIMEOUT, state.dealer.store().ping()).await {
-        Ok(Ok(())) => Ok("ready\n"),
+        Ok(Ok(())) => Ok(readiness_detail(&state).await),
         Ok(Err(err)) => {
             tracing::warn!(error = %err, "readiness check failed");
             Err(ApiError::unavailable("the database does not answer"))

@@ -226,3 +226,53 @@ pub async fn same_client_seed(
         truncated,
     }))
 }
+
+/// The largest checkpoint the log's witnesses vouched for.
+///
+/// A signed note as `GET /log/checkpoint` serves it, of the largest tree
+/// size that at least the configured quorum of witnesses cosigned
+/// (c2sp.org/tlog-cosignature lines after the log's own signature). A
+/// client that trusts a checkpoint only when enough witnesses it trusts
+/// cosigned it reads this one when the latest is not yet witnessed (a
+/// witness down, slow or refusing), and proves the latest consistent with
+/// it (`GET /v1/log/consistency`). 404 when the log has no witnesses, or
+/// none of its checkpoints was cosigned by the quorum yet.
+#[utoipa::path(get, path = "/v1/log/witnessed-checkpoint", tag = "transparency log",
+    security(()),
+    responses(
+        (status = 200, description = "The witnessed checkpoint, with its cosignatures", body = String, content_type = "text/plain"),
+        (status = 404, description = "No witnesses, or no checkpoint cosigned by the quorum yet", body = Problem, content_type = "application/problem+json"),
+        DatabaseUnavailable,
+    ))]
+pub async fn witnessed_checkpoint(
+    axum::extract::State(state): axum::extract::State<AppState>,
+) -> Result<axum::response::Response, ApiError> {
+    use axum::response::IntoResponse;
+    let witnesses = &state.witnesses;
+    if witnesses.is_empty() {
+        return Err(ApiError::not_found_detail(
+            "this log has no witnesses configured: its checkpoints are signed by the log alone"
+                .to_owned(),
+        ));
+    }
+    match witnesses.witnessed_checkpoint(state.dealer.store()).await? {
+        Some(checkpoint) => {
+            let mut response = checkpoint.note.into_response();
+            let headers = response.headers_mut();
+            headers.insert(
+                axum::http::header::CONTENT_TYPE,
+                axum::http::HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            headers.insert(
+                axum::http::header::CACHE_CONTROL,
+                axum::http::HeaderValue::from_static("no-cache"),
+            );
+            Ok(response)
+        }
+        None => Err(ApiError::not_found_detail(format!(
+            "no checkpoint is cosigned by {} of this log's {} witnesses yet",
+            witnesses.quorum,
+            witnesses.list.len()
+        ))),
+    }
+}

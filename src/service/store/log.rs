@@ -334,6 +334,95 @@ impl Store {
         }))
     }
 
+    /// Stores `witness`'s verified cosignature line of the checkpoint of
+    /// `size` (a second one of the same size and witness is not stored).
+    pub async fn store_cosignature(
+        &self,
+        size: u64,
+        witness: &str,
+        line: &str,
+        at_ms: i64,
+    ) -> Result<(), sqlx::Error> {
+        write_tx!(self, |tx| {
+            sqlx::query(
+                "INSERT INTO log_cosignatures (size, witness, line, cosigned_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (size, witness) DO NOTHING",
+            )
+            .bind(size as i64)
+            .bind(witness)
+            .bind(line)
+            .bind(at_ms)
+            .execute(&mut *tx)
+            .await?;
+        });
+        Ok(())
+    }
+
+    /// The cosignature lines stored for the checkpoint of `size`, by
+    /// witness (its verifier key).
+    pub async fn cosignatures(&self, size: u64) -> Result<Vec<(String, String)>, sqlx::Error> {
+        with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT witness, line FROM log_cosignatures WHERE size = $1 ORDER BY witness",
+            )
+            .bind(size as i64)
+            .fetch_all(pool)
+            .await
+        })
+    }
+
+    /// The largest size each witness cosigned (its verifier key), as stored.
+    pub async fn witnessed_sizes(&self) -> Result<Vec<(String, u64)>, sqlx::Error> {
+        let rows: Vec<(String, i64)> = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT witness, MAX(size) FROM log_cosignatures GROUP BY witness")
+                .fetch_all(pool)
+                .await
+        })?;
+        Ok(rows.into_iter().map(|(w, s)| (w, s as u64)).collect())
+    }
+
+    /// The sizes, largest first (at most `limit`), that at least `quorum`
+    /// witnesses cosigned, each with its witnesses.
+    pub async fn sizes_cosigned_by(
+        &self,
+        quorum: u64,
+        limit: i64,
+    ) -> Result<Vec<(u64, Vec<String>)>, sqlx::Error> {
+        let sizes: Vec<(i64,)> = with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT size FROM log_cosignatures GROUP BY size HAVING COUNT(*) >= $1 \
+                 ORDER BY size DESC LIMIT $2",
+            )
+            .bind(quorum as i64)
+            .bind(limit)
+            .fetch_all(pool)
+            .await
+        })?;
+        let mut out = Vec::with_capacity(sizes.len());
+        for (size,) in sizes {
+            let witnesses = self
+                .cosignatures(size as u64)
+                .await?
+                .into_iter()
+                .map(|(w, _)| w)
+                .collect();
+            out.push((size as u64, witnesses));
+        }
+        Ok(out)
+    }
+
+    /// Deletes the cosignatures of sizes below `size` (kept: those of
+    /// `size` and above).
+    pub async fn prune_cosignatures(&self, size: u64) -> Result<u64, sqlx::Error> {
+        Ok(write_tx!(self, |tx| {
+            sqlx::query("DELETE FROM log_cosignatures WHERE size < $1")
+                .bind(size as i64)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+        }))
+    }
+
     /// Entries `[from, to)`, in order.
     pub async fn log_entries(&self, from: u64, to: u64) -> Result<Vec<Vec<u8>>, sqlx::Error> {
         let rows: Vec<(Vec<u8>,)> = with_pool!(self, |pool| {

@@ -10,6 +10,7 @@ use fairdeal::service::integrator;
 use fairdeal::service::metrics::Metrics;
 use fairdeal::service::sealing::MasterKey;
 use fairdeal::service::store::{InsertKey, Store};
+use fairdeal::service::witnessing::Witnesses;
 use fairdeal::tlog::key::LogKey;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -26,6 +27,7 @@ pub struct TestApp {
     /// The transparency log's key.
     pub log: Arc<LogKey>,
     integrating: JoinHandle<()>,
+    witnessing: JoinHandle<()>,
     pub db: TestDatabase,
     shutdown: oneshot::Sender<()>,
     server: JoinHandle<std::io::Result<()>>,
@@ -95,6 +97,16 @@ pub async fn serve_app(db: TestDatabase, store: Store) -> TestApp {
 
 /// [`serve_app`] with other connection limits.
 pub async fn serve_app_with(db: TestDatabase, store: Store, limits: Limits) -> TestApp {
+    serve_app_witnessed(db, store, limits, Witnesses::default()).await
+}
+
+/// [`serve_app_with`] asking `witnesses` to cosign every checkpoint.
+pub async fn serve_app_witnessed(
+    db: TestDatabase,
+    store: Store,
+    limits: Limits,
+    witnesses: Witnesses,
+) -> TestApp {
     store.migrate().await.expect("migrate");
     let key = MasterKey::from_hex(&random_master_key_hex()).expect("key");
     assert!(
@@ -124,12 +136,21 @@ pub async fn serve_app_with(db: TestDatabase, store: Store, limits: Limits) -> T
         log.clone(),
         Duration::from_millis(50),
     ));
+    let witnesses = Arc::new(witnesses);
+    let metrics = Arc::new(Metrics::new());
+    let witnessing = tokio::spawn(fairdeal::service::witnessing::run(
+        store.clone(),
+        witnesses.clone(),
+        metrics.clone(),
+        Duration::from_millis(50),
+    ));
     let dealer = Arc::new(Dealer::new(store, key));
     let state = AppState {
         dealer: dealer.clone(),
-        metrics: Arc::new(Metrics::new()),
+        metrics,
         log: log.clone(),
         log_size_seen: Default::default(),
+        witnesses,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -145,6 +166,7 @@ pub async fn serve_app_with(db: TestDatabase, store: Store, limits: Limits) -> T
         dealer,
         log,
         integrating,
+        witnessing,
         db,
         shutdown,
         server,
@@ -158,6 +180,7 @@ impl TestApp {
         let _ = self.shutdown.send(());
         let _ = self.server.await;
         self.integrating.abort();
+        self.witnessing.abort();
         self.dealer.store().close().await;
         self.db.remove().await;
     }

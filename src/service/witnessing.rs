@@ -1,0 +1,414 @@
+//! Asking witnesses to cosign the log's checkpoints (c2sp.org/tlog-witness):
+//! after the log signs a checkpoint, each configured witness is sent it with
+//! the consistency proof from the size that witness last acknowledged, and
+//! the cosignature it answers (c2sp.org/tlog-cosignature) is verified and
+//! stored beside the checkpoint, whose note is then served with it. A
+//! witness that is down, slow, refuses or answers garbage stops nothing:
+//! it falls behind, which `/readyz` and the metrics say, and the largest
+//! checkpoint that the quorum cosigned stays available
+//! (`GET /v1/log/witnessed-checkpoint`).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+
+use super::metrics::Metrics;
+use super::store::{LogCheckpoint, Store};
+use crate::tlog::cosignature::{CosignatureVerifier, split_note};
+
+/// How long a witness has to answer one submission.
+const SUBMIT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The longest answer read from a witness.
+const MAX_ANSWER_BYTES: usize = 16 << 10;
+
+/// One witness: where it takes checkpoints and the key it cosigns with.
+#[derive(Debug)]
+pub struct Witness {
+    /// Its submission prefix: `<url>/add-checkpoint` is posted to.
+    pub url: String,
+    pub verifier: CosignatureVerifier,
+}
+
+impl Witness {
+    /// `VKEY@URL`: the witness's cosignature verifier key
+    /// (`<name>+<key id>+<base64 key>`), then its submission prefix.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (vkey, url) = text.split_once('@').ok_or_else(|| {
+            format!("must be VKEY@URL (the witness's verifier key, then its URL); got {text:?}")
+        })?;
+        let verifier = CosignatureVerifier::from_vkey(vkey).map_err(|e| format!("{e:#}"))?;
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(format!(
+                "the witness URL must start with http:// or https://; got {url:?}"
+            ));
+        }
+        Ok(Self {
+            url: url.trim_end_matches('/').to_owned(),
+            verifier,
+        })
+    }
+
+    /// The witness's name (in its verifier key).
+    pub fn name(&self) -> &str {
+        self.verifier.name()
+    }
+}
+
+/// What the service knows of one witness now.
+#[derive(Clone, Debug, Default)]
+pub struct WitnessStatus {
+    /// The largest size it cosigned (or told us it holds).
+    pub acknowledged: Option<u64>,
+    /// Why its last submission got no cosignature, if it did not.
+    pub last_error: Option<String>,
+}
+
+/// The configured witnesses, the quorum, and what each last did.
+#[derive(Debug, Default)]
+pub struct Witnesses {
+    pub list: Vec<Witness>,
+    /// How many cosignatures make a checkpoint witnessed.
+    pub quorum: usize,
+    status: Mutex<Vec<WitnessStatus>>,
+}
+
+impl Witnesses {
+    /// `list`, of which `quorum` (1 to its length) must cosign.
+    pub fn new(list: Vec<Witness>, quorum: usize) -> Self {
+        let status = Mutex::new(vec![WitnessStatus::default(); list.len()]);
+        Self {
+            list,
+            quorum,
+            status,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Each witness's name and status.
+    pub fn statuses(&self) -> Vec<(String, WitnessStatus)> {
+        let status = self.status.lock().unwrap_or_else(|e| e.into_inner());
+        self.list
+            .iter()
+            .zip(status.iter())
+            .map(|(w, s)| (w.name().to_owned(), s.clone()))
+            .collect()
+    }
+
+    fn set(&self, i: usize, update: impl FnOnce(&mut WitnessStatus)) {
+        let mut status = self.status.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = status.get_mut(i) {
+            update(s);
+        }
+    }
+
+    /// The largest stored checkpoint that at least `quorum` of these
+    /// witnesses cosigned, with their lines appended to its note.
+    pub async fn witnessed_checkpoint(
+        &self,
+        store: &Store,
+    ) -> anyhow::Result<Option<LogCheckpoint>> {
+        if self.list.is_empty() {
+            return Ok(None);
+        }
+        let keys: Vec<String> = self.list.iter().map(|w| w.verifier.vkey()).collect();
+        for (size, witnesses) in store.sizes_cosigned_by(self.quorum as u64, 32).await? {
+            let ours = witnesses.iter().filter(|w| keys.contains(w)).count();
+            if ours < self.quorum {
+                continue;
+            }
+            if let Some(checkpoint) = store.log_checkpoint_of_size(size).await? {
+                return Ok(Some(with_cosignatures(store, checkpoint).await?));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// `checkpoint` with the witnesses' cosignature lines stored for its size
+/// appended to its note (further signature lines of the same note).
+pub async fn with_cosignatures(
+    store: &Store,
+    mut checkpoint: LogCheckpoint,
+) -> Result<LogCheckpoint, sqlx::Error> {
+    for (_, line) in store.cosignatures(checkpoint.size).await? {
+        checkpoint.note.push_str(&line);
+        checkpoint.note.push('\n');
+    }
+    Ok(checkpoint)
+}
+
+/// What one submission came to.
+enum Submitted {
+    /// Cosigned: the size it now holds.
+    Cosigned(u64),
+    /// The witness holds another size: retry from it.
+    Holds(u64),
+}
+
+/// Submits every new checkpoint to every witness, every `interval`, until
+/// the process ends: a task a witness, so that one slow to answer (up to
+/// [`SUBMIT_TIMEOUT`]) holds up no other.
+pub async fn run(
+    store: Store,
+    witnesses: Arc<Witnesses>,
+    metrics: Arc<Metrics>,
+    interval: Duration,
+) {
+    if witnesses.is_empty() {
+        return;
+    }
+    let client = match reqwest::Client::builder().timeout(SUBMIT_TIMEOUT).build() {
+        Ok(client) => client,
+        Err(err) => {
+            tracing::error!(error = %err, "no HTTP client for the witnesses");
+            return;
+        }
+    };
+    // Start from what the database says each witness cosigned.
+    if let Ok(sizes) = store.witnessed_sizes().await {
+        for (i, witness) in witnesses.list.iter().enumerate() {
+            let vkey = witness.verifier.vkey();
+            if let Some((_, size)) = sizes.iter().find(|(w, _)| *w == vkey) {
+                witnesses.set(i, |s| s.acknowledged = Some(*size));
+            }
+        }
+    }
+    let tasks: Vec<_> = (0..witnesses.list.len())
+        .map(|i| {
+            let (store, witnesses, metrics, client) = (
+                store.clone(),
+                witnesses.clone(),
+                metrics.clone(),
+                client.clone(),
+            );
+            tokio::spawn(
+                async move { keep_up(i, store, witnesses, metrics, client, interval).await },
+            )
+        })
+        .collect();
+    // Cosignatures of sizes below every witness's latest and the witnessed
+    // checkpoint are of no more use: once a minute, they go.
+    let mut ticker = tokio::time::interval(Duration::from_secs(60));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    struct AbortOnDrop(Vec<tokio::task::JoinHandle<()>>);
+    impl Drop for AbortOnDrop {
+        fn drop(&mut self) {
+            self.0.iter().for_each(tokio::task::JoinHandle::abort);
+        }
+    }
+    let _tasks = AbortOnDrop(tasks);
+    loop {
+        ticker.tick().await;
+        if let Ok(Some(witnessed)) = witnesses.witnessed_checkpoint(&store).await {
+            let lowest = witnesses
+                .statuses()
+                .iter()
+                .filter_map(|(_, s)| s.acknowledged)
+                .min()
+                .unwrap_or(0)
+                .min(witnessed.size);
+            if let Err(err) = store.prune_cosignatures(lowest).await {
+                tracing::warn!(error = %err, "pruning old cosignatures");
+            }
+        }
+    }
+}
+
+/// Witness `i`'s loop: the latest checkpoint submitted whenever it is newer
+/// than the one the witness acknowledged.
+async fn keep_up(
+    i: usize,
+    store: Store,
+    witnesses: Arc<Witnesses>,
+    metrics: Arc<Metrics>,
+    client: reqwest::Client,
+    interval: Duration,
+) {
+    let witness = &witnesses.list[i];
+    let name = witness.name();
+    let mut ticker = tokio::time::interval(interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        let checkpoint = match store.log_checkpoint().await {
+            Ok(Some(checkpoint)) => checkpoint,
+            Ok(None) => continue,
+            Err(err) => {
+                tracing::warn!(error = %err, "reading the checkpoint for the witnesses");
+                continue;
+            }
+        };
+        let acknowledged = witnesses.statuses()[i].1.acknowledged;
+        if acknowledged == Some(checkpoint.size) {
+            metrics.witness_behind(name, 0);
+            continue;
+        }
+        match submit(&client, &store, witness, &checkpoint, acknowledged).await {
+            Ok(size) => {
+                metrics.witness_behind(name, checkpoint.size.saturating_sub(size));
+                witnesses.set(i, |s| {
+                    s.acknowledged = Some(size);
+                    s.last_error = None;
+                });
+            }
+            Err((held, why)) => {
+                metrics.witness_failed(name);
+                let behind = held.or(acknowledged).unwrap_or(0);
+                metrics.witness_behind(name, checkpoint.size.saturating_sub(behind));
+                tracing::warn!(witness = name, error = %why, "witness did not cosign");
+                witnesses.set(i, |s| {
+                    if held.is_some() {
+                        s.acknowledged = held;
+                    }
+                    s.last_error = Some(why);
+                });
+            }
+        }
+    }
+}
+
+/// Submits `checkpoint` to `witness`, from the size it acknowledged (or,
+/// when it holds another, once more from that one): the size it now holds,
+/// or why not (with the size it said it holds, if it said).
+async fn submit(
+    client: &reqwest::Client,
+    store: &Store,
+    witness: &Witness,
+    checkpoint: &LogCheckpoint,
+    acknowledged: Option<u64>,
+) -> Result<u64, (Option<u64>, String)> {
+    let mut old = acknowledged.unwrap_or(0);
+    for _ in 0..2 {
+        match submit_once(client, store, witness, checkpoint, old).await {
+            Ok(Submitted::Cosigned(size)) => return Ok(size),
+            Ok(Submitted::Holds(held)) if held > checkpoint.size => {
+                return Err((
+                    Some(held),
+                    format!(
+                        "it holds a checkpoint of {held} entries, more than this log's {}: it \
+                         witnessed another history of this log (a fork), or this database was \
+                         rolled back",
+                        checkpoint.size
+                    ),
+                ));
+            }
+            Ok(Submitted::Holds(held)) if held == old => {
+                return Err((
+                    Some(held),
+                    format!("it answered 409 with its size {held}, which was the old size sent"),
+                ));
+            }
+            Ok(Submitted::Holds(held)) => old = held,
+            Err(why) => return Err((None, why)),
+        }
+    }
+    Err((Some(old), "it changed its size twice in a row".to_owned()))
+}
+
+async fn submit_once(
+    client: &reqwest::Client,
+    store: &Store,
+    witness: &Witness,
+    checkpoint: &LogCheckpoint,
+    old: u64,
+) -> Result<Submitted, String> {
+    let proof = if old == 0 || old >= checkpoint.size {
+        Vec::new()
+    } else {
+        store
+            .log_consistency_proof(checkpoint.size, old)
+            .await
+            .map_err(|e| format!("no consistency proof from {old}: {e:#}"))?
+    };
+    let mut body = format!("old {old}\n");
+    for hash in &proof {
+        body.push_str(&BASE64.encode(hash.0));
+        body.push('\n');
+    }
+    body.push('\n');
+    body.push_str(&checkpoint.note);
+    let url = format!("{}/add-checkpoint", witness.url);
+    let response = client
+        .post(&url)
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| format!("no answer from {url}: {e}"))?;
+    let status = response.status();
+    let is_size = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/x.tlog.size"));
+    let bytes = response
+        .bytes()
+        .await
+        .map_err(|e| format!("reading its answer: {e}"))?;
+    if bytes.len() > MAX_ANSWER_BYTES {
+        return Err(format!(
+            "its answer is {} bytes, more than expected",
+            bytes.len()
+        ));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let shown: String = text.chars().take(200).collect();
+    match status.as_u16() {
+        200 => {
+            let (note_body, _) =
+                split_note(&checkpoint.note).ok_or("the log's own checkpoint is not a note")?;
+            let line = text
+                .lines()
+                .find(|line| witness.verifier.verify_line(note_body, line).is_some())
+                .ok_or_else(|| {
+                    format!(
+                        "it answered 200 without a cosignature by its key that verifies: {shown:?}"
+                    )
+                })?;
+            store
+                .store_cosignature(
+                    checkpoint.size,
+                    &witness.verifier.vkey(),
+                    line,
+                    crate::time::now_ms(),
+                )
+                .await
+                .map_err(|e| format!("storing its cosignature: {e}"))?;
+            Ok(Submitted::Cosigned(checkpoint.size))
+        }
+        409 if is_size => text
+            .trim_end_matches('\n')
+            .parse::<u64>()
+            .map(Submitted::Holds)
+            .map_err(|_| format!("it answered 409 with a size that does not read: {shown:?}")),
+        code => Err(format!("it refused ({code}): {shown}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_witness_is_given_as_its_key_then_its_url() {
+        let cosigner =
+            crate::tlog::cosignature::Cosigner::from_bytes(&[3; 32], "witness.example/w1")
+                .expect("key");
+        let vkey = cosigner.vkey();
+        let witness = Witness::parse(&format!("{vkey}@http://127.0.0.1:9/")).expect("parses");
+        assert_eq!(witness.url, "http://127.0.0.1:9");
+        assert_eq!(witness.name(), "witness.example/w1");
+        for bad in [
+            vkey.clone(),
+            format!("{vkey}@ftp://x"),
+            "nobody@http://x".to_owned(),
+        ] {
+            assert!(Witness::parse(&bad).is_err(), "{bad}");
+        }
+    }
+}

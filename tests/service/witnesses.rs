@@ -1,0 +1,318 @@
+//! The service asks witnesses to cosign its checkpoints (c2sp.org/tlog-witness)
+//! and serves their cosignatures; a witness down, slow, or answering garbage
+//! stops nothing; `fairdeal monitor` with a witness policy trusts only a
+//! checkpoint the quorum cosigned.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::StatusCode as AxumStatus;
+use axum::response::{IntoResponse, Response};
+use fairdeal::service::http::Limits;
+use fairdeal::service::witnessing::{Witness, Witnesses};
+use fairdeal::tlog::cosignature::{CosignatureVerifier, Cosigner, split_note};
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::harness::{Backend, TestApp, TestDatabase, run_monitor};
+
+/// How a fake witness answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Behaviour {
+    /// As tlog-witness says (the size it holds, 409 otherwise), without
+    /// checking proofs: the real one is `fairdeal witness`.
+    Honest,
+    /// 200 with text that is no cosignature.
+    Garbage,
+    /// Never within the service's patience.
+    Slow,
+}
+
+struct FakeWitness {
+    cosigner: Cosigner,
+    behaviour: Behaviour,
+    held: Mutex<u64>,
+}
+
+async fn add_checkpoint(State(witness): State<Arc<FakeWitness>>, body: Bytes) -> Response {
+    match witness.behaviour {
+        Behaviour::Garbage => return (AxumStatus::OK, "— nobody AAAA\n").into_response(),
+        Behaviour::Slow => {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            return AxumStatus::OK.into_response();
+        }
+        Behaviour::Honest => {}
+    }
+    let text = String::from_utf8_lossy(&body);
+    let Some(old) = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("old "))
+        .and_then(|n| n.parse::<u64>().ok())
+    else {
+        return AxumStatus::BAD_REQUEST.into_response();
+    };
+    let Some(at) = text.find("\n\n") else {
+        return AxumStatus::BAD_REQUEST.into_response();
+    };
+    let note = &text[at + 2..];
+    let Some((note_body, _)) = split_note(note) else {
+        return AxumStatus::BAD_REQUEST.into_response();
+    };
+    let size: u64 = note_body
+        .lines()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_default();
+    let mut held = witness.held.lock().expect("lock");
+    if old != *held {
+        return (
+            AxumStatus::CONFLICT,
+            [("content-type", "text/x.tlog.size")],
+            format!("{held}\n"),
+        )
+            .into_response();
+    }
+    *held = size;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    (AxumStatus::OK, witness.cosigner.cosign(note_body, now)).into_response()
+}
+
+/// A fake witness on a port of its own: its verifier key and `VKEY@URL`.
+async fn fake_witness(name: &str, behaviour: Behaviour) -> (CosignatureVerifier, String) {
+    let cosigner = Cosigner::generate(name).expect("key");
+    let verifier = cosigner.verifier();
+    let witness = Arc::new(FakeWitness {
+        cosigner,
+        behaviour,
+        held: Mutex::new(0),
+    });
+    let app = axum::Router::new()
+        .route("/add-checkpoint", axum::routing::post(add_checkpoint))
+        .with_state(witness);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let given = format!("{}@http://{addr}", verifier.vkey());
+    (verifier, given)
+}
+
+async fn witnessed_app(backend: Backend, given: &[String], quorum: usize) -> Option<TestApp> {
+    let db = TestDatabase::create(backend).await?;
+    let store = db.store(8).await;
+    let list = given
+        .iter()
+        .map(|text| Witness::parse(text).expect("a witness"))
+        .collect();
+    Some(
+        crate::harness::serve_app_witnessed(
+            db,
+            store,
+            Limits::default(),
+            Witnesses::new(list, quorum),
+        )
+        .await,
+    )
+}
+
+/// Waits until `/log/checkpoint` of `size` or more carries a cosignature by
+/// each of `verifiers`: the note.
+async fn cosigned(app: &TestApp, size: u64, verifiers: &[&CosignatureVerifier]) -> String {
+    for _ in 0..200 {
+        let note = app.public.get("/log/checkpoint").await.text;
+        let big_enough = note
+            .lines()
+            .nth(1)
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| n >= size);
+        if big_enough && verifiers.iter().all(|v| v.verify_note(&note).is_some()) {
+            return note;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no checkpoint of {size} entries cosigned by every witness");
+}
+
+async fn checkpoints_are_served_with_their_witnesses_cosignatures(backend: Backend) {
+    let (one, one_given) = fake_witness("witness.example/one", Behaviour::Honest).await;
+    let (two, two_given) = fake_witness("witness.example/two", Behaviour::Honest).await;
+    let Some(app) = witnessed_app(backend, &[one_given, two_given], 2).await else {
+        return;
+    };
+    let pair = app.operator.active_pair("witnessed").await;
+    for _ in 0..3 {
+        let dealt = app.operator.deal(&pair, json!({"type": "deck"})).await;
+        assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    }
+    let size = app.number("SELECT next_index FROM log_state").await as u64;
+    let note = cosigned(&app, size, &[&one, &two]).await;
+    // The log's own signature still verifies: the cosignatures are further
+    // lines of the same note.
+    fairdeal::tlog::key::verify_note(&note, &app.log.vkey()).expect("the log's signature");
+    let witnessed = app.public.get("/v1/log/witnessed-checkpoint").await;
+    assert_eq!(witnessed.status, StatusCode::OK, "{}", witnessed.text);
+    assert!(one.verify_note(&witnessed.text).is_some());
+    assert!(two.verify_note(&witnessed.text).is_some());
+    let ready = app.public.get("/readyz").await.text;
+    assert!(
+        ready.contains("witness witness.example/one: cosigned"),
+        "{ready}"
+    );
+
+    // A monitor that trusts both accepts it, naming them; one that trusts a
+    // witness the log never asked does not.
+    let args = [
+        "--witness-key".to_owned(),
+        one.vkey(),
+        "--witness-key".to_owned(),
+        two.vkey(),
+    ];
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    assert_eq!(
+        report["witnessed_by"],
+        json!(["witness.example/one", "witness.example/two"])
+    );
+    let stranger = Cosigner::generate("witness.example/stranger").expect("key");
+    let args = ["--witness-key".to_owned(), stranger.vkey()];
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(crate::monitor::kinds(&report), ["witness"]);
+    assert_eq!(report["checkpoint_accepted"], false);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn checkpoints_are_cosigned_by_the_witnesses_on_sqlite() {
+    checkpoints_are_served_with_their_witnesses_cosignatures(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn checkpoints_are_cosigned_by_the_witnesses_on_postgres() {
+    checkpoints_are_served_with_their_witnesses_cosignatures(Backend::Postgres).await;
+}
+
+/// A witness down, one slow and one answering garbage stop no deal; the
+/// good one keeps cosigning; `/readyz` names the ones behind and why; with
+/// a quorum of one the witnessed checkpoint is still served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn witnesses_down_slow_or_answering_garbage_stop_nothing() {
+    let (good, good_given) = fake_witness("witness.example/good", Behaviour::Honest).await;
+    let (_, garbage_given) = fake_witness("witness.example/garbage", Behaviour::Garbage).await;
+    let (_, slow_given) = fake_witness("witness.example/slow", Behaviour::Slow).await;
+    let down = Cosigner::generate("witness.example/down").expect("key");
+    let down_given = format!("{}@http://127.0.0.1:9", down.vkey());
+    let Some(app) = witnessed_app(
+        Backend::Sqlite,
+        &[good_given, garbage_given, slow_given, down_given],
+        1,
+    )
+    .await
+    else {
+        return;
+    };
+    let pair = app.operator.active_pair("witnesses failing").await;
+    let started = std::time::Instant::now();
+    for _ in 0..20 {
+        let dealt = app.operator.deal(&pair, json!({"type": "deck"})).await;
+        assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    }
+    // Not a timed assertion of speed: a deal waiting on a witness would
+    // take the 5 s a submission may take.
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let size = app.number("SELECT next_index FROM log_state").await as u64;
+    let note = cosigned(&app, size, &[&good]).await;
+    let witnessed = app.public.get("/v1/log/witnessed-checkpoint").await;
+    assert_eq!(witnessed.status, StatusCode::OK, "{}", witnessed.text);
+    assert!(good.verify_note(&witnessed.text).is_some());
+    let ready = app.public.get("/readyz").await;
+    assert_eq!(ready.status, StatusCode::OK);
+    for (name, why) in [
+        ("garbage", "without a cosignature by its key that verifies"),
+        ("down", "no answer"),
+    ] {
+        assert!(
+            ready.text.lines().any(|l| l
+                .starts_with(&format!("witness witness.example/{name}: behind by"))
+                && l.contains(why)),
+            "{name}: {}",
+            ready.text
+        );
+    }
+    let metrics = app.public.get("/metrics").await.text;
+    assert!(
+        metrics.contains("fairdeal_witness_behind_entries{witness=\"witness.example/good\"} 0"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("fairdeal_witness_failures_total{witness=\"witness.example/down\"}"));
+    assert!(!note.is_empty());
+    app.stop().await;
+}
+
+/// A log with no witnesses: a reader that requires them accepts nothing,
+/// and says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_reader_that_requires_witnesses_does_not_trust_an_unwitnessed_log() {
+    let Some(app) = crate::harness::spawn_app(Backend::Sqlite).await else {
+        return;
+    };
+    let pair = app.operator.active_pair("alone").await;
+    app.operator.deal(&pair, json!({"type": "deck"})).await;
+    crate::monitor::integrated(&app).await;
+    let none = app.public.get("/v1/log/witnessed-checkpoint").await;
+    assert_eq!(none.status, StatusCode::NOT_FOUND, "{}", none.text);
+    let witness = Cosigner::generate("witness.example/w").expect("key");
+    let args = ["--witness-key".to_owned(), witness.vkey()];
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(crate::monitor::kinds(&report), ["witness"]);
+    let detail = report["findings"][0]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("not yet witnessed"), "{detail}");
+    app.stop().await;
+}
+
+/// Bad witness flags name the flag and the rule.
+#[test]
+fn bad_witness_flags_are_refused() {
+    let witness = Cosigner::generate("witness.example/w").expect("key");
+    for (args, flag) in [
+        (
+            vec!["--witness".to_owned(), "nonsense".to_owned()],
+            "--witness",
+        ),
+        (
+            vec![
+                "--witness".to_owned(),
+                format!("{}@ftp://x", witness.vkey()),
+            ],
+            "--witness",
+        ),
+        (
+            vec![
+                "--witness".to_owned(),
+                format!("{}@http://127.0.0.1:9", witness.vkey()),
+                "--witness-quorum".to_owned(),
+                "2".to_owned(),
+            ],
+            "--witness-quorum",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("dir");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args(["serve", "--data-dir"])
+            .arg(dir.path())
+            .args(&args)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(flag), "{args:?}: {stderr}");
+    }
+}
