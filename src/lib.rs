@@ -35,6 +35,7 @@ pub mod telemetry;
 pub mod text;
 pub mod time;
 pub mod tlog;
+pub mod witness;
 
 /// This build's version and the git commit it was built from.
 pub const VERSION: &str = concat!(

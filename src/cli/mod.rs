@@ -16,6 +16,7 @@ pub mod pairs;
 pub mod render;
 pub mod replay;
 pub mod serve;
+pub mod witness;
 
 /// fairdeal: provably-fair card dealing (protocol fairdeal-v1).
 #[derive(Debug, Parser)]
@@ -49,6 +50,8 @@ pub enum Command {
     /// Read and check a transparency log: signatures, tree, consistency, and
     /// what its entries promise (deal-shopping, unrevealed commitments).
     Monitor(monitor::MonitorOpts),
+    /// Witness C2SP transparency logs (c2sp.org/tlog-witness): cosign checkpoints proved consistent.
+    Witness(witness::WitnessOpts),
     /// Print the OpenAPI description of the HTTP API (what openapi.yaml holds).
     Openapi,
 }
@@ -65,6 +68,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Audit(opts) => audit::run(opts, audit::Mode::Audit),
         Command::Stats(opts) => audit::run(opts, audit::Mode::Stats),
         Command::Monitor(opts) => monitor::run(opts),
+        Command::Witness(opts) => witness::run(opts),
         Command::Openapi => {
             print!("{}", crate::service::http::openapi_yaml());
             Ok(ExitCode::SUCCESS)
