@@ -616,8 +616,14 @@ async fn two_witnesses_on_one_postgres_database_never_cosign_two_forks() {
     let Some(database) = ScratchDatabase::create().await else {
         return;
     };
-    race_two_witnesses(Some(&database.url), 60).await;
+    // The race in a task of its own, so that the scratch database is
+    // dropped even when it fails.
+    let url = database.url.clone();
+    let outcome = tokio::spawn(async move { race_two_witnesses(Some(&url), 60).await }).await;
     database.drop_it().await;
+    if let Err(err) = outcome {
+        std::panic::resume_unwind(err.into_panic());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -705,4 +711,60 @@ async fn garbage_bodies_and_hostile_sizes_get_400() {
         .await
         .expect("healthz");
     assert_eq!(health.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn a_real_checksum_database_checkpoint_is_witnessed() {
+    // Any C2SP log, not only fairdeal's: the Go checksum database, whose
+    // origin holds spaces and whose key is named otherwise.
+    const GO_ORIGIN: &str = "go.sum database tree";
+    const GO_VKEY: &str = "sum.golang.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ux18htTTAD8OuAn8";
+    const GO_NOTE: &str = "go.sum database tree\n63096908\n8lHrQPRYe4KT4WQ9/Qk8/taKnD6IRHbFgfN7vQE2Y54=\n\n\u{2014} sum.golang.org Az3gri/oVBN1jAhNZ/iS+W31psFAWRT20/GyrhpU6taFwulQGetBkH5S7wpGXdS935jiIGiUUAXBVHzT/P6fYhqAmAk=\n";
+    let dir = tempfile::tempdir().expect("temp dir");
+    let stderr = std::fs::File::create(dir.path().join("stderr.txt")).expect("file");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .args(["witness", "--listen", "127.0.0.1:0", "--name", NAME])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("--log")
+        .arg(format!("{GO_ORIGIN}={GO_VKEY}"))
+        .env_remove("FAIRDEAL_WITNESS_DATABASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("start");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut lines = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        out.read_line(&mut line).expect("read");
+        lines.push(line.trim().to_owned());
+    }
+    let url = lines[0]
+        .strip_prefix("fairdeal witness listening on ")
+        .expect("url");
+    let vkey = lines[1].strip_prefix("cosigner vkey: ").expect("vkey");
+    let response = reqwest::Client::new()
+        .post(format!("{url}/add-checkpoint"))
+        .body(format!("old 0\n\n{GO_NOTE}"))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status().as_u16(), 200);
+    let line = response.text().await.expect("body");
+    let verifier = CosignatureVerifier::from_vkey(vkey).expect("vkey");
+    assert!(verifier.verify_note(&format!("{GO_NOTE}{line}")).is_some());
+    // A changed size no longer carries the log's signature.
+    let response = reqwest::Client::new()
+        .post(format!("{url}/add-checkpoint"))
+        .body(format!(
+            "old 63096908\n\n{}",
+            GO_NOTE.replace("63096908", "63096909")
+        ))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status().as_u16(), 403);
+    let _ = child.kill();
+    let _ = child.wait();
 }

@@ -174,8 +174,7 @@ async fn serve(opts: WitnessOpts, logs: Logs, cosigner: Cosigner) -> anyhow::Res
     println!("fairdeal witness listening on http://{addr}");
     println!("cosigner vkey: {vkey}");
     tracing::info!(%addr, vkey, "listening");
-    axum::serve(listener, http::router(witness))
-        .with_graceful_shutdown(shutdown)
+    http::serve(listener, http::router(witness), shutdown)
         .await
         .context("serving")?;
     store.close().await;

@@ -2,26 +2,112 @@
 //! and `GET /healthz`. Thin: the body goes to [`Witness::add_checkpoint`],
 //! its answer or refusal comes back as status, content type and text.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 
 use super::protocol::MAX_REQUEST_BYTES;
 use super::{AddError, Witness, unix_now};
 
+/// Time a client has to send a request's headers (a slow one, and an idle
+/// kept-alive connection, are closed after it).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time to read a request's body and answer it; past it, 408.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Connections open at once; one beyond it is closed at once.
+pub const MAX_CONNECTIONS: usize = 1024;
+
 /// The witness's routes. A body over [`MAX_REQUEST_BYTES`] is refused with
-/// 413 before it is read whole.
+/// 413 before it is read whole; a request not read and answered within
+/// [`REQUEST_TIMEOUT`] with 408.
 pub fn router(witness: Arc<Witness>) -> Router {
     Router::new()
         .route("/add-checkpoint", post(add_checkpoint))
         .route("/healthz", get(healthz))
         .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
+        .layer(middleware::from_fn(bound_request))
         .with_state(witness)
+}
+
+/// Answers 408 when a request is not read and answered in time. A
+/// checkpoint recorded before the timeout stays recorded: the client's
+/// retry from the size a 409 names is cosigned.
+async fn bound_request(request: Request, next: Next) -> Response {
+    match tokio::time::timeout(REQUEST_TIMEOUT, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => text(
+            StatusCode::REQUEST_TIMEOUT,
+            "text/plain; charset=utf-8",
+            format!(
+                "the request was not read and answered within {} s\n",
+                REQUEST_TIMEOUT.as_secs()
+            ),
+        ),
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, with
+/// [`HEADER_READ_TIMEOUT`] and at most [`MAX_CONNECTIONS`]; then stops
+/// accepting and lets requests in flight finish.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .keep_alive(true);
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _peer)) => stream,
+            Err(err) => {
+                tracing::warn!(error = %err, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            tracing::warn!("connection refused: {MAX_CONNECTIONS} already open");
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let connection = graceful.watch(http.serve_connection(
+            TokioIo::new(stream),
+            TowerToHyperService::new(router.clone()),
+        ));
+        tokio::spawn(async move {
+            let _ = connection.await;
+            drop(slot);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
 }
 
 fn text(status: StatusCode, content_type: &'static str, body: String) -> Response {
