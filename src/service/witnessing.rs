@@ -123,24 +123,72 @@ impl Witnesses {
                 continue;
             }
             if let Some(checkpoint) = store.log_checkpoint_of_size(size).await? {
-                return Ok(Some(with_cosignatures(store, checkpoint).await?));
+                let checkpoint = self.cosigned(store, checkpoint).await?;
+                // Lines stored for this size that do not verify over the
+                // note served (a checkpoint rewritten since) do not count.
+                if self
+                    .list
+                    .iter()
+                    .filter(|w| w.verifier.verify_note(&checkpoint.note).is_some())
+                    .count()
+                    >= self.quorum
+                {
+                    return Ok(Some(checkpoint));
+                }
             }
         }
         Ok(None)
     }
 }
 
-/// `checkpoint` with the witnesses' cosignature lines stored for its size
-/// appended to its note (further signature lines of the same note).
-pub async fn with_cosignatures(
-    store: &Store,
-    mut checkpoint: LogCheckpoint,
-) -> Result<LogCheckpoint, sqlx::Error> {
-    for (_, line) in store.cosignatures(checkpoint.size).await? {
-        checkpoint.note.push_str(&line);
-        checkpoint.note.push('\n');
+impl Witnesses {
+    /// `checkpoint` with the cosignature lines stored for its size that a
+    /// configured witness made over this very note appended (further
+    /// signature lines of the same note): a line of another note of the
+    /// same size (a checkpoint rewritten since it was cosigned) is never
+    /// served with it.
+    pub async fn cosigned(
+        &self,
+        store: &Store,
+        mut checkpoint: LogCheckpoint,
+    ) -> Result<LogCheckpoint, sqlx::Error> {
+        if self.list.is_empty() {
+            return Ok(checkpoint);
+        }
+        let Some((body, _)) = split_note(&checkpoint.note) else {
+            return Ok(checkpoint);
+        };
+        let mut lines = String::new();
+        for (vkey, line) in store.cosignatures(checkpoint.size).await? {
+            let verifies = self
+                .list
+                .iter()
+                .find(|w| w.verifier.vkey() == vkey)
+                .is_some_and(|w| w.verifier.verify_line(body, &line).is_some());
+            if verifies {
+                lines.push_str(&line);
+                lines.push('\n');
+            }
+        }
+        checkpoint.note.push_str(&lines);
+        Ok(checkpoint)
     }
-    Ok(checkpoint)
+
+    /// Whether witness `i`'s stored cosignature of `checkpoint`'s size
+    /// verifies over its note as it is now.
+    async fn cosigned_by(&self, store: &Store, i: usize, checkpoint: &LogCheckpoint) -> bool {
+        let witness = &self.list[i];
+        let vkey = witness.verifier.vkey();
+        let Some((body, _)) = split_note(&checkpoint.note) else {
+            return false;
+        };
+        store
+            .cosignatures(checkpoint.size)
+            .await
+            .unwrap_or_default()
+            .iter()
+            .any(|(w, line)| *w == vkey && witness.verifier.verify_line(body, line).is_some())
+    }
 }
 
 /// What one submission came to.
@@ -245,7 +293,12 @@ async fn keep_up(
             }
         };
         let acknowledged = witnesses.statuses()[i].1.acknowledged;
-        if acknowledged == Some(checkpoint.size) {
+        // Cosigned already, unless the note of that size is not the one
+        // the witness cosigned (rewritten since): then it is submitted
+        // again, and the witness's refusal says so.
+        if acknowledged == Some(checkpoint.size)
+            && witnesses.cosigned_by(&store, i, &checkpoint).await
+        {
             metrics.witness_behind(name, 0);
             continue;
         }

@@ -33,7 +33,8 @@ enum Behaviour {
 struct FakeWitness {
     cosigner: Cosigner,
     behaviour: Behaviour,
-    held: Mutex<u64>,
+    /// The size and root it last cosigned.
+    held: Mutex<(u64, String)>,
 }
 
 async fn add_checkpoint(State(witness): State<Arc<FakeWitness>>, body: Bytes) -> Response {
@@ -66,16 +67,20 @@ async fn add_checkpoint(State(witness): State<Arc<FakeWitness>>, body: Bytes) ->
         .nth(1)
         .and_then(|n| n.parse().ok())
         .unwrap_or_default();
+    let root = note_body.lines().nth(2).unwrap_or_default().to_owned();
     let mut held = witness.held.lock().expect("lock");
-    if old != *held {
+    if old != held.0 {
         return (
             AxumStatus::CONFLICT,
             [("content-type", "text/x.tlog.size")],
-            format!("{held}\n"),
+            format!("{}\n", held.0),
         )
             .into_response();
     }
-    *held = size;
+    if size == held.0 && root != held.1 && size > 0 {
+        return (AxumStatus::CONFLICT, "same size, another root\n").into_response();
+    }
+    *held = (size, root);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("clock")
@@ -90,7 +95,7 @@ async fn fake_witness(name: &str, behaviour: Behaviour) -> (CosignatureVerifier,
     let witness = Arc::new(FakeWitness {
         cosigner,
         behaviour,
-        held: Mutex::new(0),
+        held: Mutex::new((0, String::new())),
     });
     let app = axum::Router::new()
         .route("/add-checkpoint", axum::routing::post(add_checkpoint))
@@ -315,4 +320,72 @@ fn bad_witness_flags_are_refused() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(flag), "{args:?}: {stderr}");
     }
+}
+
+/// The fork attack at the service: the latest checkpoint, once cosigned, is
+/// rewritten in the database as another tree of the same size, signed with
+/// the log's own key. The service serves it with no cosignature (the stored
+/// ones are of the other note), submits it again and is refused, and says
+/// so; a monitor that requires the witness never accepts it.
+async fn a_rewritten_checkpoint_is_never_served_as_witnessed(backend: Backend) {
+    let (one, one_given) = fake_witness("witness.example/one", Behaviour::Honest).await;
+    let Some(app) = witnessed_app(backend, &[one_given], 1).await else {
+        return;
+    };
+    let pair = app.operator.active_pair("forked").await;
+    for _ in 0..3 {
+        app.operator.deal(&pair, json!({"type": "deck"})).await;
+    }
+    let size = app.number("SELECT next_index FROM log_state").await as u64;
+    let honest = cosigned(&app, size, &[&one]).await;
+    let origin = honest.lines().next().expect("origin").to_owned();
+    let fork_root = "Zm9ya2VkIHJvb3Qgb2YgdGhpcyBzaXplIGZvciB0ZXN0cw==";
+    let fork = app
+        .log
+        .sign_note(&format!("{origin}\n{size}\n{fork_root}\n"))
+        .expect("signed");
+    let changed = app
+        .tamper(
+            "UPDATE log_checkpoints SET note = $1 WHERE size = (SELECT MAX(size) FROM log_checkpoints)",
+            fork.clone(),
+        )
+        .await;
+    assert_eq!(changed, 1);
+    let served = app.public.get("/log/checkpoint").await.text;
+    assert!(served.contains(fork_root), "{served}");
+    assert!(one.verify_note(&served).is_none(), "{served}");
+    // The service submits it again and the witness refuses: /readyz says.
+    let mut refused = false;
+    for _ in 0..100 {
+        let ready = app.public.get("/readyz").await.text;
+        if ready.contains("witness witness.example/one: behind") && ready.contains("refused (409)")
+        {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(refused, "{}", app.public.get("/readyz").await.text);
+    let args = ["--witness-key".to_owned(), one.vkey()];
+    let (_, report) = run_monitor(app.public.base(), &args).await;
+    // Either nothing is accepted, or an earlier checkpoint the witness did
+    // cosign is, the fork named as the latest not witnessed.
+    if report["checkpoint_accepted"] == true {
+        assert_ne!(report["root"], fork_root, "{report:#}");
+        assert_eq!(report["latest_unwitnessed_size"], size, "{report:#}");
+        assert!(report["size"].as_u64() < Some(size), "{report:#}");
+    } else {
+        assert_eq!(crate::monitor::kinds(&report), ["witness"], "{report:#}");
+    }
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rewritten_checkpoint_is_never_served_as_witnessed_on_sqlite() {
+    a_rewritten_checkpoint_is_never_served_as_witnessed(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rewritten_checkpoint_is_never_served_as_witnessed_on_postgres() {
+    a_rewritten_checkpoint_is_never_served_as_witnessed(Backend::Postgres).await;
 }

@@ -45,9 +45,7 @@ pub async fn checkpoint(State(state): State<AppState>) -> Result<Response, ApiEr
     let store = state.dealer.store();
     match store.log_checkpoint().await? {
         Some(checkpoint) => Ok(text(
-            crate::service::witnessing::with_cosignatures(store, checkpoint)
-                .await?
-                .note,
+            state.witnesses.cosigned(store, checkpoint).await?.note,
             CHANGING,
         )),
         None => Err(ApiError::unavailable(
