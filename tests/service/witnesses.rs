@@ -142,7 +142,10 @@ async fn cosigned(app: &TestApp, size: u64, verifiers: &[&CosignatureVerifier]) 
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("no checkpoint of {size} entries cosigned by every witness");
+    panic!(
+        "no checkpoint of {size} entries cosigned by every witness: {}",
+        app.public.get("/readyz").await.text
+    );
 }
 
 async fn checkpoints_are_served_with_their_witnesses_cosignatures(backend: Backend) {
@@ -339,7 +342,7 @@ async fn a_rewritten_checkpoint_is_never_served_as_witnessed(backend: Backend) {
     let size = app.number("SELECT next_index FROM log_state").await as u64;
     let honest = cosigned(&app, size, &[&one]).await;
     let origin = honest.lines().next().expect("origin").to_owned();
-    let fork_root = "Zm9ya2VkIHJvb3Qgb2YgdGhpcyBzaXplIGZvciB0ZXN0cw==";
+    let fork_root = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=";
     let fork = app
         .log
         .sign_note(&format!("{origin}\n{size}\n{fork_root}\n"))
@@ -388,4 +391,177 @@ async fn a_rewritten_checkpoint_is_never_served_as_witnessed_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_rewritten_checkpoint_is_never_served_as_witnessed_on_postgres() {
     a_rewritten_checkpoint_is_never_served_as_witnessed(Backend::Postgres).await;
+}
+
+/// A `fairdeal witness` process on a port of its own (killed when dropped).
+struct RealWitness {
+    child: std::process::Child,
+    dir: std::path::PathBuf,
+    port: u16,
+}
+
+impl Drop for RealWitness {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl RealWitness {
+    /// Starts `fairdeal witness` on `port` with the key in `dir`, witnessing
+    /// the log `origin` signed by `log_vkey`; returns once it listens.
+    fn start(dir: &std::path::Path, port: u16, name: &str, origin: &str, log_vkey: &str) -> Self {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args(["witness", "--name", name, "--listen"])
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--data-dir")
+            .arg(dir)
+            .arg("--log")
+            .arg(format!("{origin}={log_vkey}"))
+            .env_remove("FAIRDEAL_WITNESS_DATABASE_URL")
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("fairdeal witness starts");
+        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        loop {
+            let mut line = String::new();
+            assert!(
+                out.read_line(&mut line).expect("stdout") > 0,
+                "the witness exited"
+            );
+            if line.starts_with("fairdeal witness listening on ") {
+                break;
+            }
+        }
+        // Whatever it prints later must not meet a closed pipe.
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        Self {
+            child,
+            dir: dir.to_owned(),
+            port,
+        }
+    }
+}
+
+/// A free local port (bound, then let go).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a port")
+        .port()
+}
+
+/// Two `fairdeal witness` processes witness a running service: every
+/// checkpoint cosigned by both, a round's receipt proved against a
+/// checkpoint both cosigned; one killed mid-stream and restarted is
+/// survived and catches up; the latest checkpoint rewritten as a fork is
+/// refused by both.
+async fn two_fairdeal_witnesses_witness_the_service(backend: Backend) {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut given = Vec::new();
+    let mut verifiers = Vec::new();
+    let mut places = Vec::new();
+    for name in ["witness.example/regulator", "witness.example/players"] {
+        let cosigner = Cosigner::generate(name).expect("key");
+        let home = dir.path().join(name.replace('/', "-"));
+        std::fs::create_dir_all(&home).expect("dir");
+        std::fs::write(home.join("witness.key"), hex::encode(*cosigner.seed())).expect("key file");
+        let port = free_port();
+        given.push(format!("{}@http://127.0.0.1:{port}", cosigner.vkey()));
+        verifiers.push(cosigner.verifier());
+        places.push((home, port, name));
+    }
+    let Some(app) = witnessed_app(backend, &given, 2).await else {
+        return;
+    };
+    let first = app.public.get("/log/checkpoint").await.text;
+    let origin = first.lines().next().expect("origin").to_owned();
+    let vkey = app.log.vkey();
+    let mut witnesses: Vec<RealWitness> = places
+        .iter()
+        .map(|(home, port, name)| RealWitness::start(home, *port, name, &origin, &vkey))
+        .collect();
+    let pair = app.operator.active_pair("witnessed by two").await;
+    let dealt = app.operator.deal(&pair, json!({"type": "deck"})).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    let size = app.number("SELECT next_index FROM log_state").await as u64;
+    let both: Vec<&CosignatureVerifier> = verifiers.iter().collect();
+    cosigned(&app, size, &both).await;
+    // The round's receipt proves it against a checkpoint both cosigned.
+    let receipt = app
+        .public
+        .get(&format!("/v1/rounds/{}/receipt", dealt.id()))
+        .await;
+    assert_eq!(receipt.status, StatusCode::OK, "{}", receipt.text);
+    let proof = receipt.json["proof"].as_str().expect("a proof");
+    let proof_checkpoint = &proof[proof.find("\n\n").expect("a checkpoint") + 2..];
+    for verifier in &verifiers {
+        assert!(verifier.verify_note(proof_checkpoint).is_some(), "{proof}");
+    }
+
+    // One witness killed mid-stream: deals go on, the other cosigns, the
+    // first catches up once restarted (its state kept in its database).
+    let (home, port) = (witnesses[1].dir.clone(), witnesses[1].port);
+    witnesses.pop();
+    for _ in 0..5 {
+        let dealt = app.operator.deal(&pair, json!({"type": "deck"})).await;
+        assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    }
+    let size = app.number("SELECT next_index FROM log_state").await as u64;
+    cosigned(&app, size, &both[..1]).await;
+    let ready = app.public.get("/readyz").await.text;
+    assert!(
+        ready.contains("witness witness.example/players: behind"),
+        "{ready}"
+    );
+    witnesses.push(RealWitness::start(&home, port, places[1].2, &origin, &vkey));
+    cosigned(&app, size, &both).await;
+    let args: Vec<String> = verifiers
+        .iter()
+        .flat_map(|v| ["--witness-key".to_owned(), v.vkey()])
+        .collect();
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+
+    // The latest checkpoint rewritten as another tree of the same size:
+    // both witnesses refuse it, and it is served with no cosignature.
+    let fork_root = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=";
+    let fork = app
+        .log
+        .sign_note(&format!("{origin}\n{size}\n{fork_root}\n"))
+        .expect("signed");
+    app.tamper(
+        "UPDATE log_checkpoints SET note = $1 WHERE size = (SELECT MAX(size) FROM log_checkpoints)",
+        fork,
+    )
+    .await;
+    let mut refused = false;
+    for _ in 0..100 {
+        let ready = app.public.get("/readyz").await.text;
+        if ready.matches("refused (409)").count() == 2 {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(refused, "{}", app.public.get("/readyz").await.text);
+    let served = app.public.get("/log/checkpoint").await.text;
+    assert!(verifiers.iter().all(|v| v.verify_note(&served).is_none()));
+    let (_, report) = run_monitor(app.public.base(), &args).await;
+    assert_ne!(report["root"], fork_root, "{report:#}");
+    drop(witnesses);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_fairdeal_witnesses_witness_the_service_on_sqlite() {
+    two_fairdeal_witnesses_witness_the_service(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_fairdeal_witnesses_witness_the_service_on_postgres() {
+    two_fairdeal_witnesses_witness_the_service(Backend::Postgres).await;
 }

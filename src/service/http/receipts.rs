@@ -79,7 +79,11 @@ async fn proven(
         .await?
         .ok_or_else(|| ApiError::not_found(&format!("{what} receipt"), id))?;
     let store = state.dealer.store();
-    let checkpoint = store.log_checkpoint().await?;
+    // With the witnesses' cosignatures of it, when there are some.
+    let checkpoint = match store.log_checkpoint().await? {
+        Some(checkpoint) => Some(state.witnesses.cosigned(store, checkpoint).await?),
+        None => None,
+    };
     let proof = match checkpoint {
         Some(checkpoint) if checkpoint.size > receipt.log_index => {
             let hashes = store
