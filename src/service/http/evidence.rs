@@ -67,7 +67,8 @@ pub struct PairEvidence {
     /// The size of the checkpoint the page is proven against (0 while the
     /// log has none).
     pub size: u64,
-    /// That checkpoint, the signed note (null while the log has none).
+    /// That checkpoint, the signed note (null while the log has none),
+    /// with the witnesses' cosignatures of it stored so far.
     pub checkpoint: Option<String>,
     /// The page's rounds by nonce, as `GET /v1/seed-pairs/{id}/rounds`
     /// pages them.
@@ -137,10 +138,20 @@ pub async fn pair(
             ),
         ),
     })?;
+    // With the witnesses' cosignatures of it, when there are some.
+    let checkpoint = match evidence.checkpoint {
+        Some(checkpoint) => Some(
+            state
+                .witnesses
+                .cosigned(state.dealer.store(), checkpoint)
+                .await?,
+        ),
+        None => None,
+    };
     Ok(Json(PairEvidence {
         seed_pair: pair.id,
-        size: evidence.checkpoint.as_ref().map_or(0, |c| c.size),
-        checkpoint: evidence.checkpoint.map(|c| c.note),
+        size: checkpoint.as_ref().map_or(0, |c| c.size),
+        checkpoint: checkpoint.map(|c| c.note),
         rounds: evidence
             .rounds
             .into_iter()
