@@ -54,7 +54,7 @@ function workerWindow(total) {
   return Math.max(50, Math.min(1000, Math.ceil(total / 10)));
 }
 
-async function workerCheck({ origin, pair, vkey, logged }) {
+async function workerCheck({ origin, pair, vkey, logged, checkpointNote }) {
   const id = encodeURIComponent(pair.id);
   const total = Number(pair.next_nonce) || 0;
   const window = workerWindow(total);
@@ -69,12 +69,17 @@ async function workerCheck({ origin, pair, vkey, logged }) {
   } : null;
   const revealed = !chain && typeof pair.server_seed === "string" && pair.server_seed !== "";
 
-  // The checkpoint every window is proven against, verified once.
+  // The checkpoint every window is proven against, verified once: the one
+  // the page chose (the latest its player's witnesses cosigned), else the
+  // log's latest. Witnesses' cosignature lines may follow the log's own
+  // signature; the evidence carries the log's note alone, so the two are
+  // compared by their bodies.
   let checkpoint = null;
-  let note = null;
+  let body = null;
   if (vkey) {
-    note = await (await fetch(`${origin}/log/checkpoint`)).text();
+    const note = typeof checkpointNote === "string" ? checkpointNote : await (await fetch(`${origin}/log/checkpoint`)).text();
     checkpoint = await verifyCheckpoint(vkey, note);
+    body = note.slice(0, note.indexOf("\n\n") + 1);
     postMessage({ type: "checkpoint", checkpoint });
   }
 
@@ -149,7 +154,8 @@ async function workerCheck({ origin, pair, vkey, logged }) {
     // The log: this window's entries up to the one checkpoint's root.
     let windowProof = null; // null: proven, or the reason it is not
     if (evidence) {
-      if (evidence.size !== checkpoint.size || evidence.checkpoint !== note) {
+      const evidenceBody = typeof evidence.checkpoint === "string" ? evidence.checkpoint.slice(0, evidence.checkpoint.indexOf("\n\n") + 1) : null;
+      if (evidence.size !== checkpoint.size || evidenceBody !== body) {
         windowProof = `the evidence is proven against another checkpoint (${evidence.size} entries), not the one of ${checkpoint.size} this page verified`;
       } else {
         const leaves = [];

@@ -488,3 +488,214 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     assert!(!csp.contains("unsafe") && !csp.contains("http"), "{csp}");
     drop(server);
 }
+
+/// A real `fairdeal witness` process (killed when dropped): its submission
+/// URL and cosigner vkey.
+struct WitnessProcess {
+    child: std::process::Child,
+    /// Its stdout, kept open (nothing more is printed there).
+    _stdout: std::io::BufReader<std::process::ChildStdout>,
+    url: String,
+    vkey: String,
+}
+
+impl Drop for WitnessProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl WitnessProcess {
+    /// `fairdeal witness --name NAME` of the log `origin`=`log_vkey`, its
+    /// data in `dir`, on an ephemeral port.
+    fn start(dir: &Path, name: &str, origin: &str, log_vkey: &str) -> Self {
+        use std::io::BufRead as _;
+        std::fs::create_dir_all(dir).expect("dir");
+        let stderr = dir.join("stderr.txt");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args(["witness", "--listen", "127.0.0.1:0", "--name", name])
+            .arg("--data-dir")
+            .arg(dir)
+            .arg("--log")
+            .arg(format!("{origin}={log_vkey}"))
+            .env_remove("FAIRDEAL_WITNESS_DATABASE_URL")
+            .env_remove("FAIRDEAL_WITNESS_KEY_FILE")
+            .env("RUST_LOG", "warn")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+            .spawn()
+            .expect("fairdeal witness starts");
+        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let (mut url, mut vkey) = (None, None);
+        while url.is_none() || vkey.is_none() {
+            let mut line = String::new();
+            if out.read_line(&mut line).expect("read stdout") == 0 {
+                let _ = child.wait();
+                panic!(
+                    "the witness exited: {}",
+                    std::fs::read_to_string(&stderr).unwrap_or_default()
+                );
+            }
+            if let Some(rest) = line.trim().strip_prefix("fairdeal witness listening on ") {
+                url = Some(rest.to_owned());
+            }
+            if let Some(rest) = line.trim().strip_prefix("cosigner vkey: ") {
+                vkey = Some(rest.to_owned());
+            }
+        }
+        Self {
+            child,
+            _stdout: out,
+            url: url.expect("url"),
+            vkey: vkey.expect("vkey"),
+        }
+    }
+
+    fn verifier(&self) -> fairdeal::tlog::cosignature::CosignatureVerifier {
+        fairdeal::tlog::cosignature::CosignatureVerifier::from_vkey(&self.vkey).expect("vkey")
+    }
+}
+
+/// Waits until `/log/checkpoint` covers `size` entries and carries a valid
+/// cosignature by each of `by`.
+async fn cosigned_by(
+    api: &Client,
+    size: u64,
+    by: &[&fairdeal::tlog::cosignature::CosignatureVerifier],
+) {
+    for _ in 0..400 {
+        let note = api.get("/log/checkpoint").await.text;
+        let big_enough = note
+            .lines()
+            .nth(1)
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_some_and(|n| n >= size);
+        if big_enough && by.iter().all(|v| v.verify_note(&note).is_some()) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("no checkpoint of {size} entries is cosigned by every witness asked for");
+}
+
+/// A revealed pair with one round: the pair's and the round's ids, once the
+/// round's receipt is proven.
+async fn revealed_round(api: &Client, seed: &str) -> (String, String) {
+    let pair = api.active_pair(seed).await;
+    let round = deal(api, &pair, json!({"type": "holdem", "players": 2})).await;
+    close_and_rotate(api, &pair, &[&round]).await;
+    let id = round["id"].as_str().expect("id").to_owned();
+    wait_proven(api, &format!("/v1/rounds/{id}/receipt")).await;
+    (pair, id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_page_requires_the_witnesses_a_player_trusts_in_chromium() {
+    if let Err(missing) = browser_tools() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the browser test: {missing}"
+        );
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "SKIPPED: browser test ({missing})");
+        return;
+    }
+    let db = TestDatabase::create(Backend::Sqlite)
+        .await
+        .expect("SQLite always runs");
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    // The log's key is given, so that the witnesses know it before the
+    // service starts.
+    let origin = "fairdeal.example/witnessed-page";
+    let log = fairdeal::tlog::key::LogKey::generate(origin).expect("log key");
+    let one = WitnessProcess::start(
+        &db.dir.path().join("witness-one"),
+        "witness.example/one",
+        origin,
+        &log.vkey(),
+    );
+    let two = WitnessProcess::start(
+        &db.dir.path().join("witness-two"),
+        "witness.example/two",
+        origin,
+        &log.vkey(),
+    );
+    let (one_v, two_v) = (one.verifier(), two.verifier());
+    let witnesses = format!("{}@{} {}@{}", one.vkey, one.url, two.vkey, two.url);
+    let seed_hex = hex::encode(*log.seed());
+    let server = deployment.serve(
+        &db.dir.path().join("serve.log"),
+        &[
+            ("FAIRDEAL_LOG_KEY", seed_hex.as_str()),
+            ("FAIRDEAL_LOG_ORIGIN", origin),
+            ("FAIRDEAL_WITNESSES", witnesses.as_str()),
+        ],
+    );
+    let api = Client::new(&server.base).with_key(&key);
+
+    // A round in a checkpoint both witnesses cosigned.
+    let (both_pair, both_round) = revealed_round(&api, "witnessed by both").await;
+    let size = api
+        .get("/log/checkpoint")
+        .await
+        .text
+        .lines()
+        .nth(1)
+        .expect("size")
+        .parse::<u64>()
+        .expect("size");
+    cosigned_by(&api, size, &[&one_v, &two_v]).await;
+
+    // Witness two goes away: later checkpoints carry witness one's
+    // cosignature only, and the quorum's (both) is the older one.
+    drop(two);
+    let (one_pair, one_round) = revealed_round(&api, "witnessed by one").await;
+    let later = api
+        .get("/log/checkpoint")
+        .await
+        .text
+        .lines()
+        .nth(1)
+        .expect("size")
+        .parse::<u64>()
+        .expect("size");
+    assert!(later > size);
+    cosigned_by(&api, later, &[&one_v]).await;
+    let witnessed = api.without_key().get("/v1/log/witnessed-checkpoint").await;
+    assert_eq!(witnessed.status, StatusCode::OK, "{}", witnessed.text);
+    assert!(two_v.verify_note(&witnessed.text).is_some());
+
+    let stranger = fairdeal::tlog::cosignature::Cosigner::generate("witness.example/stranger")
+        .expect("key")
+        .vkey();
+    let config = json!({
+        "base": server.base,
+        "one": one.vkey,
+        "two": two_v.vkey(),
+        "stranger": stranger,
+        "witnessed_size": witnessed.text.lines().nth(1).expect("size").parse::<u64>().expect("size"),
+        "both_round": both_round,
+        "both_pair": both_pair,
+        "one_round": one_round,
+        "one_pair": one_pair,
+        "screenshot": std::env::var("FAIRDEAL_WITNESS_SCREENSHOT").ok(),
+    });
+    let out = Command::new("node")
+        .arg(format!("{ROOT}/web/tests/e2e-witnesses.mjs"))
+        .env("FAIRDEAL_E2E", config.to_string())
+        .current_dir(format!("{ROOT}/web"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("e2e witnesses: all checks passed"),
+        "{stdout}"
+    );
+    drop(server);
+    drop(one);
+}

@@ -183,5 +183,13 @@ async function chainRoundReport(round, box, facts, { onHashProgress } = {}) {
       + `(${position} hash${position === 1 ? "" : "es"}), and every card is what fairdeal-v1 deals for this seed, `
       + `the client seed, nonce ${nonce} and the game.${seedLogPassed ? " The log shows when its seed was published." : ""}`)
     : verdictEl("fail", `Round ${nonce} (`, el("span", { class: "mono", text: String(round.id) }), `) fails: ${reasons.join("; ")}. Details below.`);
-  return { box, ok, verdict };
+  const untrusted = logged.some(untrustedLog) || seedLogged.some(untrustedLog);
+  if (ok && untrusted) {
+    // Never a PASS for the log part the player's witnesses do not vouch for.
+    verdict.dataset.verdict = "pending";
+    verdict.firstChild.textContent = "NOT YET TRUSTED";
+    verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds this round, "
+      + "so it is not yet shown that everyone is shown the same log (details below). Check again later.");
+  }
+  return { box, ok, verdict, untrusted };
 }

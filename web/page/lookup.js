@@ -99,7 +99,7 @@ async function roundReport(round, options = {}) {
     box.append(dealEl(round.deal));
   }
   const logOk = !logged.some(failedLog);
-  return { box, ok: result.commitment.ok && result.deal.ok && logOk };
+  return { box, ok: result.commitment.ok && result.deal.ok && logOk, untrusted: logged.some(untrustedLog) };
 }
 
 async function lookUpRound(id, target) {
@@ -108,7 +108,7 @@ async function lookUpRound(id, target) {
   if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
   const hashing = el("p", { "data-chain-progress": "", text: "Checking…" });
   target.replaceChildren(hashing);
-  const { box, ok, verdict: own } = await roundReport(body, {
+  const { box, ok, verdict: own, untrusted } = await roundReport(body, {
     onHashProgress: (done, of) => {
       hashing.textContent = `Checking… hashing down the seed chain: ${done.toLocaleString("en")} of ${of.toLocaleString("en")} hashes`;
     },
@@ -126,6 +126,10 @@ async function lookUpRound(id, target) {
       ? own
     : ok === null
       ? verdictEl("pending", `The server seed is still secret: this round can be checked once its seed pair is revealed.${fromSeats}`)
+    : untrusted
+      ? wordVerdictEl("pending", "NOT YET TRUSTED", "The seed matches its published commitment, and every card is what "
+        + `fairdeal-v1 deals.${fromSeats} But the witnesses you trust have not yet signed a checkpoint of the log that holds `
+        + "this round, so it is not yet shown that everyone is shown the same log (details below). Check again later.")
       : verdictEl("pass", `The seed matches its published commitment, and every card is what fairdeal-v1 deals.${fromSeats}`);
   target.replaceChildren(verdict, el("h3", { text: "Round" }), box, ...table.parts,
     el("p", {}, el("a", { href: `?pair=${encodeURIComponent(body.seed_pair_id)}`, text: "See every round of its seed pair" })));
@@ -160,6 +164,7 @@ function voidedWhy(table) {
 async function lookUp(id, kind) {
   const target = document.getElementById("lookup-result");
   target.replaceChildren(el("p", { text: "Checking…" }));
+  resetWitnessView();
   try {
     const found = kind === "pair" ? await lookUpPair(id, target)
       : kind === "round" ? await lookUpRound(id, target)

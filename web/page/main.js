@@ -24,7 +24,10 @@ document.getElementById("lookup-form").addEventListener("submit", (event) => {
   if (onServer) history.replaceState(null, "", `?id=${encodeURIComponent(id)}`);
   lookUp(id, null);
 });
+document.getElementById("witness-form").addEventListener("submit", submitWitnessPolicy);
+document.getElementById("witness-forget").addEventListener("click", forgetWitnessPolicy);
 showGameFields();
+showWitnessPolicy();
 if (!onServer) {
   document.getElementById("lookup-offline").hidden = false;
   for (const node of document.querySelectorAll("#lookup-form input, #lookup-form button")) node.disabled = true;

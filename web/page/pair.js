@@ -62,7 +62,7 @@ function pairRows(expected) {
  * is called as windows are done. Resolves to `{ summary, rows, checkpoint }`
  * (rows: pairRows).
  */
-function bulkCheckPair(pair, vkey, logged, onProgress) {
+function bulkCheckPair(pair, vkey, logged, onProgress, checkpointNote = null) {
   return new Promise((resolve, reject) => {
     const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" }));
     let worker;
@@ -97,7 +97,7 @@ function bulkCheckPair(pair, vkey, logged, onProgress) {
       event.preventDefault();
       finish(reject, new Error(`the page's worker failed: ${event.message || "unknown error"}`));
     };
-    worker.postMessage({ origin: location.origin, pair, vkey, logged });
+    worker.postMessage({ origin: location.origin, pair, vkey, logged, checkpointNote });
   });
 }
 
@@ -212,8 +212,13 @@ async function lookUpPair(id, target) {
 
   const vkey = onServer ? await logVkey() : "";
   const logged = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/receipt`, commitEntry(pair));
+  // With a witness policy, every round is proven against the latest
+  // checkpoint the player's witnesses cosigned.
+  const view = vkey ? await witnessView(vkey) : null;
+  const policy = view && view.policy;
   const [bulk, sharing] = await Promise.all([
-    bulkCheckPair(pair, vkey, logged.length > 0, (checked, of) => progress.update(checked, of)),
+    bulkCheckPair(pair, vkey, logged.length > 0, (checked, of) => progress.update(checked, of),
+      policy && view.trusted ? view.trusted.note : null),
     sameClientSeed(pair),
   ]);
   const { summary, rows } = bulk;
@@ -244,12 +249,19 @@ async function lookUpPair(id, target) {
   // The pair's own checks: its commitment in the log, its client seed's
   // other pairs, and its rounds' entries against one checkpoint.
   const logFailed = summary.failures.filter((f) => f.reasons.some((r) => r.startsWith("log:") || r.includes("log evidence") || r.includes("log entry") || r.includes("log index"))).length;
-  const roundsLog = summary.log
-    ? checkEl("rounds in log", logFailed === 0,
-      `${summary.log.proven} round entries proven in the checkpoint of ${summary.log.size} entries`
-      + `${summary.log.pending ? `; ${summary.log.pending} not in it yet` : ""}`)
-    : null;
+  const roundsText = summary.log && `${summary.log.proven} round entries proven in the checkpoint of ${summary.log.size} entries`
+    + `${summary.log.pending ? `; ${summary.log.pending} not in it yet` : ""}`;
+  // With a policy: no checkpoint the witnesses cosigned, or rounds newer than it, are not yet trusted.
+  const roundsUntrusted = Boolean(summary.log && policy && logFailed === 0 && (!view.trusted || summary.log.pending > 0));
+  const roundsLog = !summary.log ? null
+    : roundsUntrusted
+      ? untrustedCheckEl("rounds in log", `${roundsText}; ${view.trusted ? "the rounds not in it are newer than the latest "
+        + "checkpoint the witnesses you trust signed" : "no checkpoint is signed by the witnesses you trust yet"}`)
+      : checkEl("rounds in log", logFailed === 0,
+        `${roundsText}${policy && view.trusted ? `; witnessed by ${view.trusted.names.join(", ")}` : ""}`);
   if (roundsLog) roundsLog.dataset.proven = String(summary.log.proven);
+  if (roundsLog && policy && view.trusted) roundsLog.dataset.witnessedBy = view.trusted.names.join(" ");
+  const pairUntrusted = roundsUntrusted || logged.some(untrustedLog);
   const sharingChecks = sharing.parts.filter((node) => node.tagName === "SPAN");
   // A chain pair: its published seeds linked down to the commitment; a
   // revealed one's tip down to the last of them and to the commitment.
@@ -376,6 +388,13 @@ async function lookUpPair(id, target) {
         ? verdictEl("pass", `All ${n} round${n === 1 ? "" : "s"} verified, nonces 0 to ${n - 1} with no gap`
           + `${summary.log && summary.log.proven === n ? ", every one in the log's checkpoint" : ""}.${fromSeats}`)
         : verdictEl("fail", `${n - summary.passed} of ${n} rounds are not verified (details below).`);
+  if (pairUntrusted && verdict.dataset.verdict === "pass") {
+    // Never a PASS for the log part the player's witnesses do not vouch for.
+    verdict.dataset.verdict = "pending";
+    verdict.firstChild.textContent = "NOT YET TRUSTED";
+    verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds all of it, so it is "
+      + "not yet shown that everyone is shown the same log (details below). Check again later.");
+  }
   target.replaceChildren(verdict, ...parts);
   return true;
 }

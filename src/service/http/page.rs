@@ -4,7 +4,8 @@
 //! `web/fairdeal-draw.mjs`, `web/fairdeal-table.mjs`, and
 //! `web/fairdeal-chain.mjs` with the synchronous SHA-256 of
 //! `web/sha256.mjs` it hashes chains with), the log's checks
-//! (`web/tlog.mjs`) and the display code (`web/seed-display.mjs`, which
+//! (`web/tlog.mjs`, and `web/witness.mjs`, which checks the cosignatures
+//! of the witnesses a player trusts) and the display code (`web/seed-display.mjs`, which
 //! marks every character of a user's string outside printable ASCII, and
 //! `web/page/*.js`) are inlined
 //! into one module script, the style sheet into one style element, both
@@ -34,6 +35,7 @@ const STYLE: &str = include_str!("../../../web/verify.css");
 const PROTOCOL_JS: &str = include_str!("../../../web/fairdeal-v1.mjs");
 const DRAW_JS: &str = include_str!("../../../web/fairdeal-draw.mjs");
 const TLOG_JS: &str = include_str!("../../../web/tlog.mjs");
+const WITNESS_JS: &str = include_str!("../../../web/witness.mjs");
 const TABLE_JS: &str = include_str!("../../../web/fairdeal-table.mjs");
 const SEED_DISPLAY_JS: &str = include_str!("../../../web/seed-display.mjs");
 const SHA256_JS: &str = include_str!("../../../web/sha256.mjs");
@@ -82,7 +84,7 @@ fn build() -> VerifyPage {
     let worker =
         format!("{PROTOCOL_JS}\n{TLOG_JS}\n{SHA256_JS}\n{CHAIN_JS}\n{BULK_JS}\n{WORKER_JS}");
     let script = format!(
-        "const WORKER_SOURCE = {};\n{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{TABLE_JS}\n{SEED_DISPLAY_JS}\n{SHA256_JS}\n{CHAIN_JS}\n{}",
+        "const WORKER_SOURCE = {};\n{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{WITNESS_JS}\n{TABLE_JS}\n{SEED_DISPLAY_JS}\n{SHA256_JS}\n{CHAIN_JS}\n{}",
         js_string(&worker),
         PAGE_JS.join("\n")
     );
@@ -153,6 +155,7 @@ mod tests {
         assert!(page.html.contains("const WORKER_SOURCE = \""));
         assert!(page.html.contains("function bulkShuffle"));
         assert!(page.html.contains("export function chainLinker"));
+        assert!(page.html.contains("export async function vouching"));
         assert!(
             !page.html.contains("import {"),
             "no inlined file imports another"
