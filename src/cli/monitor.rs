@@ -596,6 +596,18 @@ fn print_text(base: &str, report: &MonitorReport) {
             .map(|s| format!(" (the oldest {s} s old)"))
             .unwrap_or_default()
     );
+    if let Some(by) = &report.witnessed_by {
+        println!(
+            "  witnessed by {} of the witnesses trusted: {}",
+            by.len(),
+            by.iter().map(|w| printable(w)).collect::<Vec<_>>().join(", ")
+        );
+    }
+    if let Some(latest) = report.latest_unwitnessed_size {
+        println!(
+            "  the latest checkpoint ({latest} entries) is not yet witnessed: checked up to the largest one that is"
+        );
+    }
     if report.tables > 0 {
         println!(
             "  {} of them tables, {} voided by a stalled seat",
