@@ -174,7 +174,7 @@ fn key_command_hint(data_dir: &std::path::Path) -> String {
 /// Completes on SIGTERM or Ctrl-C. The SIGTERM handler is installed when
 /// this is called, not when first polled, so a signal that arrives as soon
 /// as the server says it listens still stops it gracefully.
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+pub(super) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     async move {

@@ -166,7 +166,7 @@ async fn serve(opts: WitnessOpts, logs: Logs, cosigner: Cosigner) -> anyhow::Res
     let witness = Arc::new(Witness::new(logs, cosigner, store.clone()));
     // Before the address is printed: a SIGTERM as soon as it is stops it
     // gracefully.
-    let shutdown = shutdown_signal();
+    let shutdown = super::serve::shutdown_signal();
     let listener = TcpListener::bind(opts.listen)
         .await
         .with_context(|| format!("listening on {}", opts.listen))?;
@@ -180,31 +180,4 @@ async fn serve(opts: WitnessOpts, logs: Logs, cosigner: Cosigner) -> anyhow::Res
     store.close().await;
     tracing::info!("stopped");
     Ok(())
-}
-
-/// Completes on SIGTERM or Ctrl-C.
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
-    #[cfg(unix)]
-    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    async move {
-        let ctrl_c = async {
-            let _ = tokio::signal::ctrl_c().await;
-        };
-        #[cfg(unix)]
-        let terminate = async {
-            match terminate {
-                Some(mut signal) => {
-                    signal.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        #[cfg(not(unix))]
-        let terminate = std::future::pending::<()>();
-        tokio::select! {
-            () = ctrl_c => {},
-            () = terminate => {},
-        }
-        tracing::info!("shutting down: finishing requests in flight");
-    }
 }

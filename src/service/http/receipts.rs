@@ -114,6 +114,19 @@ async fn proven(
     Ok(response)
 }
 
+/// Round `id` as stored, or 404.
+async fn round_row(
+    state: &AppState,
+    id: &str,
+) -> Result<crate::service::store::RoundRow, ApiError> {
+    state
+        .dealer
+        .store()
+        .round(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("round", id))
+}
+
 /// A round's receipt, with its inclusion proof.
 ///
 /// Anyone may read it: the entry holds no cards. 202 (with `Retry-After`)
@@ -133,12 +146,7 @@ pub async fn round(
     _viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let row = state
-        .dealer
-        .store()
-        .round(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("round", &id))?;
+    let row = round_row(&state, &id).await?;
     proven(&state, row.log_index, "round", &id).await
 }
 
@@ -164,12 +172,7 @@ pub async fn round_seed(
     _viewer: Viewer,
     ApiPath(id): ApiPath<String>,
 ) -> Result<Response, ApiError> {
-    let row = state
-        .dealer
-        .store()
-        .round(&id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("round", &id))?;
+    let row = round_row(&state, &id).await?;
     if row.seed_log_index.is_none() {
         return Err(ApiError::not_found_detail(format!(
             "round {}'s seed is not published: it is a fairdeal-v1 round (its pair's seed is revealed by rotation), or it or an earlier round of its chain pair is still in play",
