@@ -600,7 +600,10 @@ fn print_text(base: &str, report: &MonitorReport) {
         println!(
             "  witnessed by {} of the witnesses trusted: {}",
             by.len(),
-            by.iter().map(|w| printable(w)).collect::<Vec<_>>().join(", ")
+            by.iter()
+                .map(|w| printable(w))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     if let Some(latest) = report.latest_unwitnessed_size {
