@@ -314,7 +314,11 @@ async fn keep_up(
                 metrics.witness_failed(name);
                 let behind = held.or(acknowledged).unwrap_or(0);
                 metrics.witness_behind(name, checkpoint.size.saturating_sub(behind));
-                tracing::warn!(witness = name, error = %why, "witness did not cosign");
+                // Once for each new reason, not every interval.
+                let said = witnesses.statuses()[i].1.last_error.as_deref() == Some(why.as_str());
+                if !said {
+                    tracing::warn!(witness = name, error = %why, "witness did not cosign");
+                }
                 witnesses.set(i, |s| {
                     if held.is_some() {
                         s.acknowledged = held;
