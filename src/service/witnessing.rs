@@ -396,22 +396,28 @@ async fn submit_once(
         .body(body)
         .send()
         .await
-        .map_err(|e| format!("no answer from {url}: {e}"))?;
+        .map_err(|e| format!("no answer: {}", e.without_url()))?;
     let status = response.status();
     let is_size = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/x.tlog.size"));
-    let bytes = response
-        .bytes()
+    // Read a chunk at a time, and no more than an answer can hold: a
+    // witness that sends without end costs nothing.
+    let mut response = response;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
         .await
-        .map_err(|e| format!("reading its answer: {e}"))?;
-    if bytes.len() > MAX_ANSWER_BYTES {
-        return Err(format!(
-            "its answer is {} bytes, more than expected",
-            bytes.len()
-        ));
+        .map_err(|e| format!("reading its answer: {}", e.without_url()))?
+    {
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() > MAX_ANSWER_BYTES {
+            return Err(format!(
+                "its answer is longer than {MAX_ANSWER_BYTES} bytes, more than a cosignature takes"
+            ));
+        }
     }
     let text = String::from_utf8_lossy(&bytes);
     let shown: String = text.chars().take(200).collect();

@@ -28,6 +28,8 @@ enum Behaviour {
     Garbage,
     /// Never within the service's patience.
     Slow,
+    /// An answer far longer than any cosignature.
+    Huge,
 }
 
 struct FakeWitness {
@@ -44,6 +46,7 @@ async fn add_checkpoint(State(witness): State<Arc<FakeWitness>>, body: Bytes) ->
             tokio::time::sleep(Duration::from_secs(30)).await;
             return AxumStatus::OK.into_response();
         }
+        Behaviour::Huge => return (AxumStatus::OK, "— x ".repeat(1 << 18)).into_response(),
         Behaviour::Honest => {}
     }
     let text = String::from_utf8_lossy(&body);
@@ -207,7 +210,8 @@ async fn checkpoints_are_cosigned_by_the_witnesses_on_postgres() {
     checkpoints_are_served_with_their_witnesses_cosignatures(Backend::Postgres).await;
 }
 
-/// A witness down, one slow and one answering garbage stop no deal; the
+/// A witness down, one slow, one answering garbage and one answering without
+/// end stop no deal; the
 /// good one keeps cosigning; `/readyz` names the ones behind and why; with
 /// a quorum of one the witnessed checkpoint is still served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -215,11 +219,18 @@ async fn witnesses_down_slow_or_answering_garbage_stop_nothing() {
     let (good, good_given) = fake_witness("witness.example/good", Behaviour::Honest).await;
     let (_, garbage_given) = fake_witness("witness.example/garbage", Behaviour::Garbage).await;
     let (_, slow_given) = fake_witness("witness.example/slow", Behaviour::Slow).await;
+    let (_, huge_given) = fake_witness("witness.example/huge", Behaviour::Huge).await;
     let down = Cosigner::generate("witness.example/down").expect("key");
     let down_given = format!("{}@http://127.0.0.1:9", down.vkey());
     let Some(app) = witnessed_app(
         Backend::Sqlite,
-        &[good_given, garbage_given, slow_given, down_given],
+        &[
+            good_given,
+            garbage_given,
+            slow_given,
+            down_given,
+            huge_given,
+        ],
         1,
     )
     .await
@@ -240,18 +251,35 @@ async fn witnesses_down_slow_or_answering_garbage_stop_nothing() {
     let witnessed = app.public.get("/v1/log/witnessed-checkpoint").await;
     assert_eq!(witnessed.status, StatusCode::OK, "{}", witnessed.text);
     assert!(good.verify_note(&witnessed.text).is_some());
-    let ready = app.public.get("/readyz").await;
-    assert_eq!(ready.status, StatusCode::OK);
-    for (name, why) in [
+    // Each failing witness is named behind, with its reason, once its
+    // first submission has failed.
+    let expected = [
         ("garbage", "without a cosignature by its key that verifies"),
         ("down", "no answer"),
-    ] {
+        ("huge", "more than a cosignature takes"),
+    ];
+    let mut ready = String::new();
+    for _ in 0..100 {
+        let answer = app.public.get("/readyz").await;
+        assert_eq!(answer.status, StatusCode::OK);
+        ready = answer.text;
+        let all = expected.iter().all(|(name, why)| {
+            ready.lines().any(|l| {
+                l.starts_with(&format!("witness witness.example/{name}: behind by"))
+                    && l.contains(why)
+            })
+        });
+        if all {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for (name, why) in expected {
         assert!(
-            ready.text.lines().any(|l| l
+            ready.lines().any(|l| l
                 .starts_with(&format!("witness witness.example/{name}: behind by"))
                 && l.contains(why)),
-            "{name}: {}",
-            ready.text
+            "{name}: {ready}"
         );
     }
     let metrics = app.public.get("/metrics").await.text;
