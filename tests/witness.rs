@@ -768,3 +768,54 @@ async fn a_real_checksum_database_checkpoint_is_witnessed() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[tokio::test]
+async fn sixteen_post_quantum_sized_signatures_are_accepted() {
+    // signed-note: a verifier MUST accept at least 16 signatures, and
+    // post-quantum signatures can be nearly 5 kB each. A log's checkpoint
+    // that carries 16 such lines besides its own is cosigned.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut log = Log::new(10);
+    log.grow(3, "pq");
+    let witness = Witness::start(dir.path(), &log.key, None);
+    let foreign: String = (0u8..16)
+        .map(|i| {
+            format!(
+                "\u{2014} pq.example/cosigner-{i} {}\n",
+                BASE64.encode(vec![i; 4 + 4996])
+            )
+        })
+        .collect();
+    let note = format!("{}{foreign}", log.checkpoint(3));
+    witness.cosigned(&body(0, &[], &note), &note).await;
+}
+
+#[tokio::test]
+async fn a_delete_character_in_an_extension_line_is_no_control_character() {
+    // signed-note forbids the ASCII control characters below U+0020 other
+    // than newline; U+007F is not among them.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut log = Log::new(11);
+    log.grow(4, "del");
+    let witness = Witness::start(dir.path(), &log.key, None);
+    let note = log
+        .key
+        .sign_note(&format!("{}ext\u{7f}ension\n", log.body(4)))
+        .expect("signed");
+    witness.cosigned(&body(0, &[], &note), &note).await;
+}
+
+#[tokio::test]
+async fn an_oversized_body_gets_413_with_one_line_of_text() {
+    // docs/WITNESS.md: every refusal body is one line of text ending in \n.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = Log::new(12);
+    let witness = Witness::start(dir.path(), &log.key, None);
+    let (status, content_type, text) = witness.add(vec![b'a'; 1 << 20]).await;
+    assert_eq!(status, 413, "{text}");
+    assert!(content_type.starts_with("text/plain"), "{content_type}");
+    assert!(
+        text.ends_with('\n') && text.matches('\n').count() == 1,
+        "{text:?}"
+    );
+}
