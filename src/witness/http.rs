@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
@@ -114,7 +115,29 @@ fn text(status: StatusCode, content_type: &'static str, body: String) -> Respons
     (status, [(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
-async fn add_checkpoint(State(witness): State<Arc<Witness>>, body: Bytes) -> Response {
+async fn add_checkpoint(
+    State(witness): State<Arc<Witness>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    // A body over the limit (or one that could not be read) is refused
+    // with one line of text, as every other refusal.
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "text/plain; charset=utf-8",
+                format!("the body is over {MAX_REQUEST_BYTES} bytes\n"),
+            );
+        }
+        Err(rejection) => {
+            return text(
+                rejection.status(),
+                "text/plain; charset=utf-8",
+                format!("the body could not be read: {}\n", rejection.body_text()),
+            );
+        }
+    };
     match witness.add_checkpoint(&body, unix_now()).await {
         Ok(lines) => text(StatusCode::OK, "text/plain; charset=utf-8", lines),
         Err(AddError::Refused(refusal)) => text(

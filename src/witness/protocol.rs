@@ -20,9 +20,11 @@ use crate::tlog::cosignature::split_note;
 use crate::tlog::tree::{Hash, check_consistency};
 
 /// The largest add-checkpoint request body read, in bytes: an old size
-/// line, 63 proof lines of 45 bytes, and a note with many signatures fit
-/// with room to spare.
-pub const MAX_REQUEST_BYTES: usize = 64 * 1024;
+/// line, 63 proof lines of 45 bytes, and a note with the 16 signatures
+/// signed-note says a verifier must accept, each as large as a
+/// post-quantum one (nearly 5 kB, 6.7 kB in base64), fit with room to
+/// spare.
+pub const MAX_REQUEST_BYTES: usize = 128 * 1024;
 
 /// Most consistency proof lines: a client MUST NOT send more (a proof
 /// between trees of at most 2^63 − 1 leaves never needs more).
@@ -216,7 +218,9 @@ pub fn parse_request(bytes: &[u8]) -> Result<AddCheckpoint, Refusal> {
     }
     let text = std::str::from_utf8(bytes)
         .map_err(|_| Refusal::Malformed("the body is not UTF-8".to_owned()))?;
-    if let Some(at) = text.find(|c: char| c.is_ascii_control() && c != '\n') {
+    // signed-note forbids the ASCII control characters below U+0020 other
+    // than newline (U+007F is allowed).
+    if let Some(at) = text.find(|c: char| c < ' ' && c != '\n') {
         return Err(Refusal::Malformed(format!(
             "the body holds a control character (U+{:04X}) at byte {at}; lines end with \\n alone",
             text[at..].chars().next().map_or(0, u32::from)
