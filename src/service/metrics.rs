@@ -83,6 +83,7 @@ pub struct Metrics {
     events: Family<EventLabels, Counter>,
     witness_behind: Family<WitnessLabels, Gauge>,
     witness_failures: Family<WitnessLabels, Counter>,
+    witness_cosigning: Family<WitnessLabels, Gauge>,
     gauges: Gauges,
     /// When the checkpoint last covered every entry (ms): how long the
     /// entries now waiting have waited, at scrape granularity.
@@ -144,6 +145,12 @@ impl Metrics {
             "Submissions to each witness that got no cosignature (down, slow, refused, garbage)",
             witness_failures.clone(),
         );
+        let witness_cosigning = Family::<WitnessLabels, Gauge>::default();
+        registry.register(
+            "witness_cosigning",
+            "1 while each witness's last submission was cosigned, 0 while it is down, refuses or answers garbage",
+            witness_cosigning.clone(),
+        );
         let gauges = Gauges::default();
         for (name, help, gauge) in [
             (
@@ -198,6 +205,7 @@ impl Metrics {
             events,
             witness_behind,
             witness_failures,
+            witness_cosigning,
             gauges,
             caught_up_at: Mutex::new(crate::time::now_ms()),
         }
@@ -210,6 +218,15 @@ impl Metrics {
                 witness: witness.to_owned(),
             })
             .set(entries as i64);
+    }
+
+    /// Whether `witness`'s last submission was cosigned.
+    pub fn witness_cosigning(&self, witness: &str, cosigning: bool) {
+        self.witness_cosigning
+            .get_or_create(&WitnessLabels {
+                witness: witness.to_owned(),
+            })
+            .set(i64::from(cosigning));
     }
 
     /// A submission to `witness` that got no cosignature.

@@ -21,6 +21,10 @@ use crate::tlog::cosignature::{CosignatureVerifier, split_note};
 /// How long a witness has to answer one submission.
 const SUBMIT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How far ahead of this clock a cosignature's time may be (the witness's
+/// clock may run a little fast).
+const MAX_CLOCK_AHEAD_SECONDS: u64 = 600;
+
 /// The longest answer read from a witness.
 const MAX_ANSWER_BYTES: usize = 16 << 10;
 
@@ -300,11 +304,13 @@ async fn keep_up(
             && witnesses.cosigned_by(&store, i, &checkpoint).await
         {
             metrics.witness_behind(name, 0);
+            metrics.witness_cosigning(name, true);
             continue;
         }
         match submit(&client, &store, witness, &checkpoint, acknowledged).await {
             Ok(size) => {
                 metrics.witness_behind(name, checkpoint.size.saturating_sub(size));
+                metrics.witness_cosigning(name, true);
                 witnesses.set(i, |s| {
                     s.acknowledged = Some(size);
                     s.last_error = None;
@@ -312,6 +318,13 @@ async fn keep_up(
             }
             Err((held, why)) => {
                 metrics.witness_failed(name);
+                metrics.witness_cosigning(name, false);
+                // A witness holding more than this log has is no progress
+                // (a fork, or this database rolled back): the size it
+                // holds is not taken as acknowledged, so the next
+                // submission names it again rather than sending an old
+                // size above the checkpoint's.
+                let held = held.filter(|h| *h <= checkpoint.size);
                 let behind = held.or(acknowledged).unwrap_or(0);
                 metrics.witness_behind(name, checkpoint.size.saturating_sub(behind));
                 // Once for each new reason, not every interval.
@@ -425,14 +438,23 @@ async fn submit_once(
         200 => {
             let (note_body, _) =
                 split_note(&checkpoint.note).ok_or("the log's own checkpoint is not a note")?;
-            let line = text
+            let found = text
                 .lines()
-                .find(|line| witness.verifier.verify_line(note_body, line).is_some())
-                .ok_or_else(|| {
-                    format!(
-                        "it answered 200 without a cosignature by its key that verifies: {shown:?}"
-                    )
-                })?;
+                .find_map(|line| Some((line, witness.verifier.verify_line(note_body, line)?)));
+            let Some((line, time)) = found else {
+                return Err(format!(
+                    "it answered 200 without a cosignature by its key that verifies: {shown:?}"
+                ));
+            };
+            // A cosignature from the future is no statement about now:
+            // readers may refuse it, so it is not served as one.
+            let now = u64::try_from(crate::time::now_ms() / 1000).unwrap_or(0);
+            if time > now + MAX_CLOCK_AHEAD_SECONDS {
+                return Err(format!(
+                    "its cosignature is dated {time}, {} s ahead of this clock",
+                    time - now
+                ));
+            }
             store
                 .store_cosignature(
                     checkpoint.size,

@@ -30,6 +30,11 @@ enum Behaviour {
     Slow,
     /// An answer far longer than any cosignature.
     Huge,
+    /// Holds a larger tree of this log than the log has (a fork, or the
+    /// log's database rolled back).
+    Ahead,
+    /// Cosigns with a time far in the future.
+    Future,
 }
 
 struct FakeWitness {
@@ -47,7 +52,15 @@ async fn add_checkpoint(State(witness): State<Arc<FakeWitness>>, body: Bytes) ->
             return AxumStatus::OK.into_response();
         }
         Behaviour::Huge => return (AxumStatus::OK, "— x ".repeat(1 << 18)).into_response(),
-        Behaviour::Honest => {}
+        Behaviour::Ahead => {
+            return (
+                AxumStatus::CONFLICT,
+                [("content-type", "text/x.tlog.size")],
+                "1000000\n",
+            )
+                .into_response();
+        }
+        Behaviour::Honest | Behaviour::Future => {}
     }
     let text = String::from_utf8_lossy(&body);
     let Some(old) = text
@@ -84,10 +97,13 @@ async fn add_checkpoint(State(witness): State<Arc<FakeWitness>>, body: Bytes) ->
         return (AxumStatus::CONFLICT, "same size, another root\n").into_response();
     }
     *held = (size, root);
-    let now = std::time::SystemTime::now()
+    let mut now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("clock")
         .as_secs();
+    if witness.behaviour == Behaviour::Future {
+        now += 10_000_000;
+    }
     (AxumStatus::OK, witness.cosigner.cosign(note_body, now)).into_response()
 }
 
@@ -220,6 +236,8 @@ async fn witnesses_down_slow_or_answering_garbage_stop_nothing() {
     let (_, garbage_given) = fake_witness("witness.example/garbage", Behaviour::Garbage).await;
     let (_, slow_given) = fake_witness("witness.example/slow", Behaviour::Slow).await;
     let (_, huge_given) = fake_witness("witness.example/huge", Behaviour::Huge).await;
+    let (_, ahead_given) = fake_witness("witness.example/ahead", Behaviour::Ahead).await;
+    let (_, future_given) = fake_witness("witness.example/future", Behaviour::Future).await;
     let down = Cosigner::generate("witness.example/down").expect("key");
     let down_given = format!("{}@http://127.0.0.1:9", down.vkey());
     let Some(app) = witnessed_app(
@@ -230,6 +248,8 @@ async fn witnesses_down_slow_or_answering_garbage_stop_nothing() {
             slow_given,
             down_given,
             huge_given,
+            ahead_given,
+            future_given,
         ],
         1,
     )
@@ -257,6 +277,8 @@ async fn witnesses_down_slow_or_answering_garbage_stop_nothing() {
         ("garbage", "without a cosignature by its key that verifies"),
         ("down", "no answer"),
         ("huge", "more than a cosignature takes"),
+        ("ahead", "more than this log's"),
+        ("future", "ahead of this clock"),
     ];
     let mut ready = String::new();
     for _ in 0..100 {
@@ -288,6 +310,25 @@ async fn witnesses_down_slow_or_answering_garbage_stop_nothing() {
         "{metrics}"
     );
     assert!(metrics.contains("fairdeal_witness_failures_total{witness=\"witness.example/down\"}"));
+    // A witness ahead of the log, or dated ahead, is no witness keeping up.
+    for name in ["ahead", "future"] {
+        assert!(
+            metrics.contains(&format!(
+                "fairdeal_witness_cosigning{{witness=\"witness.example/{name}\"}} 0"
+            )),
+            "{metrics}"
+        );
+        assert!(
+            !metrics.contains(&format!(
+                "fairdeal_witness_behind_entries{{witness=\"witness.example/{name}\"}} 0\n"
+            )),
+            "{metrics}"
+        );
+    }
+    assert!(
+        metrics.contains("fairdeal_witness_cosigning{witness=\"witness.example/good\"} 1"),
+        "{metrics}"
+    );
     assert!(!note.is_empty());
     app.stop().await;
 }
