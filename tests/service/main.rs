@@ -27,6 +27,7 @@ mod snapshot;
 
 mod auth;
 mod bad_input;
+mod chain_probes;
 mod chains;
 mod draws;
 mod evidence;
