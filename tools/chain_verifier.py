@@ -5,7 +5,8 @@ documents alone. It shares no code with the Rust crate: the cards come from
 tools/fairdeal_v1_reference.py (an independent fairdeal-v1 implementation),
 the chain, the log, the receipts and the proofs are checked here.
 
-  python3 tools/chain_verifier.py URL [--pair ID ...] [--no-log] [--json]
+  python3 tools/chain_verifier.py URL [--pair ID ...] [--json]
+      (needs the `cryptography` package for Ed25519)
       URL is the service's base address (http://HOST:PORT). Without --pair,
       every chain pair named by a `commit` entry of the transparency log is
       checked. Exit 0 when everything holds, 1 with one line per finding.
