@@ -268,6 +268,30 @@ async fn a_chain_pair_is_refused_clearly(app: &TestApp) {
         .await;
     assert_eq!(unknown.status, StatusCode::BAD_REQUEST, "{}", unknown.text);
     assert_eq!(unknown.json["field"], "protocol", "{}", unknown.text);
+    // JSON Schema counts 3.0 as the integer 3; a fraction is refused.
+    let whole = app
+        .operator
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"protocol": "fairdeal-chain-v1", "chain_length": 3.0}),
+        )
+        .await;
+    assert_eq!(whole.status, StatusCode::CREATED, "{}", whole.text);
+    assert_eq!(whole.json["chain"]["length"], 3);
+    let fraction = app
+        .operator
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"protocol": "fairdeal-chain-v1", "chain_length": 2.5}),
+        )
+        .await;
+    assert_eq!(
+        fraction.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        fraction.text
+    );
+    assert_eq!(fraction.json["field"], "chain_length", "{}", fraction.text);
     // A plain pair says its protocol.
     let plain = app.operator.post("/v1/seed-pairs").await;
     assert_eq!(plain.json["protocol"], "fairdeal-v1");

@@ -382,7 +382,8 @@ pub struct CreatePairRequest {
     /// 1,000,000 (its successor's chain has the same length). Only with
     /// that protocol.
     #[schema(minimum = 1, maximum = 1_000_000, example = 10_000)]
-    pub chain_length: Option<u64>,
+    #[serde(default, deserialize_with = "integral")]
+    pub chain_length: Option<u32>,
 }
 
 /// The protocol of a new pair's rounds.
@@ -422,6 +423,7 @@ impl CreatePairRequest {
                 ));
             }
             (Some(PairProtocol::FairdealChainV1), Some(length)) => {
+                let length = u64::from(length);
                 if !(1..=max).contains(&length) {
                     return Err(ApiError::invalid(
                         "chain_length",
