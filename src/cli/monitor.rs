@@ -192,6 +192,32 @@ fn check_api(base: &str, entries: &[Vec<u8>]) -> anyhow::Result<Vec<Finding>> {
                     Some(_) => {}
                 }
             }
+            Some("round_seed") => {
+                // A published chain seed stays published, as logged.
+                let round = entry["round"].as_str().unwrap_or_default();
+                match read(format!("/v1/rounds/{round}"))? {
+                    None => differs(format!(
+                        "round {round}'s seed is logged as published but the API does not know the round"
+                    )),
+                    Some(r) if r["server_seed"] != entry["server_seed"] => differs(format!(
+                        "round {round}'s seed as the API shows it ({}) is not the one the log published",
+                        if r["server_seed"].is_null() {
+                            "none"
+                        } else {
+                            "another"
+                        }
+                    )),
+                    Some(r)
+                        if r["nonce"] != entry["nonce"]
+                            || r["seed_pair_id"] != entry["seed_pair"] =>
+                    {
+                        differs(format!(
+                            "round {round} differs from its published seed's entry (pair or nonce)"
+                        ))
+                    }
+                    Some(_) => {}
+                }
+            }
             Some("draw_commit") => {
                 let draw = entry["draw"].as_str().unwrap_or_default();
                 match read(format!("/v1/draws/{draw}"))? {
