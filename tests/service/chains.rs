@@ -51,6 +51,12 @@ fn commitment(value: &Value) -> Commitment {
 fn check_round(round: &Value, previous: &Commitment, client_seed: &str) {
     let seed = hex_seed(&round["server_seed"]);
     assert!(chain_links(&seed, previous), "the seed links: {round}");
+    // The round says its own fairdeal-v1 commitment: the same value.
+    assert_eq!(
+        round["chain"]["round_commitment"],
+        previous.to_string(),
+        "{round}"
+    );
     let game: Game = serde_json::from_value(round["game"].clone()).expect("game");
     let deal = serde_json::from_value(round["deal"].clone()).expect("a public deal");
     let report = fairdeal_core::verify(

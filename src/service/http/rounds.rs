@@ -38,7 +38,29 @@ pub(super) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Api
 /// tenant, or once the pair is revealed).
 async fn round_view(state: &AppState, row: &RoundRow, viewer: &Viewer) -> Result<Round, ApiError> {
     let pair = super::load_pair(state, &row.seed_pair_id).await?;
-    visible_round(state, row, &pair, viewer.owns(&pair))
+    let mut round = visible_round(state, row, &pair, viewer.owns(&pair))?;
+    let previous = match row.nonce {
+        0 => None,
+        k => state.dealer.store().round_seed_at(&pair.id, k - 1).await?,
+    };
+    set_round_commitment(&mut round, &pair, previous);
+    Ok(round)
+}
+
+/// A published chain round's fairdeal-v1 commitment: the chain's
+/// commitment for round 0, else `previous` (the previous round's published
+/// seed, as stored).
+pub(super) fn set_round_commitment(round: &mut Round, pair: &PairRow, previous: Option<String>) {
+    if round.server_seed.is_none() {
+        return;
+    }
+    if let Some(chain) = round.chain.as_mut() {
+        chain.round_commitment = if round.nonce == 0 {
+            Some(pair.server_seed_hash.clone())
+        } else {
+            previous
+        };
+    }
 }
 
 /// [`Round::view`] with the deal opened when the reader may see it.

@@ -274,11 +274,23 @@ pub async fn rounds(
         .rounds_of_pair(&id, after, i64::from(limit) + 1)
         .await?;
     let more = rows.len() > limit as usize;
-    let rounds = rows
+    let mut rounds = rows
         .iter()
         .take(limit as usize)
         .map(|row| super::rounds::visible_round(&state, row, &pair, viewer.owns(&pair)))
         .collect::<Result<Vec<_>, ApiError>>()?;
+    // A chain round's commitment is the seed of the round before: in the
+    // page, or (for its first) read.
+    if pair.chain_length.is_some() {
+        let mut previous = match rows.first() {
+            Some(first) if first.nonce > 0 => store.round_seed_at(&id, first.nonce - 1).await?,
+            _ => None,
+        };
+        for (round, row) in rounds.iter_mut().zip(&rows) {
+            super::rounds::set_round_commitment(round, &pair, previous.take());
+            previous = row.server_seed.clone();
+        }
+    }
     let next_after = if more {
         rounds.last().map(|r| r.nonce)
     } else {

@@ -306,6 +306,7 @@ impl Round {
             chain: pair.chain_length.map(|length| RoundChain {
                 length: length as u64,
                 position: row.nonce as u64 + 1,
+                round_commitment: None,
             }),
             receipt: None,
         })
@@ -319,6 +320,13 @@ pub struct RoundChain {
     pub length: u64,
     /// The seed's position: nonce + 1.
     pub position: u64,
+    /// Once the round's seed is published: the round's fairdeal-v1
+    /// commitment, the value its seed must hash to in one SHA-256 step — the
+    /// previous round's published seed, or the chain's commitment for round
+    /// 0. Any fairdeal-v1 verifier checks the round with it
+    /// (`fairdeal replay --commitment`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round_commitment: Option<String>,
 }
 
 impl Round {

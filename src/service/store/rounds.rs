@@ -715,6 +715,23 @@ impl Store {
             .await)
     }
 
+    /// The published seed of round `nonce` of chain pair `pair_id`, if it is
+    /// published.
+    pub async fn round_seed_at(
+        &self,
+        pair_id: &str,
+        nonce: i64,
+    ) -> Result<Option<String>, sqlx::Error> {
+        let row: Option<(Option<String>,)> = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT server_seed FROM rounds WHERE seed_pair_id = $1 AND nonce = $2")
+                .bind(pair_id)
+                .bind(nonce)
+                .fetch_optional(pool)
+                .await
+        })?;
+        Ok(row.and_then(|(seed,)| seed))
+    }
+
     /// Rounds of a pair with nonce > `after` (all when `None`), by nonce, at
     /// most `limit`.
     pub async fn rounds_of_pair(
