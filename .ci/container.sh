@@ -128,12 +128,14 @@ podman stop -t 20 "$tag" >/dev/null
 code=$(podman inspect "$tag" --format '{{.State.ExitCode}}')
 [ "$code" = 0 ] || { podman logs "$tag" | tail -5; fail "exit status $code after SIGTERM"; }
 # The container's log may reach podman a moment after the stop returns.
+# (Read whole, then searched: `podman logs | grep -q` fails under pipefail
+# when grep stops reading before podman has written everything.)
+shut_down() { grep -q "shutting down" <<<"$(podman logs "$tag" 2>&1)"; }
 for _ in $(seq 50); do
-  podman logs "$tag" 2>&1 | grep -q "shutting down" && break
+  shut_down && break
   sleep 0.1
 done
-podman logs "$tag" 2>&1 | grep -q "shutting down" \
-  || { podman logs "$tag" 2>&1 | tail -5; fail "no graceful shutdown in the log"; }
+shut_down || { podman logs "$tag" 2>&1 | tail -5; fail "no graceful shutdown in the log"; }
 podman rm "$tag" >/dev/null
 port=$(free_port)
 podman run -d --name "$tag" -p "127.0.0.1:$port:8080" -v "$volume:/data" "$tag" >/dev/null
