@@ -11,6 +11,9 @@
 //! (labels, commitments, contributions), from which its client seed is
 //! derived again. Unrevealed pairs never appear: their deals are secret; nor
 //! do void tables, which dealt nothing (the log and the API show them).
+//! After the pairs, every drawn draw; asked for (`draw_lines`), each
+//! draw's entrant list follows its draw line in `draw_lines` records,
+//! which the audit hashes against the draw's commitment.
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -191,6 +194,20 @@ pub struct ExportEnd {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// A chunk of a drawn draw's entrant list, after its `draw` line, when the
+/// export was asked for the lines (`draw_lines`): lines `from` on, in list
+/// order, each without its LF. The list is the lines each followed by LF;
+/// its SHA-256 and count must be the draw's `entries_sha256` and `entries`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ExportDrawLines {
+    /// Always `draw_lines`.
+    #[serde(rename = "type")]
+    pub record: String,
+    pub draw: String,
+    pub from: u64,
+    pub lines: Vec<String>,
 }
 
 /// A drawn draw (fairdeal-draw-v1): its list by hash and size, its seeds,

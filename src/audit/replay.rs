@@ -96,6 +96,10 @@ pub struct Report {
     /// audit's budget of SHA-256 steps (every round's link is checked).
     #[serde(skip_serializing_if = "is_zero")]
     pub chain_tips_unchecked: u64,
+    /// Draws whose entrant lists the export carried (`draw_lines`) and
+    /// that hash to their commitments.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub draw_lists_checked: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -121,8 +125,12 @@ enum Checked<'a> {
     /// A pair line, with what is wrong with it on its own: its revealed
     /// seed against its commitment, its table record (if a table).
     Pair(ExportPair, LineProblems),
-    /// A drawn draw, with what is wrong with it (recomputed on its own).
-    Draw(LineProblems),
+    /// A drawn draw, with what is wrong with it (recomputed on its own),
+    /// and what its list's lines must hash to: its id, `entries_sha256`
+    /// and `entries`.
+    Draw(LineProblems, (String, String, u64)),
+    /// A chunk of the last draw's entrant list.
+    DrawLines(super::export::ExportDrawLines),
     Round {
         round: RoundLine<'a>,
         /// Problems found from the line alone.
@@ -623,8 +631,13 @@ fn check_line<'a>(text: &'a str, evidence: &mut Evidence) -> Checked<'a> {
             }
         }),
         Some("draw") => serde_json::from_str(text).map(|draw: super::export::ExportDraw| {
-            Checked::Draw(draw.problems().into_iter().map(|p| ("draw", p)).collect())
+            let list = (draw.id.clone(), draw.entries_sha256.clone(), draw.entries);
+            Checked::Draw(
+                draw.problems().into_iter().map(|p| ("draw", p)).collect(),
+                list,
+            )
         }),
+        Some("draw_lines") => serde_json::from_str(text).map(Checked::DrawLines),
         Some("end") => serde_json::from_str(text).map(Checked::End),
         Some(other) => return Checked::Malformed(format!("unknown record type {other:?}")),
         None => return Checked::Malformed("a record without a \"type\"".to_owned()),
@@ -685,10 +698,10 @@ fn pair_commitment_problem(pair: &ExportPair) -> Option<String> {
 /// that check a line at a time.
 pub fn line_problems(text: &str) -> Vec<&'static str> {
     match check_line(text, &mut Evidence::default()) {
-        Checked::Pair(_, problems) | Checked::Draw(problems) => {
+        Checked::Pair(_, problems) | Checked::Draw(problems, _) => {
             problems.iter().map(|(kind, _)| *kind).collect()
         }
-        Checked::Blank | Checked::End(_) => Vec::new(),
+        Checked::Blank | Checked::End(_) | Checked::DrawLines(_) => Vec::new(),
         Checked::Malformed(_) => vec!["malformed"],
         Checked::Round { problems, .. } => problems.iter().map(|(kind, _)| *kind).collect(),
     }
@@ -716,6 +729,23 @@ struct Sequence {
     chain: Option<(u64, u64, [u8; 32])>,
     /// SHA-256 steps spent on chain tips ([`CHAIN_TIP_BUDGET`]).
     chain_tip_steps: u64,
+    /// The last draw read, and its list as `draw_lines` records give it.
+    draw_list: Option<DrawList>,
+}
+
+/// A draw's entrant list as the export's `draw_lines` records give it,
+/// hashed as it comes, against what the draw committed to.
+struct DrawList {
+    /// The draw's line.
+    line: u64,
+    id: String,
+    entries_sha256: String,
+    entries: u64,
+    hasher: Sha256,
+    count: u64,
+    /// Whether any `draw_lines` record came, and whether one was wrong.
+    seen: bool,
+    broken: bool,
 }
 
 /// SHA-256 steps an audit spends holding revealed chain tips to their last
@@ -731,6 +761,106 @@ impl Sequence {
             (Some(length), Some(s0)) => Some((length, 0, s0)),
             _ => None,
         };
+    }
+
+    /// A draw line: its list may follow.
+    fn open_draw(
+        &mut self,
+        line: u64,
+        (id, entries_sha256, entries): (String, String, u64),
+        report: &mut Report,
+    ) {
+        self.close_draw(report);
+        self.draw_list = Some(DrawList {
+            line,
+            id,
+            entries_sha256,
+            entries,
+            hasher: Sha256::new(),
+            count: 0,
+            seen: false,
+            broken: false,
+        });
+    }
+
+    /// A chunk of the last draw's list.
+    fn draw_lines(
+        &mut self,
+        line: u64,
+        record: &super::export::ExportDrawLines,
+        report: &mut Report,
+    ) {
+        let Some(list) = self.draw_list.as_mut().filter(|l| l.id == record.draw) else {
+            report.add(
+                line,
+                "record",
+                format!(
+                    "lines of draw {}'s list that do not follow its draw line",
+                    record.draw
+                ),
+            );
+            return;
+        };
+        list.seen = true;
+        if list.broken {
+            return;
+        }
+        if record.from != list.count {
+            report.add(
+                line,
+                "draw",
+                format!(
+                    "draw {}: its list's lines resume at {} where line {} was next",
+                    record.draw,
+                    record.from + 1,
+                    list.count + 1
+                ),
+            );
+            list.broken = true;
+            return;
+        }
+        for text in &record.lines {
+            if text.contains('\n') {
+                report.add(
+                    line,
+                    "draw",
+                    format!(
+                        "draw {}: line {} of its list holds a line feed",
+                        record.draw,
+                        list.count + 1
+                    ),
+                );
+                list.broken = true;
+                return;
+            }
+            list.hasher.update(text.as_bytes());
+            list.hasher.update(b"\n");
+            list.count += 1;
+        }
+    }
+
+    /// The end of the last draw's list, if the export gave it: its lines
+    /// must be the ones committed.
+    fn close_draw(&mut self, report: &mut Report) {
+        let Some(list) = self.draw_list.take() else {
+            return;
+        };
+        if !list.seen || list.broken {
+            return;
+        }
+        let hash = hex::encode(list.hasher.finalize());
+        if list.count != list.entries || hash != list.entries_sha256 {
+            report.add(
+                list.line,
+                "draw",
+                format!(
+                    "draw {}: the {} lines the export gives of its list are not the list it committed to ({} lines, SHA-256 {})",
+                    list.id, list.count, list.entries, list.entries_sha256
+                ),
+            );
+        } else {
+            report.draw_lists_checked += 1;
+        }
     }
 
     fn close_pair(&mut self, report: &mut Report) {
@@ -1060,7 +1190,14 @@ fn take_in(
         if sequence.ended && !matches!(item, Checked::Blank) {
             report.add(line, "record", "a record after the end line".to_owned());
         }
+        if !matches!(
+            item,
+            Checked::Blank | Checked::DrawLines(_) | Checked::Draw(..)
+        ) {
+            sequence.close_draw(report);
+        }
         match item {
+            Checked::DrawLines(record) => sequence.draw_lines(line, &record, report),
             Checked::Blank => {}
             Checked::Malformed(why) => {
                 report.add(line, "malformed", format!("malformed line: {why}"))
@@ -1119,8 +1256,9 @@ fn take_in(
                 observe(line, &round);
                 sequence.round(line, &round, report);
             }
-            Checked::Draw(problems) => {
+            Checked::Draw(problems, list) => {
                 sequence.close_pair(report);
+                sequence.open_draw(line, list, report);
                 report.draws += 1;
                 if problems.is_empty() {
                     report.draws_verified += 1;
@@ -1230,6 +1368,7 @@ pub fn audit_observed(
     })?;
     if !sequence.ended {
         sequence.close_pair(&mut report);
+        sequence.close_draw(&mut report);
         report.add(
             0,
             "truncated",

@@ -18,6 +18,10 @@ pub struct ExportOpts {
     /// Resume after the pair whose line carried this cursor.
     #[arg(long, value_name = "CURSOR")]
     pub after: Option<String>,
+    /// Also each drawn draw's entrant list (when the service holds it), in
+    /// `draw_lines` records after its `draw` line, for the audit to hash.
+    #[arg(long)]
+    pub draw_lines: bool,
 }
 
 pub fn run(opts: ExportOpts) -> anyhow::Result<ExitCode> {
@@ -34,7 +38,12 @@ pub fn run(opts: ExportOpts) -> anyhow::Result<ExitCode> {
         let (tx, mut rx) = mpsc::channel::<String>(1024);
         let producer = {
             let store = store.clone();
-            tokio::spawn(async move { crate::service::export::export(&store, after, tx).await })
+            let options = crate::service::export::ExportOptions {
+                draw_lines: opts.draw_lines,
+            };
+            tokio::spawn(
+                async move { crate::service::export::export(&store, after, options, tx).await },
+            )
         };
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());

@@ -9,8 +9,20 @@ use tokio::sync::mpsc;
 
 use super::store::{PairRow, Store};
 use crate::audit::export::{
-    ExportDraw, ExportEnd, ExportPair, ExportRound, ExportSeat, ExportVoid, RevealedPair,
+    ExportDraw, ExportDrawLines, ExportEnd, ExportPair, ExportRound, ExportSeat, ExportVoid,
+    RevealedPair,
 };
+
+/// What an export holds beyond pairs, rounds and draws.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExportOptions {
+    /// Each drawn draw's entrant list, when the service holds it, in
+    /// `draw_lines` records after its `draw` line.
+    pub draw_lines: bool,
+}
+
+/// Lines a `draw_lines` record holds at most.
+const LINES_PER_RECORD: u64 = 8192;
 use crate::time::timestamp;
 
 fn revealed(pair: &PairRow) -> RevealedPair<'_> {
@@ -24,7 +36,11 @@ fn revealed(pair: &PairRow) -> RevealedPair<'_> {
 
 /// Writes every drawn draw into `lines`, oldest first; how many (`None`
 /// when the receiver went away).
-async fn export_draws(store: &Store, lines: &mpsc::Sender<String>) -> anyhow::Result<Option<u64>> {
+async fn export_draws(
+    store: &Store,
+    lines: &mpsc::Sender<String>,
+    options: ExportOptions,
+) -> anyhow::Result<Option<u64>> {
     const DRAWS_PER_QUERY: i64 = 100;
     let (mut after, mut count) = (0i64, 0u64);
     loop {
@@ -58,13 +74,41 @@ async fn export_draws(store: &Store, lines: &mpsc::Sender<String>) -> anyhow::Re
                 return Ok(None);
             }
             count += 1;
+            if options.draw_lines && draw.entries_uploaded {
+                let total = draw.entries.unwrap_or_default() as u64;
+                let mut from = 0u64;
+                while from < total {
+                    let chunk = store.draw_lines(draw.seq, from, LINES_PER_RECORD).await?;
+                    anyhow::ensure!(
+                        !chunk.is_empty(),
+                        "draw {}'s list has lines missing from {from}",
+                        draw.id
+                    );
+                    let n = chunk.len() as u64;
+                    let record = ExportDrawLines {
+                        record: "draw_lines".to_owned(),
+                        draw: draw.id.clone(),
+                        from,
+                        lines: chunk.into_iter().map(|(_, line)| line).collect(),
+                    };
+                    if lines.send(serde_json::to_string(&record)?).await.is_err() {
+                        return Ok(None);
+                    }
+                    from += n;
+                }
+            }
         }
     }
 }
 
 /// Streams the export after `after` into `lines` (one JSON text per line,
 /// without the newline). Stops quietly when the receiver goes away.
-pub async fn export(store: &Store, after: i64, lines: mpsc::Sender<String>) -> anyhow::Result<()> {
+pub async fn export(
+    store: &Store,
+    after: i64,
+    options: ExportOptions,
+    lines: mpsc::Sender<String>,
+) -> anyhow::Result<()> {
     const PAIRS_PER_QUERY: i64 = 100;
     const ROUNDS_PER_QUERY: i64 = 1000;
     let mut cursor = after;
@@ -74,7 +118,7 @@ pub async fn export(store: &Store, after: i64, lines: mpsc::Sender<String>) -> a
         let Some(last) = pairs.last() else {
             // Then every drawn draw (the cursor pages pairs only: each
             // export lists every draw, which an audit recomputes whole).
-            let Some(n_draws) = export_draws(store, &lines).await? else {
+            let Some(n_draws) = export_draws(store, &lines, options).await? else {
                 return Ok(());
             };
             let end = ExportEnd::new(n_pairs, n_rounds).with_draws(n_draws);

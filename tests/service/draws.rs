@@ -769,6 +769,40 @@ async fn drawn_draws_are_exported_and_recomputed_by_the_audit(app: &TestApp) {
         "{:?}",
         report.findings
     );
+    // With the lists: the audit hashes each against its commitment, and a
+    // line changed, or the lines out of place, is named.
+    let with_lines = app.public.get("/v1/export?draw_lines=true").await.text;
+    assert_eq!(
+        with_lines.matches(r#""type":"draw_lines""#).count(),
+        2,
+        "{with_lines}"
+    );
+    let report = fairdeal::audit::audit(with_lines.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert_eq!(report.draw_lists_checked, 2);
+    for (what, forged) in [
+        (
+            "a line changed",
+            with_lines.replacen(r#""entrant 7","#, r#""entrant 7x","#, 1),
+        ),
+        (
+            "lines out of place",
+            with_lines.replacen(r#""from":0,"#, r#""from":1,"#, 1),
+        ),
+    ] {
+        assert_ne!(forged, with_lines, "{what}");
+        let report = fairdeal::audit::audit(forged.as_bytes(), &mut |_, _| {}).expect("audit");
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.kind == "draw"
+                    && drawn.iter().any(|(id, _)| f.detail.contains(id.as_str()))),
+            "{what}: {:?}",
+            report.findings
+        );
+        assert_eq!(report.draw_lists_checked, 1, "{what}");
+    }
     // A draw left out: the end line's count says so.
     let without: String = export
         .lines()
@@ -783,3 +817,50 @@ async fn drawn_draws_are_exported_and_recomputed_by_the_audit(app: &TestApp) {
     );
 }
 on_both_backends!(drawn_draws_are_exported_and_recomputed_by_the_audit);
+
+/// A list longer than a `draw_lines` record (8,192 lines) comes in several,
+/// in order, and hashes to its commitment.
+async fn a_long_list_is_exported_in_several_records(app: &TestApp) {
+    let list: String = (0..9000).map(|i| format!("player {i}\n")).collect();
+    let id = upload(app, list, "winners=2&client_seed_source=beacon")
+        .await
+        .id();
+    app.operator
+        .put_json(
+            &format!("/v1/draws/{id}/client-seed"),
+            &json!({ "client_seed": "round 9" }),
+        )
+        .await
+        .success();
+    app.operator
+        .post(&format!("/v1/draws/{id}/run"))
+        .await
+        .success();
+    let export = app.public.get("/v1/export?draw_lines=true").await.text;
+    let froms: Vec<u64> = export
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["type"] == "draw_lines")
+        .map(|r| r["from"].as_u64().expect("from"))
+        .collect();
+    assert_eq!(froms, [0, 8192]);
+    let report = fairdeal::audit::audit(export.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert_eq!(report.draw_lists_checked, 1);
+    // The second record left out: the list is short of its commitment.
+    let cut: String = export
+        .lines()
+        .filter(|l| !l.contains(r#""from":8192"#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let report = fairdeal::audit::audit(cut.as_bytes(), &mut |_, _| {}).expect("audit");
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.kind == "draw" && f.detail.contains("8192 lines")),
+        "{:?}",
+        report.findings
+    );
+}
+on_both_backends!(a_long_list_is_exported_in_several_records);

@@ -22,6 +22,10 @@ pub struct ExportParams {
     /// Resume after the pair whose line carried this `cursor`.
     #[param(pattern = "^[0-9]{1,18}$")]
     pub after: Option<String>,
+    /// Also each drawn draw's entrant list, when the service holds it:
+    /// `draw_lines` records of up to 8,192 lines after its `draw` line,
+    /// which `fairdeal audit` hashes against the draw's commitment.
+    pub draw_lines: Option<bool>,
 }
 
 /// Export every revealed seed pair and its rounds.
@@ -48,7 +52,10 @@ pub async fn export(
     let (tx, rx) = mpsc::channel::<String>(256);
     let store = state.dealer.store().clone();
     tokio::spawn(async move {
-        if let Err(err) = write_export(&store, after, tx).await {
+        let options = crate::service::export::ExportOptions {
+            draw_lines: params.draw_lines.unwrap_or(false),
+        };
+        if let Err(err) = write_export(&store, after, options, tx).await {
             // The stream ends without its `end` line, so the reader knows.
             tracing::error!(error = format!("{err:#}"), "export failed part way");
         }
