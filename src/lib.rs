@@ -31,6 +31,7 @@ pub mod audit;
 pub mod cli;
 pub mod secret_file;
 pub mod service;
+pub mod serving;
 pub mod telemetry;
 pub mod text;
 pub mod time;

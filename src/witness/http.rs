@@ -14,12 +14,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 use super::protocol::MAX_REQUEST_BYTES;
 use super::{AddError, Witness, unix_now};
@@ -71,44 +66,15 @@ pub async fn serve(
     router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT)
-        .keep_alive(true);
-    let graceful = GracefulShutdown::new();
-    tokio::pin!(shutdown);
-    loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
-        };
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
-            Err(err) => {
-                tracing::warn!(error = %err, "accepting a connection failed");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            tracing::warn!("connection refused: {MAX_CONNECTIONS} already open");
-            drop(stream);
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
-        let connection = graceful.watch(http.serve_connection(
-            TokioIo::new(stream),
-            TowerToHyperService::new(router.clone()),
-        ));
-        tokio::spawn(async move {
-            let _ = connection.await;
-            drop(slot);
-        });
-    }
-    drop(listener);
-    graceful.shutdown().await;
-    Ok(())
+    crate::serving::serve_connections(
+        listener,
+        router,
+        HEADER_READ_TIMEOUT,
+        MAX_CONNECTIONS,
+        || tracing::warn!("connection refused: {MAX_CONNECTIONS} already open"),
+        shutdown,
+    )
+    .await
 }
 
 fn text(status: StatusCode, content_type: &'static str, body: String) -> Response {

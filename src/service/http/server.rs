@@ -4,19 +4,13 @@
 //! keep being answered.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 use super::AppState;
 use super::error::ApiError;
@@ -94,47 +88,15 @@ pub async fn serve_with(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = super::router_with(state.clone(), &limits);
-    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
-    let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout)
-        .keep_alive(true);
-    let graceful = GracefulShutdown::new();
-    tokio::pin!(shutdown);
-    loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
-        };
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
-            Err(err) => {
-                // Out of file descriptors, or a connection reset before it
-                // was accepted: wait a moment rather than spin.
-                tracing::warn!(error = %err, "accepting a connection failed");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            state.metrics.connection_refused();
-            drop(stream);
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
-        let connection =
-            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            // A client that goes away or times out ends its connection; that
-            // is not the server's error.
-            let _ = connection.await;
-            drop(slot);
-        });
-    }
-    drop(listener);
-    graceful.shutdown().await;
-    Ok(())
+    crate::serving::serve_connections(
+        listener,
+        app,
+        limits.header_read_timeout,
+        limits.max_connections,
+        || state.metrics.connection_refused(),
+        shutdown,
+    )
+    .await
 }
 
 /// Raises this process's open-file limit to its hard limit, so that the
