@@ -34,6 +34,9 @@ pub struct Witness {
     /// Its submission prefix: `<url>/add-checkpoint` is posted to.
     pub url: String,
     pub verifier: CosignatureVerifier,
+    /// Its verifier key as text (how its cosignatures are stored), made
+    /// once: a checkpoint read compares it with every stored line's.
+    vkey: String,
 }
 
 impl Witness {
@@ -51,6 +54,7 @@ impl Witness {
         }
         Ok(Self {
             url: url.trim_end_matches('/').to_owned(),
+            vkey: verifier.vkey(),
             verifier,
         })
     }
@@ -106,7 +110,7 @@ impl Witnesses {
     fn verifies(&self, witness: &Witness, body: &str, line: &str) -> bool {
         use sha2::{Digest, Sha256};
         let mut hasher = Sha256::new();
-        for part in [witness.verifier.vkey().as_str(), body, line] {
+        for part in [witness.vkey.as_str(), body, line] {
             hasher.update((part.len() as u64).to_be_bytes());
             hasher.update(part.as_bytes());
         }
@@ -152,7 +156,7 @@ impl Witnesses {
         if self.list.is_empty() {
             return Ok(None);
         }
-        let keys: Vec<String> = self.list.iter().map(|w| w.verifier.vkey()).collect();
+        let keys: Vec<String> = self.list.iter().map(|w| w.vkey.clone()).collect();
         for (size, witnesses) in store.sizes_cosigned_by(self.quorum as u64, 32).await? {
             let ours = witnesses.iter().filter(|w| keys.contains(w)).count();
             if ours < self.quorum {
@@ -199,7 +203,7 @@ impl Witnesses {
             let verifies = self
                 .list
                 .iter()
-                .find(|w| w.verifier.vkey() == vkey)
+                .find(|w| w.vkey == vkey)
                 .is_some_and(|w| self.verifies(w, body, &line));
             if verifies {
                 lines.push_str(&line);
@@ -214,7 +218,7 @@ impl Witnesses {
     /// verifies over its note as it is now.
     async fn cosigned_by(&self, store: &Store, i: usize, checkpoint: &LogCheckpoint) -> bool {
         let witness = &self.list[i];
-        let vkey = witness.verifier.vkey();
+        let vkey = &witness.vkey;
         let Some((body, _)) = split_note(&checkpoint.note) else {
             return false;
         };
@@ -223,7 +227,7 @@ impl Witnesses {
             .await
             .unwrap_or_default()
             .iter()
-            .any(|(w, line)| *w == vkey && self.verifies(witness, body, line))
+            .any(|(w, line)| w == vkey && self.verifies(witness, body, line))
     }
 }
 
@@ -257,8 +261,8 @@ pub async fn run(
     // Start from what the database says each witness cosigned.
     if let Ok(sizes) = store.witnessed_sizes().await {
         for (i, witness) in witnesses.list.iter().enumerate() {
-            let vkey = witness.verifier.vkey();
-            if let Some((_, size)) = sizes.iter().find(|(w, _)| *w == vkey) {
+            let vkey = &witness.vkey;
+            if let Some((_, size)) = sizes.iter().find(|(w, _)| w == vkey) {
                 witnesses.set(i, |s| s.acknowledged = Some(*size));
             }
         }
@@ -488,12 +492,7 @@ async fn submit_once(
                 ));
             }
             store
-                .store_cosignature(
-                    checkpoint.size,
-                    &witness.verifier.vkey(),
-                    line,
-                    crate::time::now_ms(),
-                )
+                .store_cosignature(checkpoint.size, &witness.vkey, line, crate::time::now_ms())
                 .await
                 .map_err(|e| format!("storing its cosignature: {e}"))?;
             Ok(Submitted::Cosigned(checkpoint.size))
