@@ -39,9 +39,12 @@ pub(super) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Api
 async fn round_view(state: &AppState, row: &RoundRow, viewer: &Viewer) -> Result<Round, ApiError> {
     let pair = super::load_pair(state, &row.seed_pair_id).await?;
     let mut round = visible_round(state, row, &pair, viewer.owns(&pair))?;
+    // Only a published chain round's commitment is the seed before it.
     let previous = match row.nonce {
-        0 => None,
-        k => state.dealer.store().round_seed_at(&pair.id, k - 1).await?,
+        k if k > 0 && pair.chain_length.is_some() && row.server_seed.is_some() => {
+            state.dealer.store().round_seed_at(&pair.id, k - 1).await?
+        }
+        _ => None,
     };
     set_round_commitment(&mut round, &pair, previous);
     Ok(round)
