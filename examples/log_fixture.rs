@@ -16,6 +16,15 @@
 //! `fairdeal audit OUT_DIR/export.ndjson --log URL`. With the same TIME_MS (entries' time,
 //! by default now), a log of more entries extends one of fewer: a monitor's
 //! incremental run is measured from one to the other.
+//!
+//! With `--database URL` (`sqlite://PATH` or `postgres://…`) the entries go
+//! into a fairdeal service's database instead of files: appended to its
+//! empty log as its own events would be (`log_entries`, `log_state`), for
+//! the service's integrator to fold into its tree, tiles and checkpoints
+//! when it next starts. The database must have been migrated (started
+//! once) and its log be empty; the export still goes to OUT_DIR.
+//! `benches/monitor/run.sh` uses it to measure a ten-million-entry log
+//! served by the service itself.
 
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
@@ -33,12 +42,106 @@ use sha2::{Digest, Sha256};
 
 const ORIGIN: &str = "fixture.example/log";
 
-/// Writes entries as bundles and tiles as they come.
+/// Writes entries as bundles and tiles as they come, or into a database.
 struct Writer {
     dir: PathBuf,
     limit: u64,
     tree: TileBuilder,
     bundle: Vec<Vec<u8>>,
+    database: Option<Database>,
+}
+
+/// A service's database taking the entries, a batch per transaction.
+struct Database {
+    runtime: tokio::runtime::Runtime,
+    pool: Pool,
+    /// Entries appended so far (the next entry's index).
+    written: i64,
+}
+
+enum Pool {
+    Sqlite(sqlx::SqlitePool),
+    Postgres(sqlx::PgPool),
+}
+
+/// Entries per transaction.
+const DATABASE_BATCH: usize = 8192;
+
+impl Database {
+    fn open(url: &str) -> anyhow::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        const NEXT: &str = "SELECT next_index FROM log_state WHERE id = 1";
+        let (pool, next) = runtime.block_on(async {
+            anyhow::Ok(if url.starts_with("postgres") {
+                let pool = sqlx::postgres::PgPoolOptions::new()
+                    .max_connections(1)
+                    .connect(url)
+                    .await?;
+                let (next,): (i64,) = sqlx::query_as(NEXT).fetch_one(&pool).await?;
+                (Pool::Postgres(pool), next)
+            } else {
+                let pool = sqlx::sqlite::SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .connect(url)
+                    .await?;
+                let (next,): (i64,) = sqlx::query_as(NEXT).fetch_one(&pool).await?;
+                (Pool::Sqlite(pool), next)
+            })
+        })?;
+        anyhow::ensure!(
+            next == 0,
+            "the database's log already holds {next} entries: load into a new service's database"
+        );
+        Ok(Self {
+            runtime,
+            pool,
+            written: 0,
+        })
+    }
+
+    /// Appends `entries` in one transaction, with `log_state.next_index`.
+    fn append(&mut self, entries: &[Vec<u8>]) -> anyhow::Result<()> {
+        let first = self.written;
+        let next = first + entries.len() as i64;
+        // Multi-row inserts, within both databases' limits on a
+        // statement's parameters.
+        const ROWS: usize = 500;
+        let indexes = |c: usize, n: usize| (0..n).map(move |i| first + (c * ROWS + i) as i64);
+        // The same statements on either backend (QueryBuilder writes each
+        // one's placeholders).
+        macro_rules! append_with {
+            ($pool:expr) => {
+                self.runtime.block_on(async {
+                    let mut tx = $pool.begin().await?;
+                    for (c, chunk) in entries.chunks(ROWS).enumerate() {
+                        let mut insert =
+                            sqlx::QueryBuilder::new("INSERT INTO log_entries (idx, entry) ");
+                        insert.push_values(
+                            indexes(c, chunk.len()).zip(chunk),
+                            |mut row, (i, e)| {
+                                row.push_bind(i).push_bind(e.as_slice());
+                            },
+                        );
+                        insert.build().execute(&mut *tx).await?;
+                    }
+                    sqlx::query("UPDATE log_state SET next_index = $1 WHERE id = 1")
+                        .bind(next)
+                        .execute(&mut *tx)
+                        .await?;
+                    tx.commit().await?;
+                    anyhow::Ok(())
+                })?
+            };
+        }
+        match &self.pool {
+            Pool::Sqlite(pool) => append_with!(pool),
+            Pool::Postgres(pool) => append_with!(pool),
+        }
+        self.written = next;
+        Ok(())
+    }
 }
 
 impl Writer {
@@ -51,6 +154,9 @@ impl Writer {
     }
 
     fn tiles(&self, tiles: Vec<ExpectedTile>) -> anyhow::Result<()> {
+        if self.database.is_some() {
+            return Ok(());
+        }
         for tile in tiles {
             let path = TilePath {
                 level: Some(tile.level),
@@ -64,6 +170,11 @@ impl Writer {
 
     fn flush_bundle(&mut self) -> anyhow::Result<()> {
         if self.bundle.is_empty() {
+            return Ok(());
+        }
+        if let Some(database) = &mut self.database {
+            database.append(&self.bundle)?;
+            self.bundle.clear();
             return Ok(());
         }
         let first = self.tree.leaves() - self.bundle.len() as u64;
@@ -85,7 +196,11 @@ impl Writer {
         let bytes = entry.to_bytes()?;
         let tiles = self.tree.push(&bytes);
         self.bundle.push(bytes);
-        if self.bundle.len() as u64 == TILE_WIDTH {
+        let full = match self.database {
+            Some(_) => DATABASE_BATCH,
+            None => TILE_WIDTH as usize,
+        };
+        if self.bundle.len() == full {
             self.flush_bundle()?;
         }
         self.tiles(tiles)?;
@@ -101,11 +216,20 @@ fn seed(kind: &str, n: u64) -> ServerSeed {
 }
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let database = match args.iter().position(|arg| arg == "--database") {
+        Some(at) if at + 1 < args.len() => {
+            let url = args.remove(at + 1);
+            args.remove(at);
+            Some(Database::open(&url)?)
+        }
+        Some(_) => anyhow::bail!("--database takes the service's database URL"),
+        None => None,
+    };
     let (dir, entries, at) = match &args[..] {
         [dir, entries] => (dir, entries, fairdeal::time::now_ms()),
         [dir, entries, at] => (dir, entries, at.parse()?),
-        _ => anyhow::bail!("usage: log_fixture OUT_DIR ENTRIES [TIME_MS]"),
+        _ => anyhow::bail!("usage: log_fixture [--database URL] OUT_DIR ENTRIES [TIME_MS]"),
     };
     let limit: u64 = entries.parse()?;
     let key = LogKey::from_hex(&"0f".repeat(32), ORIGIN)?;
@@ -114,6 +238,7 @@ fn main() -> anyhow::Result<()> {
         limit,
         tree: TileBuilder::default(),
         bundle: Vec::new(),
+        database,
     };
     // Ids in the service's form (UUIDs), numbered: the same arguments give
     // the same log, and a longer log extends a shorter one.
@@ -255,6 +380,10 @@ fn main() -> anyhow::Result<()> {
     )?;
     export.flush()?;
     out.flush_bundle()?;
+    if out.database.is_some() {
+        eprintln!("{limit} entries ({p} pairs) appended to the database's log");
+        return Ok(());
+    }
     let partial = out.tree.partial_tiles();
     out.tiles(partial)?;
     let checkpoint = key.sign_note(&format!("{ORIGIN}\n{limit}\n{}\n", out.tree.root()))?;

@@ -20,9 +20,14 @@ start_server() {
     export DATABASE_URL="${admin%/*}/$db"
     trap 'kill $server 2>/dev/null || true; psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"; rm -rf "$work"' EXIT
   fi
-  RUST_LOG=warn "$bin" serve --listen 127.0.0.1:$port --max-connections 16 >/dev/null 2>"$work/serve.log" &
+  launch_server "$port"
+}
+
+# launch_server PORT: starts (again) the server start_server set up.
+launch_server() {
+  RUST_LOG=warn "$bin" serve --listen 127.0.0.1:$1 --max-connections 16 >/dev/null 2>>"$work/serve.log" &
   server=$!
-  for _ in $(seq 50); do curl -sf localhost:$port/healthz >/dev/null && break; sleep 0.1; done
+  for _ in $(seq 50); do curl -sf localhost:$1/healthz >/dev/null && break; sleep 0.1; done
 }
 
 # make_pairs BASE KEY: 64 active pairs on the server at BASE (each with its

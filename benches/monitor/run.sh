@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # The monitor against a running service, on loopback (wrk: Debian package
-# `wrk`). Usage: benches/monitor/run.sh [sqlite|postgres] [fill-seconds] [seconds]
+# `wrk`). Usage:
+#   benches/monitor/run.sh [sqlite|postgres] [fill-seconds] [seconds] [preload]
 # Builds the release binary, starts a server on a scratch data directory and
 # measures, one after the other in the same run:
+#   0. with preload > 0: that many entries of examples/log_fixture's honest
+#      synthetic log (pairs, rounds, draws, void tables) appended to the
+#      new service's log in its database, and the time the service's
+#      integrator takes to fold them into its tree, tiles and checkpoint;
 #   1. fill: holdem-6 deals over 64 pairs for fill-seconds (the log grows by
 #      one entry a deal), until every entry is in a checkpoint;
 #   2. `fairdeal monitor --state` over the whole log (first run), then deals
 #      for 2 s and the incremental run (only the entries added since);
-#   3. deals alone for `seconds`, then deals for `seconds` while monitors read
-#      the whole log's tiles and bundles over and over (full runs, no state):
-#      the deals' rate with the monitors against the rate without, as a ratio.
+#   3. deals for `seconds` alone (A), while monitors read the whole log's
+#      tiles and bundles over and over (B: full runs, no state, at the
+#      lowest priority), and while a monitor's requests are replayed by wrk
+#      (C: the same requests in the same order, two at a time with a pause
+#      of 1 ms, without a monitor's own work on these two cores), in the
+#      order A B C C B A: the deals' rate in B and C against A's, as ratios,
+#      and how fast the log was read meanwhile;
+#   4. with preload > 0: `fairdeal audit --log` of the fixture's export
+#      against the service's log.
 # Figures go to docs/PERFORMANCE.md by hand, with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,14 +28,28 @@ source benches/load/common.sh
 backend=${1:-sqlite}
 fill=${2:-60}
 seconds=${3:-15}
+preload=${4:-0}
 connections=32
 port=18090
 base=http://127.0.0.1:$port
+[ "$preload" -gt 0 ] && cargo build --release -q --example log_fixture
 start_server "$backend" $port
+logged() { curl -s $base/log/checkpoint | sed -n 2p; }
+timed() { /usr/bin/time -f "%e s elapsed, %U s user, %S s system, %M KB peak RSS" "$@"; }
+if [ "$preload" -gt 0 ]; then
+  echo "== preload: $preload entries of the fixture's log into the service's database"
+  kill $server; wait $server 2>/dev/null || true
+  timed target/release/examples/log_fixture --database "${DATABASE_URL:-sqlite://$work/fairdeal.db}" \
+    "$work/fixture" "$preload"
+  started=$(date +%s.%N)
+  launch_server $port
+  until [ "$(logged)" = "$preload" ]; do sleep 1; done
+  awk -v s="$started" -v e="$(date +%s.%N)" -v n="$preload" \
+    'BEGIN { printf "integrated by the service in %.1f s (%.0f entries/s)\n", e - s, n / (e - s) }'
+fi
 key=$("$bin" keys create --name monitor-bench)
 make_pairs "$base" "$key"
 deal_script "$key" "${pairs[@]}" > "$work/deal.lua"
-logged() { curl -s $base/log/checkpoint | sed -n 2p; }
 # settle: waits until the checkpoint stops growing (every entry signed).
 settle() {
   local last=-1 now
@@ -39,32 +64,66 @@ echo "== $backend: fill, ${fill}s of deals"
 wrk -t2 -c$connections -d"${fill}s" -s "$work/deal.lua" $base | grep -E 'Requests/sec|requests in'
 settle
 echo "log: $(logged) entries"
-timed() { /usr/bin/time -f "%e s elapsed, %U s user, %S s system, %M KB peak RSS" "$@"; }
 server_ticks() { awk '{print $14 + $15}' /proc/$server/stat; }
+# PostgreSQL's processes on this machine (its backends serve the reads).
+database_ticks() { for p in $(pgrep -x postgres); do awk '{print $14 + $15}' /proc/$p/stat 2>/dev/null; done | awk '{s += $1} END {print s + 0}'; }
 tick_us=$(( 1000000 / $(getconf CLK_TCK) ))
 echo "== first run (--state)"
 before=$(server_ticks)
+database_before=$(database_ticks)
 timed "$bin" monitor $base --state "$work/state.json" | tail -1
 served=$(( $(server_ticks) - before ))
+database_served=$(( $(database_ticks) - database_before ))
 entries=$(logged)
 echo "server CPU serving it: $(( served * tick_us / 1000 )) ms, $(( served * tick_us * 1000 / entries )) ns an entry"
+if [ "$backend" = postgres ]; then
+  echo "PostgreSQL's CPU meanwhile: $(( database_served * tick_us / 1000 )) ms, $(( database_served * tick_us * 1000 / entries )) ns an entry"
+fi
 wrk -t2 -c$connections -d2s -s "$work/deal.lua" $base | grep -E 'requests in'
 settle
 echo "log: $(logged) entries"
 echo "== incremental run"
 timed "$bin" monitor $base --state "$work/state.json" 2>&1 | tail -2
-echo "== deals alone, ${seconds}s"
-alone=$(wrk -t2 -c$connections -d"${seconds}s" -s "$work/deal.lua" $base | awk '/^Requests\/sec:/ {print $2}')
-echo "$alone deals/s"
-echo "== deals while monitors read the whole log, ${seconds}s"
-# At the lowest priority: a monitor runs on its own machine; here it must
-# not take the CPU the server and wrk share, only the server's answers.
-( while true; do nice -n 19 "$bin" monitor $base >/dev/null 2>&1 || true; echo run >> "$work/runs"; done ) &
-reader=$!
-sleep 1
-together=$(wrk -t2 -c$connections -d"${seconds}s" -s "$work/deal.lua" $base | awk '/^Requests\/sec:/ {print $2}')
-kill $reader 2>/dev/null || true
-pkill -f "$bin monitor $base" 2>/dev/null || true
-echo "$together deals/s, while $(wc -l < "$work/runs" 2>/dev/null || echo 0) whole-log monitor runs ended"
-awk -v a="$alone" -v t="$together" 'BEGIN { printf "deals with the monitors reading / alone: %.3f\n", t / a }'
+# Deals alone (A) and deals while monitors read the whole log (B), in the
+# order A B B A: a drift over the run (the database grows) weighs on both
+# alike. The monitors run at the lowest priority: a monitor runs on its own
+# machine; here it must not take the CPU the server and wrk share, only the
+# server's answers. How much they read is counted by the server (its tile
+# answers, two for every 256 entries: a bundle and its hash tile).
+tile_answers() { curl -s $base/metrics | awk '/^fairdeal_http_responses_total/ && /log\/tile/ && /status="200"/ {n += $2} END {print n + 0}'; }
+window() {
+  local with=$1 reader= rate before_ticks before_tiles
+  if [ "$with" = B ]; then
+    ( while true; do nice -n 19 "$bin" monitor $base >/dev/null 2>&1 || true; done ) &
+    reader=$!
+    sleep 1
+  elif [ "$with" = C ]; then
+    LOG_ENTRIES=$(logged) PAUSE_MS=1 nice -n 19 wrk -t1 -c2 -d"$((seconds + 5))s" \
+      -s benches/monitor/tiles.lua $base >/dev/null &
+    reader=$!
+    sleep 1
+  fi
+  before_ticks=$(server_ticks)
+  before_tiles=$(tile_answers)
+  rate=$(wrk -t2 -c$connections -d"${seconds}s" -s "$work/deal.lua" $base | awk '/^Requests\/sec:/ {print $2}')
+  if [ -n "$reader" ]; then
+    kill $reader 2>/dev/null || true
+    pkill -f "$bin monitor $base" 2>/dev/null || true
+    pkill -f "monitor/tiles.lua" 2>/dev/null || true
+    wait $reader 2>/dev/null || true
+  fi
+  echo "$with $rate $(( ($(server_ticks) - before_ticks) * tick_us / 1000 )) $(( ($(tile_answers) - before_tiles) * 128 / seconds ))"
+}
+echo "== deals alone (A), while monitors read the whole log (B), while their requests are replayed (C), ${seconds}s each"
+for with in A B C C B A; do window $with; done | tee "$work/windows" |
+  awk '{ printf "%s: %s deals/s, server CPU %d ms, reading about %d entries/s\n", $1, $2, $3, $4 }'
+awk '{ rate[$1] += $2; read[$1] += $4; n[$1]++ }
+  END {
+    printf "deals while monitors read (B) / alone: %.3f (the monitors reading about %d entries/s)\n", rate["B"] / rate["A"], read["B"] / n["B"]
+    printf "deals while their requests are replayed (C) / alone: %.3f (reading about %d entries/s)\n", rate["C"] / rate["A"], read["C"] / n["C"]
+  }' "$work/windows"
 grep -E 'VmHWM' /proc/$server/status
+if [ "$preload" -gt 0 ]; then
+  echo "== audit --log: the fixture's export against the service's log"
+  timed "$bin" audit "$work/fixture/export.ndjson" --log $base --quiet 2>&1 | grep -E "verdict|elapsed|log:"
+fi

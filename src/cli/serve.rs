@@ -132,6 +132,17 @@ pub struct ServeOpts {
         value_parser = parse_positive_seconds
     )]
     pub log_interval: f64,
+    /// MiB of full log tiles kept in memory for readers going through the
+    /// log in order (each such request after the first reads the next 16
+    /// tiles in one query); 0 reads every tile alone.
+    #[arg(
+        long,
+        env = "FAIRDEAL_LOG_TILE_CACHE_MIB",
+        default_value_t = 16,
+        value_name = "MIB",
+        value_parser = clap::value_parser!(u16)
+    )]
+    pub log_tile_cache_mib: u16,
     /// A witness to ask for a cosignature of every checkpoint
     /// (c2sp.org/tlog-witness), as `VKEY@URL`: its cosignature verifier key
     /// (`<name>+<key id>+<base64 key>`), then its submission URL (the
@@ -398,6 +409,9 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         metrics: Arc::new(Metrics::new()),
         log: log_key.clone(),
         log_size_seen: Default::default(),
+        tiles: Arc::new(crate::service::tile_cache::TileCache::with_budget(
+            usize::from(opts.log_tile_cache_mib) << 20,
+        )),
         witnesses: witnesses.clone(),
     };
     let log_interval = Duration::from_secs_f64(opts.log_interval);

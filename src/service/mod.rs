@@ -11,4 +11,5 @@ pub mod keys;
 pub mod metrics;
 pub mod sealing;
 pub mod store;
+pub mod tile_cache;
 pub mod witnessing;

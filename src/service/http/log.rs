@@ -7,6 +7,7 @@
 
 use std::sync::atomic::Ordering;
 
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -82,13 +83,25 @@ pub async fn tile(
         None => end <= size,
         Some(level) => end <= size.checked_shr(u32::from(level) * 8).unwrap_or(0),
     };
-    // A full tile is stored whole once integrated (a checkpoint covers it).
-    if tile.width == TILE_WIDTH
-        && let Some(body) = store
-            .log_tile(tile.level.map_or(-1, i32::from), tile.index)
-            .await?
-    {
-        return Ok(tile_response(body, IMMUTABLE));
+    // A full tile is stored whole once integrated (a checkpoint covers
+    // it), and kept a while, with the next ones for a reader in order.
+    if tile.width == TILE_WIDTH {
+        let level = tile.level.map_or(-1, i32::from);
+        if let Some(body) = state.tiles.get(level, tile.index) {
+            return Ok(tile_response(body, IMMUTABLE));
+        }
+        let count = state.tiles.to_read(level, tile.index);
+        let mut found = None;
+        for (index, body) in store.log_tiles_from(level, tile.index, count).await? {
+            let body = Bytes::from(body);
+            if index == tile.index {
+                found = Some(body.clone());
+            }
+            state.tiles.insert(level, index, body);
+        }
+        if let Some(body) = found {
+            return Ok(tile_response(body, IMMUTABLE));
+        }
     }
     let mut size = state.log_size_seen.load(Ordering::Relaxed);
     if !holds(size) {
@@ -104,7 +117,7 @@ pub async fn tile(
                 return Err(not_found());
             }
             let entries = store.log_entries(first, end).await?;
-            entry_bundle(entries.iter().map(Vec::as_slice))?
+            Bytes::from(entry_bundle(entries.iter().map(Vec::as_slice))?)
         }
         Some(level) => {
             let height = u32::from(level) * 8;
@@ -115,7 +128,7 @@ pub async fn tile(
             let indexes: Vec<u64> = (first..end)
                 .map(|n| tlog_tiles::stored_hash_index(level * 8, n))
                 .collect();
-            store.log_hashes(&indexes).await?.concat()
+            Bytes::from(store.log_hashes(&indexes).await?.concat())
         }
     };
     let cache = if tile.width == TILE_WIDTH {
@@ -127,7 +140,7 @@ pub async fn tile(
 }
 
 /// A tile's answer: its bytes, with `cache` as its Cache-Control.
-fn tile_response(body: Vec<u8>, cache: &'static str) -> Response {
+fn tile_response(body: Bytes, cache: &'static str) -> Response {
     let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
     headers.insert(

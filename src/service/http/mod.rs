@@ -68,6 +68,8 @@ pub struct AppState {
     /// The largest checkpoint size a tile request has read: a tile below it
     /// is served without reading the checkpoint again (the log only grows).
     pub log_size_seen: Arc<std::sync::atomic::AtomicU64>,
+    /// Full tiles recently served, and read ahead for readers in order.
+    pub tiles: Arc<crate::service::tile_cache::TileCache>,
     /// The witnesses asked to cosign the log's checkpoints (none by
     /// default), and what each last did.
     pub witnesses: Arc<crate::service::witnessing::Witnesses>,

@@ -284,17 +284,32 @@ impl Store {
         Ok(tiles)
     }
 
-    /// A full tile stored whole (`completed_tiles`), if it is: level -1 for
-    /// an entry bundle.
-    pub async fn log_tile(&self, level: i32, index: u64) -> anyhow::Result<Option<Vec<u8>>> {
-        let row: Option<(Vec<u8>,)> = with_pool!(self, |pool| {
-            sqlx::query_as("SELECT body FROM log_tiles WHERE level = $1 AND idx = $2")
-                .bind(level)
-                .bind(i64::try_from(index)?)
-                .fetch_optional(pool)
-                .await
+    /// The stored full tiles of `level` (-1: entry bundles) from index
+    /// `first`, at most `count`, in order (fewer where the log ends or a
+    /// tile was integrated before full tiles were stored whole).
+    pub async fn log_tiles_from(
+        &self,
+        level: i32,
+        first: u64,
+        count: u64,
+    ) -> anyhow::Result<Vec<(u64, Vec<u8>)>> {
+        let first = i64::try_from(first)?;
+        let end = first.saturating_add(i64::try_from(count)?);
+        let rows: Vec<(i64, Vec<u8>)> = with_pool!(self, |pool| {
+            sqlx::query_as(
+                "SELECT idx, body FROM log_tiles \
+                 WHERE level = $1 AND idx >= $2 AND idx < $3 ORDER BY idx",
+            )
+            .bind(level)
+            .bind(first)
+            .bind(end)
+            .fetch_all(pool)
+            .await
         })?;
-        Ok(row.map(|(body,)| body))
+        Ok(rows
+            .into_iter()
+            .map(|(index, body)| (index as u64, body))
+            .collect())
     }
 
     /// Whether a checkpoint of `size` entries is stored.

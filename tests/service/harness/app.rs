@@ -150,6 +150,7 @@ pub async fn serve_app_witnessed(
         metrics,
         log: log.clone(),
         log_size_seen: Default::default(),
+        tiles: Default::default(),
         witnesses,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -174,6 +175,31 @@ pub async fn serve_app_witnessed(
 }
 
 impl TestApp {
+    /// A client of a second server over the same database, as another
+    /// process would be: its own state (nothing served or kept yet); it
+    /// runs until the test ends.
+    pub async fn another_server(&self) -> Client {
+        let state = AppState {
+            dealer: self.dealer.clone(),
+            metrics: Arc::new(Metrics::new()),
+            log: self.log.clone(),
+            log_size_seen: Default::default(),
+            tiles: Default::default(),
+            witnesses: Arc::new(Witnesses::default()),
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let client = Client::new(&format!("http://{}", listener.local_addr().expect("addr")));
+        tokio::spawn(http::serve_with(
+            listener,
+            state,
+            Limits::default(),
+            std::future::pending::<()>(),
+        ));
+        client
+    }
+
     /// Stops the server (in-flight requests finish) and removes a PostgreSQL
     /// test database.
     pub async fn stop(self) {
