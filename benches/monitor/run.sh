@@ -43,7 +43,12 @@ if [ "$preload" -gt 0 ]; then
     "$work/fixture" "$preload"
   started=$(date +%s.%N)
   launch_server $port
-  until [ "$(logged)" = "$preload" ]; do sleep 1; done
+  for _ in $(seq 1800); do
+    [ "$(logged)" = "$preload" ] && break
+    kill -0 $server 2>/dev/null || { echo "the server stopped: $work/serve.log" >&2; tail -5 "$work/serve.log" >&2; exit 1; }
+    sleep 1
+  done
+  [ "$(logged)" = "$preload" ] || { echo "not integrated within 30 minutes" >&2; exit 1; }
   awk -v s="$started" -v e="$(date +%s.%N)" -v n="$preload" \
     'BEGIN { printf "integrated by the service in %.1f s (%.0f entries/s)\n", e - s, n / (e - s) }'
 fi
@@ -109,7 +114,6 @@ window() {
   if [ -n "$reader" ]; then
     kill $reader 2>/dev/null || true
     pkill -f "$bin monitor $base" 2>/dev/null || true
-    pkill -f "monitor/tiles.lua" 2>/dev/null || true
     wait $reader 2>/dev/null || true
   fi
   echo "$with $rate $(( ($(server_ticks) - before_ticks) * tick_us / 1000 )) $(( ($(tile_answers) - before_tiles) * 128 / seconds ))"

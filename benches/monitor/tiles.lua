@@ -5,7 +5,7 @@
 -- between a connection's requests) are set by benches/monitor/run.sh.
 entries = tonumber(os.getenv("LOG_ENTRIES") or "0")
 pause = tonumber(os.getenv("PAUSE_MS") or "0")
-bundles = math.floor(entries / 256)
+bundles = math.max(1, math.floor(entries / 256))
 counter = 0
 
 -- C2SP tile index: groups of three digits, all but the last prefixed x.

@@ -10,10 +10,11 @@
 //!
 //! Only full tiles are kept: they never change (a tile of 256 entries or
 //! hashes is fixed by the entries, which never change), so a kept tile is
-//! never stale. The memory is bounded by [`BUDGET_BYTES`], the oldest
-//! dropped first; a reader jumping about reads a tile at a time, as without
-//! the cache, and costs at most one read of [`READ_AHEAD`] rows for a
-//! request that follows its predecessor.
+//! never stale. The memory is bounded by the budget (`serve
+//! --log-tile-cache-mib`), the oldest dropped first; a reader jumping about
+//! reads a tile at a time, as without the cache: reading ahead needs the
+//! tile before to have been served to a client, not only read ahead, and
+//! stops before the first tile already kept.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -40,7 +41,8 @@ pub struct TileCache {
 
 #[derive(Debug, Default)]
 struct Kept {
-    tiles: HashMap<Key, Bytes>,
+    /// Each tile, and whether a client was served it (not only read ahead).
+    tiles: HashMap<Key, (Bytes, bool)>,
     /// Keys in the order they were kept: the first is dropped first.
     order: VecDeque<Key>,
     bytes: usize,
@@ -69,24 +71,41 @@ impl TileCache {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The full tile `index` of `level`, if kept.
+    /// The full tile `index` of `level`, if kept, for a client: marked
+    /// served.
     pub fn get(&self, level: i32, index: u64) -> Option<Bytes> {
-        self.kept().tiles.get(&(level, index)).cloned()
+        let mut kept = self.kept();
+        let (body, served) = kept.tiles.get_mut(&(level, index))?;
+        *served = true;
+        Some(body.clone())
     }
 
     /// How many full tiles to read for a request of `index` that missed:
-    /// [`READ_AHEAD`] when the tile before it is kept (a reader in order),
-    /// else one.
+    /// when a client was served the tile before it (a reader in order), up
+    /// to [`READ_AHEAD`], stopping before the first one kept; else one. A
+    /// tile only read ahead does not count: a client skipping through the
+    /// log one batch at a time gets one tile a read, not sixteen.
     pub fn to_read(&self, level: i32, index: u64) -> u64 {
+        let kept = self.kept();
         let follows = index
             .checked_sub(1)
-            .is_some_and(|before| self.kept().tiles.contains_key(&(level, before)));
-        if follows { READ_AHEAD } else { 1 }
+            .is_some_and(|before| kept.tiles.get(&(level, before)).is_some_and(|t| t.1));
+        if !follows {
+            return 1;
+        }
+        (1..READ_AHEAD)
+            .find(|ahead| {
+                index
+                    .checked_add(*ahead)
+                    .is_none_or(|next| kept.tiles.contains_key(&(level, next)))
+            })
+            .unwrap_or(READ_AHEAD)
     }
 
-    /// Keeps the full tile `index` of `level`, dropping the oldest kept
-    /// beyond the budget (a tile larger than the budget is not kept).
-    pub fn insert(&self, level: i32, index: u64, body: Bytes) {
+    /// Keeps the full tile `index` of `level` (`served`: to a client, not
+    /// only read ahead), dropping the oldest kept beyond the budget (a
+    /// tile larger than the budget is not kept).
+    pub fn insert(&self, level: i32, index: u64, body: Bytes, served: bool) {
         if body.len() > self.budget {
             return;
         }
@@ -96,13 +115,13 @@ impl TileCache {
             return;
         }
         kept.bytes += body.len();
-        kept.tiles.insert(key, body);
+        kept.tiles.insert(key, (body, served));
         kept.order.push_back(key);
         while kept.bytes > self.budget {
             let Some(oldest) = kept.order.pop_front() else {
                 break;
             };
-            if let Some(dropped) = kept.tiles.remove(&oldest) {
+            if let Some((dropped, _)) = kept.tiles.remove(&oldest) {
                 kept.bytes -= dropped.len();
             }
         }
@@ -123,24 +142,33 @@ mod tests {
     }
 
     #[test]
-    fn reads_ahead_only_for_a_request_that_follows_a_kept_tile() {
+    fn reads_ahead_only_for_a_request_that_follows_a_served_tile() {
         let cache = TileCache::default();
         assert_eq!(cache.to_read(-1, 0), 1);
         assert_eq!(cache.to_read(-1, 5), 1);
-        cache.insert(-1, 4, tile(4, 10));
+        cache.insert(-1, 4, tile(4, 10), true);
         assert_eq!(cache.to_read(-1, 5), READ_AHEAD);
         // Another level, or a gap, is not a reader in order.
         assert_eq!(cache.to_read(0, 5), 1);
         assert_eq!(cache.to_read(-1, 6), 1);
         assert_eq!(cache.get(-1, 4), Some(tile(4, 10)));
         assert_eq!(cache.get(0, 4), None);
+        // Read ahead but never served: a request after it reads one.
+        cache.insert(-1, 20, tile(20, 10), false);
+        assert_eq!(cache.to_read(-1, 21), 1);
+        assert_eq!(cache.get(-1, 20), Some(tile(20, 10)));
+        assert_eq!(cache.to_read(-1, 21), READ_AHEAD);
+        // Up to the first tile already kept, not past it.
+        cache.insert(-1, 9, tile(9, 10), false);
+        assert_eq!(cache.to_read(-1, 5), 4);
+        assert_eq!(cache.to_read(-1, u64::MAX), 1);
     }
 
     #[test]
     fn keeps_within_its_budget_dropping_the_oldest() {
         let cache = TileCache::with_budget(100);
         for index in 0..10 {
-            cache.insert(0, index, tile(index as u8, 30));
+            cache.insert(0, index, tile(index as u8, 30), false);
         }
         assert!(cache.bytes() <= 100, "{} bytes kept", cache.bytes());
         assert_eq!(cache.bytes(), 90);
@@ -151,10 +179,10 @@ mod tests {
             assert_eq!(cache.get(0, index), Some(tile(index as u8, 30)));
         }
         // Kept again: counted once.
-        cache.insert(0, 9, tile(9, 30));
+        cache.insert(0, 9, tile(9, 30), true);
         assert_eq!(cache.bytes(), 90);
         // Larger than the budget: not kept, nothing dropped for it.
-        cache.insert(0, 10, tile(10, 101));
+        cache.insert(0, 10, tile(10, 101), true);
         assert_eq!(cache.get(0, 10), None);
         assert_eq!(cache.bytes(), 90);
     }
@@ -162,7 +190,7 @@ mod tests {
     #[test]
     fn a_budget_of_nothing_keeps_nothing_and_never_reads_ahead() {
         let cache = TileCache::with_budget(0);
-        cache.insert(-1, 0, tile(0, 1));
+        cache.insert(-1, 0, tile(0, 1), true);
         assert_eq!(cache.get(-1, 0), None);
         assert_eq!(cache.to_read(-1, 1), 1);
         assert_eq!(cache.bytes(), 0);

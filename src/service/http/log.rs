@@ -94,10 +94,11 @@ pub async fn tile(
         let mut found = None;
         for (index, body) in store.log_tiles_from(level, tile.index, count).await? {
             let body = Bytes::from(body);
-            if index == tile.index {
+            let served = index == tile.index;
+            if served {
                 found = Some(body.clone());
             }
-            state.tiles.insert(level, index, body);
+            state.tiles.insert(level, index, body, served);
         }
         if let Some(body) = found {
             return Ok(tile_response(body, IMMUTABLE));
