@@ -127,6 +127,16 @@ export async function verifyCosignature(witness, body, line) {
 }
 
 /**
+ * The verifier keys a page address's `witness=` parameters give (a
+ * URLSearchParams). A key's '+' arrives as a space when the address did not
+ * encode it (a key holds no space): spaces are read as '+' before the ends
+ * are trimmed, so that a key whose base64 ends in '+' keeps it.
+ */
+export function witnessKeysFromParams(params) {
+  return params.getAll("witness").map((v) => String(v).replace(/ /g, "+").trim()).filter(Boolean);
+}
+
+/**
  * A player's witness policy from the verifier keys they trust and the
  * number of them that must cosign (`quorum`; null or missing: all). Keys
  * are checked (parseWitnessKey); the same key twice counts once; two keys

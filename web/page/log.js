@@ -86,8 +86,7 @@ const WITNESS_WORDS = "A witness is an independent party that keeps its own copy
 function givenWitnessPolicy() {
   const params = new URLSearchParams(location.search);
   if (params.has("witness")) {
-    // A key's '+' arrives as a space when the URL did not encode it (a key holds no space).
-    const vkeys = params.getAll("witness").map((v) => v.trim().replace(/ /g, "+")).filter(Boolean);
+    const vkeys = witnessKeysFromParams(params);
     const quorum = (params.get("quorum") || "").trim();
     return { vkeys, quorum: quorum || null, fromUrl: true };
   }
