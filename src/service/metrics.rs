@@ -80,6 +80,9 @@ pub struct Metrics {
     latency: Family<RouteLabels, Histogram>,
     responses: Family<ResponseLabels, Counter>,
     connections_refused: Counter,
+    log_tiles_from_memory: Counter,
+    log_tiles_from_database: Counter,
+    log_tiles_read_ahead: Counter,
     events: Family<EventLabels, Counter>,
     witness_behind: Family<WitnessLabels, Gauge>,
     witness_failures: Family<WitnessLabels, Counter>,
@@ -125,6 +128,24 @@ impl Metrics {
             "connections_refused",
             "Connections closed at once because the connection cap was reached",
             connections_refused.clone(),
+        );
+        let log_tiles_from_memory = Counter::default();
+        registry.register(
+            "log_tiles_from_memory",
+            "Full log tiles answered from those kept in memory (read ahead or served before)",
+            log_tiles_from_memory.clone(),
+        );
+        let log_tiles_from_database = Counter::default();
+        registry.register(
+            "log_tiles_from_database",
+            "Full log tiles answered by a database read",
+            log_tiles_from_database.clone(),
+        );
+        let log_tiles_read_ahead = Counter::default();
+        registry.register(
+            "log_tiles_read_ahead",
+            "Full log tiles read ahead of a request, for a reader going through the log in order",
+            log_tiles_read_ahead.clone(),
         );
         let events = Family::<EventLabels, Counter>::default();
         registry.register(
@@ -202,6 +223,9 @@ impl Metrics {
             latency,
             responses,
             connections_refused,
+            log_tiles_from_memory,
+            log_tiles_from_database,
+            log_tiles_read_ahead,
             events,
             witness_behind,
             witness_failures,
@@ -288,6 +312,17 @@ impl Metrics {
                 status,
             })
             .inc();
+    }
+
+    /// A full log tile answered: from memory, or by a database read that
+    /// also read `ahead` more.
+    pub fn log_tile(&self, from_memory: bool, ahead: u64) {
+        if from_memory {
+            self.log_tiles_from_memory.inc();
+        } else {
+            self.log_tiles_from_database.inc();
+            self.log_tiles_read_ahead.inc_by(ahead);
+        }
     }
 
     /// A connection closed at once: the cap was reached.

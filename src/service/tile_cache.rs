@@ -82,24 +82,31 @@ impl TileCache {
 
     /// How many full tiles to read for a request of `index` that missed:
     /// when a client was served the tile before it (a reader in order), up
-    /// to [`READ_AHEAD`], stopping before the first one kept; else one. A
+    /// to [`READ_AHEAD`] and to an eighth of the budget (by the size of
+    /// the tile before), stopping before the first one kept; else one. A
     /// tile only read ahead does not count: a client skipping through the
     /// log one batch at a time gets one tile a read, not sixteen.
     pub fn to_read(&self, level: i32, index: u64) -> u64 {
         let kept = self.kept();
-        let follows = index
+        let before = index
             .checked_sub(1)
-            .is_some_and(|before| kept.tiles.get(&(level, before)).is_some_and(|t| t.1));
-        if !follows {
+            .and_then(|before| kept.tiles.get(&(level, before)))
+            .filter(|(_, served)| *served);
+        let Some((before, _)) = before else {
             return 1;
-        }
-        (1..READ_AHEAD)
+        };
+        // Tiles of a level are about the same size: a read is held to an
+        // eighth of the budget by the one before (a level of large entries
+        // reads fewer ahead, none when one is an eighth of the budget).
+        let fits = (self.budget / 8 / before.len().max(1)) as u64;
+        let most = fits.clamp(1, READ_AHEAD);
+        (1..most)
             .find(|ahead| {
                 index
                     .checked_add(*ahead)
                     .is_none_or(|next| kept.tiles.contains_key(&(level, next)))
             })
-            .unwrap_or(READ_AHEAD)
+            .unwrap_or(most)
     }
 
     /// Keeps the full tile `index` of `level` (`served`: to a client, not
@@ -185,6 +192,23 @@ mod tests {
         cache.insert(0, 10, tile(10, 101), true);
         assert_eq!(cache.get(0, 10), None);
         assert_eq!(cache.bytes(), 90);
+    }
+
+    #[test]
+    fn reads_ahead_at_most_an_eighth_of_the_budget() {
+        let cache = TileCache::with_budget(8 * 1000);
+        // Tiles of 100 bytes: ten fit in an eighth of the budget.
+        cache.insert(0, 0, tile(0, 100), true);
+        assert_eq!(cache.to_read(0, 1), 10);
+        // Tiles of 250 bytes: four.
+        cache.insert(-1, 0, tile(0, 250), true);
+        assert_eq!(cache.to_read(-1, 1), 4);
+        // A tile of an eighth of the budget or more: one at a time.
+        cache.insert(1, 0, tile(0, 1000), true);
+        assert_eq!(cache.to_read(1, 1), 1);
+        // Small tiles: never more than READ_AHEAD.
+        cache.insert(2, 0, tile(0, 1), true);
+        assert_eq!(cache.to_read(2, 1), READ_AHEAD);
     }
 
     #[test]

@@ -401,6 +401,19 @@ async fn full_tiles_are_stored_whole_and_serve_the_bytes_of_the_entries(app: &Te
     for i in [2, 5, 5, 4, 3, 2, 1, 0] {
         get(i).await;
     }
+    // Counted: the first of each level read alone, the second with the
+    // third read ahead; the other eight answers from memory.
+    let metrics = app.public.get("/metrics").await.text;
+    for line in [
+        "fairdeal_log_tiles_from_database_total 4",
+        "fairdeal_log_tiles_read_ahead_total 2",
+        "fairdeal_log_tiles_from_memory_total 8",
+    ] {
+        assert!(
+            metrics.lines().any(|l| l == line),
+            "{line} not in:\n{metrics}"
+        );
+    }
     // The same tiles built from the entries and hashes, by a server that
     // has not served them (nothing kept).
     app.execute("DELETE FROM log_tiles").await;

@@ -88,19 +88,24 @@ pub async fn tile(
     if tile.width == TILE_WIDTH {
         let level = tile.level.map_or(-1, i32::from);
         if let Some(body) = state.tiles.get(level, tile.index) {
+            state.metrics.log_tile(true, 0);
             return Ok(tile_response(body, IMMUTABLE));
         }
         let count = state.tiles.to_read(level, tile.index);
         let mut found = None;
+        let mut ahead = 0;
         for (index, body) in store.log_tiles_from(level, tile.index, count).await? {
             let body = Bytes::from(body);
             let served = index == tile.index;
             if served {
                 found = Some(body.clone());
+            } else {
+                ahead += 1;
             }
             state.tiles.insert(level, index, body, served);
         }
         if let Some(body) = found {
+            state.metrics.log_tile(false, ahead);
             return Ok(tile_response(body, IMMUTABLE));
         }
     }
