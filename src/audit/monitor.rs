@@ -746,6 +746,8 @@ pub struct LogChecker {
     memory: Memory,
     /// Each pair's facts, when asked for (`audit --log`).
     facts: HashMap<String, PairFacts>,
+    /// Games' sorted JSON, for the rounds' digests (`audit --log`).
+    games: super::cross::GameTexts,
     /// Only these pairs' facts, when given.
     facts_of: Option<HashSet<String>>,
     /// An export's digests to hold each revealed pair against.
@@ -1209,6 +1211,7 @@ impl LogChecker {
             facts: HashMap::new(),
             facts_of: None,
             cross: None,
+            games: Default::default(),
             witnessed_by: None,
             latest_unwitnessed_size: None,
         })
@@ -1615,8 +1618,14 @@ impl LogChecker {
                         .unwrap_or(Value::Null)
                 };
                 if let Some(digest) = track.digest.as_mut() {
-                    let round =
-                        super::cross::round_digest(nonce, &game(), Fields::text(&fields.round));
+                    let game = self
+                        .games
+                        .sorted(fields.game.map_or("null", |game| game.get()));
+                    let round = super::cross::round_digest_of_text(
+                        nonce,
+                        &game,
+                        Fields::text(&fields.round),
+                    );
                     digest.rounds = digest.rounds.wrapping_add(round);
                     digest.count += 1;
                 }
@@ -2421,6 +2430,7 @@ mod draw_tests {
             facts: HashMap::new(),
             facts_of: None,
             cross: None,
+            games: Default::default(),
             witnessed_by: None,
             latest_unwitnessed_size: None,
         };

@@ -711,12 +711,11 @@ fn audit_source(
         let mut digests = crate::audit::cross::ExportDigests::default();
         let mut observe = |line: u64, round: &crate::audit::replay::RoundLine<'_>| {
             if log.is_some() {
-                let game = serde_json::from_str(round.game).unwrap_or_default();
                 digests.round(
                     line,
                     &round.seed_pair_id,
                     round.nonce,
-                    &game,
+                    round.game,
                     &round.id,
                     &round.server_seed_hash,
                     &round.server_seed,
