@@ -6,15 +6,19 @@
 //! (`postgres://USER@HOST:5432/DB`); each makes a scratch database and
 //! drops it. Without the variable they print a note and pass.
 
+#[path = "support/witness_process.rs"]
+mod witness_process;
+
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use fairdeal::tlog::cosignature::CosignatureVerifier;
 use fairdeal::tlog::key::LogKey;
 use fairdeal::tlog::tree::{Hash, MemoryHashes, consistency_proof, stored_hashes_of, tree_hash};
+use witness_process::WitnessProcess;
 
 const ORIGIN: &str = "example.com/witnessed-log";
 const NAME: &str = "witness.example/w1";
@@ -99,70 +103,31 @@ fn body(old: u64, proof: &[Hash], note: &str) -> String {
 
 // ---------------------------------------------------------- processes
 
-/// A `fairdeal witness` process (killed when dropped).
-struct Witness {
-    child: Child,
-    url: String,
-    vkey: String,
-    stderr: PathBuf,
-}
+/// A `fairdeal witness` of the test log (`WitnessProcess`, killed when
+/// dropped), and what these tests post to it.
+struct Witness(WitnessProcess);
 
-impl Drop for Witness {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl std::ops::Deref for Witness {
+    type Target = WitnessProcess;
+    fn deref(&self) -> &WitnessProcess {
+        &self.0
     }
 }
 
 impl Witness {
     /// Starts a witness of the log keyed `log` with its data in `dir`.
     fn start(dir: &Path, log: &LogKey, database_url: Option<&str>) -> Self {
-        std::fs::create_dir_all(dir).expect("dir");
-        let stderr = dir.join(format!("stderr-{}.txt", uuid::Uuid::new_v4().simple()));
-        let mut command = Command::new(env!("CARGO_BIN_EXE_fairdeal"));
-        command
-            .args(["witness", "--listen", "127.0.0.1:0", "--name", NAME])
-            .arg("--data-dir")
-            .arg(dir)
-            .arg("--log")
-            .arg(format!("{ORIGIN}={}", log.vkey()))
-            .env_remove("FAIRDEAL_WITNESS_DATABASE_URL")
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&stderr).expect("stderr file"));
-        if let Some(url) = database_url {
-            command.arg("--database-url").arg(url);
-        }
-        let mut child = command.spawn().expect("start fairdeal witness");
-        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-        let (mut url, mut vkey) = (None, None);
-        while url.is_none() || vkey.is_none() {
-            let mut line = String::new();
-            if out.read_line(&mut line).expect("read stdout") == 0 {
-                let _ = child.wait();
-                panic!(
-                    "the witness exited: {}",
-                    std::fs::read_to_string(&stderr).unwrap_or_default()
-                );
-            }
-            if let Some(rest) = line.trim().strip_prefix("fairdeal witness listening on ") {
-                url = Some(rest.to_owned());
-            }
-            if let Some(rest) = line.trim().strip_prefix("cosigner vkey: ") {
-                vkey = Some(rest.to_owned());
-            }
-        }
-        Self {
-            child,
-            url: url.expect("url"),
-            vkey: vkey.expect("vkey"),
-            stderr,
-        }
-    }
-
-    fn verifier(&self) -> CosignatureVerifier {
-        CosignatureVerifier::from_vkey(&self.vkey).expect("the witness's vkey")
+        let extra: Vec<&str> = database_url
+            .map(|url| vec!["--database-url", url])
+            .unwrap_or_default();
+        Self(WitnessProcess::start(
+            dir,
+            "127.0.0.1:0",
+            NAME,
+            ORIGIN,
+            &log.vkey(),
+            &extra,
+        ))
     }
 
     /// Posts an add-checkpoint body: (status, content type, body).

@@ -24,6 +24,8 @@ mod harness;
 mod identity;
 #[path = "../support/snapshot.rs"]
 mod snapshot;
+#[path = "../support/witness_process.rs"]
+mod witness_process;
 
 mod auth;
 mod bad_input;

@@ -9,6 +9,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::harness::{Backend, Client, Deployment, TestDatabase, log_reaches};
+use crate::witness_process::WitnessProcess;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -489,75 +490,6 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     drop(server);
 }
 
-/// A real `fairdeal witness` process (killed when dropped): its submission
-/// URL and cosigner vkey.
-struct WitnessProcess {
-    child: std::process::Child,
-    /// Its stdout, kept open (nothing more is printed there).
-    _stdout: std::io::BufReader<std::process::ChildStdout>,
-    url: String,
-    vkey: String,
-}
-
-impl Drop for WitnessProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl WitnessProcess {
-    /// `fairdeal witness --name NAME` of the log `origin`=`log_vkey`, its
-    /// data in `dir`, on an ephemeral port.
-    fn start(dir: &Path, name: &str, origin: &str, log_vkey: &str) -> Self {
-        use std::io::BufRead as _;
-        std::fs::create_dir_all(dir).expect("dir");
-        let stderr = dir.join("stderr.txt");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
-            .args(["witness", "--listen", "127.0.0.1:0", "--name", name])
-            .arg("--data-dir")
-            .arg(dir)
-            .arg("--log")
-            .arg(format!("{origin}={log_vkey}"))
-            .env_remove("FAIRDEAL_WITNESS_DATABASE_URL")
-            .env_remove("FAIRDEAL_WITNESS_KEY_FILE")
-            .env("RUST_LOG", "warn")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
-            .spawn()
-            .expect("fairdeal witness starts");
-        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-        let (mut url, mut vkey) = (None, None);
-        while url.is_none() || vkey.is_none() {
-            let mut line = String::new();
-            if out.read_line(&mut line).expect("read stdout") == 0 {
-                let _ = child.wait();
-                panic!(
-                    "the witness exited: {}",
-                    std::fs::read_to_string(&stderr).unwrap_or_default()
-                );
-            }
-            if let Some(rest) = line.trim().strip_prefix("fairdeal witness listening on ") {
-                url = Some(rest.to_owned());
-            }
-            if let Some(rest) = line.trim().strip_prefix("cosigner vkey: ") {
-                vkey = Some(rest.to_owned());
-            }
-        }
-        Self {
-            child,
-            _stdout: out,
-            url: url.expect("url"),
-            vkey: vkey.expect("vkey"),
-        }
-    }
-
-    fn verifier(&self) -> fairdeal::tlog::cosignature::CosignatureVerifier {
-        fairdeal::tlog::cosignature::CosignatureVerifier::from_vkey(&self.vkey).expect("vkey")
-    }
-}
-
 /// Waits until `/log/checkpoint` covers `size` entries and carries a valid
 /// cosignature by each of `by`.
 async fn cosigned_by(
@@ -613,15 +545,19 @@ async fn the_page_requires_the_witnesses_a_player_trusts_in_chromium() {
     let log = fairdeal::tlog::key::LogKey::generate(origin).expect("log key");
     let one = WitnessProcess::start(
         &db.dir.path().join("witness-one"),
+        "127.0.0.1:0",
         "witness.example/one",
         origin,
         &log.vkey(),
+        &[],
     );
     let two = WitnessProcess::start(
         &db.dir.path().join("witness-two"),
+        "127.0.0.1:0",
         "witness.example/two",
         origin,
         &log.vkey(),
+        &[],
     );
     let (one_v, two_v) = (one.verifier(), two.verifier());
     let witnesses = format!("{}@{} {}@{}", one.vkey, one.url, two.vkey, two.url);

@@ -17,6 +17,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::harness::{Backend, TestApp, TestDatabase, run_monitor};
+use crate::witness_process::WitnessProcess;
 
 /// How a fake witness answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -462,57 +463,24 @@ async fn a_rewritten_checkpoint_is_never_served_as_witnessed_on_postgres() {
     a_rewritten_checkpoint_is_never_served_as_witnessed(Backend::Postgres).await;
 }
 
-/// A `fairdeal witness` process on a port of its own (killed when dropped).
-struct RealWitness {
-    child: std::process::Child,
-    dir: std::path::PathBuf,
+/// `fairdeal witness` on `port` with the key in `dir`, witnessing the log
+/// `origin` signed by `log_vkey` (again on the same port and data when
+/// restarted).
+fn start_witness(
+    dir: &std::path::Path,
     port: u16,
-}
-
-impl Drop for RealWitness {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl RealWitness {
-    /// Starts `fairdeal witness` on `port` with the key in `dir`, witnessing
-    /// the log `origin` signed by `log_vkey`; returns once it listens.
-    fn start(dir: &std::path::Path, port: u16, name: &str, origin: &str, log_vkey: &str) -> Self {
-        use std::io::BufRead as _;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
-            .args(["witness", "--name", name, "--listen"])
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--data-dir")
-            .arg(dir)
-            .arg("--log")
-            .arg(format!("{origin}={log_vkey}"))
-            .env_remove("FAIRDEAL_WITNESS_DATABASE_URL")
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("fairdeal witness starts");
-        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-        loop {
-            let mut line = String::new();
-            assert!(
-                out.read_line(&mut line).expect("stdout") > 0,
-                "the witness exited"
-            );
-            if line.starts_with("fairdeal witness listening on ") {
-                break;
-            }
-        }
-        // Whatever it prints later must not meet a closed pipe.
-        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-        Self {
-            child,
-            dir: dir.to_owned(),
-            port,
-        }
-    }
+    name: &str,
+    origin: &str,
+    log_vkey: &str,
+) -> WitnessProcess {
+    WitnessProcess::start(
+        dir,
+        &format!("127.0.0.1:{port}"),
+        name,
+        origin,
+        log_vkey,
+        &[],
+    )
 }
 
 /// A free local port (bound, then let go).
@@ -549,9 +517,9 @@ async fn two_fairdeal_witnesses_witness_the_service(backend: Backend) {
     let first = app.public.get("/log/checkpoint").await.text;
     let origin = first.lines().next().expect("origin").to_owned();
     let vkey = app.log.vkey();
-    let mut witnesses: Vec<RealWitness> = places
+    let mut witnesses: Vec<WitnessProcess> = places
         .iter()
-        .map(|(home, port, name)| RealWitness::start(home, *port, name, &origin, &vkey))
+        .map(|(home, port, name)| start_witness(home, *port, name, &origin, &vkey))
         .collect();
     let pair = app.operator.active_pair("witnessed by two").await;
     let dealt = app.operator.deal(&pair, json!({"type": "deck"})).await;
@@ -573,7 +541,7 @@ async fn two_fairdeal_witnesses_witness_the_service(backend: Backend) {
 
     // One witness killed mid-stream: deals go on, the other cosigns, the
     // first catches up once restarted (its state kept in its database).
-    let (home, port) = (witnesses[1].dir.clone(), witnesses[1].port);
+    let (home, port) = (places[1].0.clone(), places[1].1);
     witnesses.pop();
     for _ in 0..5 {
         let dealt = app.operator.deal(&pair, json!({"type": "deck"})).await;
@@ -586,7 +554,7 @@ async fn two_fairdeal_witnesses_witness_the_service(backend: Backend) {
         ready.contains("witness witness.example/players: behind"),
         "{ready}"
     );
-    witnesses.push(RealWitness::start(&home, port, places[1].2, &origin, &vkey));
+    witnesses.push(start_witness(&home, port, places[1].2, &origin, &vkey));
     cosigned(&app, size, &both).await;
     let args: Vec<String> = verifiers
         .iter()
