@@ -11,7 +11,8 @@
 //! given a client seed, dealt six rounds and revealed (nine in ten open
 //! their successor by rotation, the tenth ends its session), a draw every
 //! hundred pairs and a table voided in its commit phase every thousand. The
-//! monitor should find nothing in it. OUT_DIR/export.ndjson is the export
+//! monitor should find nothing in it (ids are time-ordered UUIDs, as the
+//! service makes them). OUT_DIR/export.ndjson is the export
 //! of its pairs (every pair whose entries are all in the log), for
 //! `fairdeal audit OUT_DIR/export.ndjson --log URL`. With the same TIME_MS (entries' time,
 //! by default now), a log of more entries extends one of fewer: a monitor's
@@ -240,10 +241,21 @@ fn main() -> anyhow::Result<()> {
         bundle: Vec::new(),
         database,
     };
-    // Ids in the service's form (UUIDs), numbered: the same arguments give
-    // the same log, and a longer log extends a shorter one.
+    // Ids in the service's form: time-ordered UUIDs (version 7, the
+    // millisecond first), here a millisecond a pair from TIME_MS and the
+    // pair's number last, so that the same arguments give the same log and
+    // a longer log extends a shorter one. Pairs, draws and tables differ
+    // in the variant's digit.
     let time = fairdeal::time::timestamp(at);
-    let pair_id = |p: u64| format!("00000000-0000-4000-8000-{p:012x}");
+    let uuid = |p: u64, kind: char| {
+        let ms = (at as u64).wrapping_add(p) & 0xffff_ffff_ffff;
+        format!(
+            "{:08x}-{:04x}-7000-{kind}000-{p:012x}",
+            ms >> 16,
+            ms & 0xffff
+        )
+    };
+    let pair_id = |p: u64| uuid(p, '8');
     // The export of the same pairs (`fairdeal audit export.ndjson --log`):
     // every pair whose entries are all in the log, with its rounds' deals.
     std::fs::create_dir_all(dir)?;
@@ -292,7 +304,7 @@ fn main() -> anyhow::Result<()> {
             time: time.clone(),
         });
         if p % 100 == 99 {
-            let (id, server) = (format!("00000000-0000-4000-9000-{p:012x}"), seed("draw", p));
+            let (id, server) = (uuid(p, '9'), seed("draw", p));
             let client = ClientSeed::new(format!("beacon {p}"))?;
             let winners = draw(&server, &client, 0, Draw::new(1000, 3)?);
             events.push(Entry::DrawCommit {
@@ -319,10 +331,7 @@ fn main() -> anyhow::Result<()> {
             });
         }
         if p % 1000 == 999 {
-            let (id, server) = (
-                format!("00000000-0000-4000-a000-{p:012x}"),
-                seed("table", p),
-            );
+            let (id, server) = (uuid(p, 'a'), seed("table", p));
             let labels = vec![format!("north {p}"), format!("south {p}")];
             events.push(Entry::Commit {
                 seed_pair: id.clone(),

@@ -17,8 +17,9 @@
 #      lowest priority), and while a monitor's requests are replayed by wrk
 #      (C: the same requests in the same order, two at a time with a pause
 #      of 1 ms, without a monitor's own work on these two cores), in the
-#      order A B C C B A: the deals' rate in B and C against A's, as ratios,
-#      and how fast the log was read meanwhile;
+#      order A B C C B A (or WINDOWS): the deals' rate in each B and C
+#      window against the A windows next to it, as ratios (their mean,
+#      range and standard error), and how fast the log was read meanwhile;
 #   4. with preload > 0: `fairdeal audit --log` of the fixture's export
 #      against the service's log.
 # Figures go to docs/PERFORMANCE.md by hand, with the machine.
@@ -29,6 +30,8 @@ backend=${1:-sqlite}
 fill=${2:-60}
 seconds=${3:-15}
 preload=${4:-0}
+# The windows' order (WINDOWS="A C A C A C A" for more of them).
+windows=${WINDOWS:-A B C C B A}
 connections=32
 port=18090
 base=http://127.0.0.1:$port
@@ -118,13 +121,31 @@ window() {
   fi
   echo "$with $rate $(( ($(server_ticks) - before_ticks) * tick_us / 1000 )) $(( ($(tile_answers) - before_tiles) * 128 / seconds ))"
 }
-echo "== deals alone (A), while monitors read the whole log (B), while their requests are replayed (C), ${seconds}s each"
-for with in A B C C B A; do window $with; done | tee "$work/windows" |
+echo "== deals alone (A), while monitors read the whole log (B), while their requests are replayed (C), ${seconds}s each: $windows"
+for with in $windows; do window $with; done | tee "$work/windows" |
   awk '{ printf "%s: %s deals/s, server CPU %d ms, reading about %d entries/s\n", $1, $2, $3, $4 }'
-awk '{ rate[$1] += $2; read[$1] += $4; n[$1]++ }
+# Each B or C window against the mean of the A windows next to it (a drift
+# over the run weighs on both alike), then the mean, lowest and highest of
+# those ratios, and their standard error.
+awk '{ with[NR] = $1; rate[NR] = $2; read[NR] = $4 }
   END {
-    printf "deals while monitors read (B) / alone: %.3f (the monitors reading about %d entries/s)\n", rate["B"] / rate["A"], read["B"] / n["B"]
-    printf "deals while their requests are replayed (C) / alone: %.3f (reading about %d entries/s)\n", rate["C"] / rate["A"], read["C"] / n["C"]
+    for (i = 1; i <= NR; i++) {
+      if (with[i] == "A") continue
+      sum = 0; n = 0
+      for (j = i - 1; j >= 1; j--) if (with[j] == "A") { sum += rate[j]; n++; break }
+      for (j = i + 1; j <= NR; j++) if (with[j] == "A") { sum += rate[j]; n++; break }
+      if (n == 0) continue
+      r = rate[i] / (sum / n); w = with[i]
+      k[w]++; s[w] += r; ss[w] += r * r; e[w] += read[i]
+      if (!(w in lo) || r < lo[w]) lo[w] = r
+      if (!(w in hi) || r > hi[w]) hi[w] = r
+    }
+    for (w in k) {
+      mean = s[w] / k[w]
+      sd = k[w] > 1 ? sqrt((ss[w] - k[w] * mean * mean) / (k[w] - 1)) : 0
+      printf "deals %s / alone (next A windows): mean %.3f, standard error %.3f, lowest %.3f, highest %.3f over %d windows (the log read at about %d entries/s)\n", \
+        (w == "B" ? "while monitors read (B)" : "while their requests are replayed (C)"), mean, sd / sqrt(k[w]), lo[w], hi[w], k[w], e[w] / k[w]
+    }
   }' "$work/windows"
 grep -E 'VmHWM' /proc/$server/status
 if [ "$preload" -gt 0 ]; then

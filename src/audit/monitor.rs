@@ -394,6 +394,91 @@ pub struct CrossCheck {
     /// Pairs the log revealed, and their rounds.
     pub revealed_pairs: u64,
     pub revealed_rounds: u64,
+    /// The export's digests while another thread still reads the export
+    /// ([`LogChecker::cross_check_when`]).
+    arriving: Option<std::sync::mpsc::Receiver<super::cross::ExportDigests>>,
+    /// Pairs the log revealed before the export's digests arrived, held
+    /// when they do (at most [`CrossCheck::MOST_PENDING`]: the log's reader
+    /// then waits for the export).
+    pending: Vec<PendingReveal>,
+}
+
+/// A revealed pair's digests, waiting for the export's.
+#[derive(Debug)]
+struct PendingReveal {
+    pair: Box<str>,
+    fields: [u8; 16],
+    rounds: u128,
+    count: u64,
+}
+
+impl CrossCheck {
+    /// 65,536 pairs waiting (about 5 MB) before the log's reader waits for
+    /// the export: the export is read faster than the log, so this is
+    /// reached only when the export is much the larger of the two.
+    const MOST_PENDING: usize = 1 << 16;
+
+    /// The export's digests, if they arrived (waiting for them with
+    /// `wait`): every pending pair is then held against them. An export
+    /// that was never sent (its reader failed) leaves the export empty.
+    fn receive(&mut self, wait: bool) {
+        let Some(arriving) = &self.arriving else {
+            return;
+        };
+        let export = if wait {
+            arriving.recv().ok()
+        } else {
+            match arriving.try_recv() {
+                Ok(export) => Some(export),
+                Err(std::sync::mpsc::TryRecvError::Empty) => return,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+            }
+        };
+        self.arriving = None;
+        self.export = export.unwrap_or_else(|| {
+            let mut empty = super::cross::ExportDigests::default();
+            empty.seal();
+            empty
+        });
+        for pending in std::mem::take(&mut self.pending) {
+            self.hold(&pending.pair, pending.fields, pending.rounds, pending.count);
+        }
+    }
+
+    /// Holds a pair the log revealed against the export, when it has
+    /// arrived; else keeps it for then.
+    fn revealed(&mut self, pair: &str, fields: [u8; 16], rounds: u128, count: u64) {
+        self.revealed_pairs += 1;
+        self.revealed_rounds += count;
+        if self.arriving.is_some() {
+            self.receive(self.pending.len() >= Self::MOST_PENDING);
+        }
+        if self.arriving.is_some() {
+            self.pending.push(PendingReveal {
+                pair: pair.into(),
+                fields,
+                rounds,
+                count,
+            });
+            return;
+        }
+        self.hold(pair, fields, rounds, count);
+    }
+
+    fn hold(&mut self, pair: &str, fields: [u8; 16], rounds: u128, count: u64) {
+        let differs = match self.export.hold(pair, fields, rounds, count) {
+            super::cross::Held::Same => false,
+            super::cross::Held::Differs => true,
+            super::cross::Held::Absent => count > 0,
+        };
+        if differs {
+            if self.differing.len() < MAX_FINDINGS {
+                self.differing.push(pair.to_owned());
+            } else {
+                self.differing_not_named += 1;
+            }
+        }
+    }
 }
 
 /// What the log has said about one draw so far.
@@ -498,15 +583,100 @@ impl<K, V> Default for SortedMap<K, V> {
     }
 }
 
-impl<K: Ord + std::hash::Hash + Copy, V: Copy> SortedMap<K, V> {
+/// Where a key lies between the least and the greatest, as a number that
+/// grows with it (never shrinks when the key grows): the guide of
+/// [`SortedMap`]'s search.
+trait Spread {
+    fn spread(&self) -> u64;
+}
+
+impl Spread for [u8; 16] {
+    fn spread(&self) -> u64 {
+        u64::from_be_bytes(self[..8].try_into().unwrap_or_default())
+    }
+}
+
+impl Spread for Id {
+    fn spread(&self) -> u64 {
+        u64::from_be_bytes(self.0[..8].try_into().unwrap_or_default())
+    }
+}
+
+impl Spread for u64 {
+    fn spread(&self) -> u64 {
+        *self
+    }
+}
+
+/// The place of `key` in `sorted` (by `Ord`), as `binary_search` gives it:
+/// first a guess where it would lie were the keys spread evenly (hashes
+/// and random UUIDs are), bracketed by steps doubling away from it, twice;
+/// then a binary search of what is left. A binary search of a million
+/// records misses the cache about twenty times; the guess lands a few
+/// hundred records away, so most steps stay near it. Keys that are not
+/// spread evenly (a hostile log's) cost at most the bracketing steps more
+/// than a binary search.
+fn search<K: Ord + Spread, V>(sorted: &[(K, V)], key: &K) -> Result<usize, usize> {
+    let (mut lo, mut hi) = (0, sorted.len());
+    let target = key.spread();
+    for _ in 0..2 {
+        if hi - lo <= 64 {
+            break;
+        }
+        let (least, most) = (sorted[lo].0.spread(), sorted[hi - 1].0.spread());
+        if target <= least || target >= most {
+            break;
+        }
+        let span = (hi - 1 - lo) as u128;
+        let guess = lo + (u128::from(target - least) * span / u128::from(most - least)) as usize;
+        match sorted[guess].0.cmp(key) {
+            std::cmp::Ordering::Equal => return Ok(guess),
+            // The key lies in (guess, hi): step up until a record above it.
+            std::cmp::Ordering::Less => {
+                let mut step = 1;
+                lo = guess + 1;
+                while guess + step < hi {
+                    match sorted[guess + step].0.cmp(key) {
+                        std::cmp::Ordering::Equal => return Ok(guess + step),
+                        std::cmp::Ordering::Less => lo = guess + step + 1,
+                        std::cmp::Ordering::Greater => {
+                            hi = guess + step;
+                            break;
+                        }
+                    }
+                    step *= 2;
+                }
+            }
+            // The key lies in [lo, guess): step down.
+            std::cmp::Ordering::Greater => {
+                let mut step = 1;
+                hi = guess;
+                while step <= guess - lo {
+                    match sorted[guess - step].0.cmp(key) {
+                        std::cmp::Ordering::Equal => return Ok(guess - step),
+                        std::cmp::Ordering::Greater => hi = guess - step,
+                        std::cmp::Ordering::Less => {
+                            lo = guess - step + 1;
+                            break;
+                        }
+                    }
+                    step *= 2;
+                }
+            }
+        }
+    }
+    sorted[lo..hi]
+        .binary_search_by(|(k, _)| k.cmp(key))
+        .map(|at| lo + at)
+        .map_err(|at| lo + at)
+}
+
+impl<K: Ord + std::hash::Hash + Copy + Spread, V: Copy> SortedMap<K, V> {
     fn get(&self, key: &K) -> Option<V> {
         if let Some(value) = self.recent.get(key) {
             return Some(*value);
         }
-        self.sorted
-            .binary_search_by(|(k, _)| k.cmp(key))
-            .ok()
-            .map(|at| self.sorted[at].1)
+        search(&self.sorted, key).ok().map(|at| self.sorted[at].1)
     }
 
     fn contains(&self, key: &K) -> bool {
@@ -1232,9 +1402,26 @@ impl LogChecker {
         });
     }
 
-    /// The cross-check's result, once every entry is read.
+    /// [`LogChecker::cross_check`] with an export another thread is still
+    /// reading: its digests (sealed) arrive on `export`, and the pairs the
+    /// log reveals before then wait for them (a bounded number; then the
+    /// reveal waits).
+    pub fn cross_check_when(
+        &mut self,
+        export: std::sync::mpsc::Receiver<super::cross::ExportDigests>,
+    ) {
+        self.cross = Some(CrossCheck {
+            arriving: Some(export),
+            ..CrossCheck::default()
+        });
+    }
+
+    /// The cross-check's result, once every entry is read (waiting for
+    /// the export's digests, if they have not arrived).
     pub fn cross_check_result(&mut self) -> Option<CrossCheck> {
-        self.cross.take()
+        let mut cross = self.cross.take()?;
+        cross.receive(true);
+        Some(cross)
     }
 
     /// Resumes from `snapshot`, the memory of the run that accepted the
@@ -1309,8 +1496,15 @@ impl LogChecker {
 
     /// Takes the next entry (entries come in log order, from 0).
     pub fn entry(&mut self, bytes: &[u8]) {
+        self.entry_hashed(bytes, crate::tlog::tree::record_hash(bytes));
+    }
+
+    /// [`LogChecker::entry`] of an entry whose record hash (RFC 6962's,
+    /// of `bytes`) the caller computed: a reader hashes each bundle's
+    /// entries on the thread that fetched it, beside this one.
+    pub fn entry_hashed(&mut self, bytes: &[u8], leaf: crate::tlog::tree::Hash) {
         let index = self.tree.leaves();
-        self.ready.extend(self.tree.push(bytes));
+        self.ready.extend(self.tree.push_hash(leaf));
         if self.previous.as_ref().is_some_and(|p| p.size == index + 1) {
             self.root_at_previous = Some(self.tree.root());
         }
@@ -1678,29 +1872,13 @@ impl LogChecker {
             facts.server_seed = Some(seed.to_owned());
         }
         if let (Some(cross), Some(digest)) = (self.cross.as_mut(), track.digest.as_ref()) {
-            cross.revealed_pairs += 1;
-            cross.revealed_rounds += digest.count;
             // A chain pair's tip is held to its round seeds instead.
             let fields = super::cross::fields_digest(
                 &track.commitment.map(hex::encode).unwrap_or_default(),
                 if track.chain.is_some() { "" } else { seed },
                 &digest.client_seed_sha256,
             );
-            let held = cross
-                .export
-                .hold(pair_id, fields, digest.rounds, digest.count);
-            let differs = match held {
-                super::cross::Held::Same => false,
-                super::cross::Held::Differs => true,
-                super::cross::Held::Absent => digest.count > 0,
-            };
-            if differs {
-                if cross.differing.len() < MAX_FINDINGS {
-                    cross.differing.push(pair_id.to_owned());
-                } else {
-                    cross.differing_not_named += 1;
-                }
-            }
+            cross.revealed(pair_id, fields, digest.rounds, digest.count);
         }
         Some(track)
     }
@@ -2850,6 +3028,64 @@ mod checker_tests {
     }
 
     #[test]
+    fn the_guided_search_answers_as_a_binary_search_whatever_the_keys_spread() {
+        // Fixed pseudo-random bytes: the SHA-256 of a counter.
+        let mut counter = 0u64;
+        let mut random = move || {
+            counter += 1;
+            digest16(&[&counter.to_be_bytes()])
+        };
+        let key = |bytes: [u8; 16], spread: u64| -> [u8; 16] {
+            let mut key = bytes;
+            key[..8].copy_from_slice(&spread.to_be_bytes());
+            key
+        };
+        let word = |bytes: [u8; 16]| u64::from_be_bytes(bytes[8..].try_into().unwrap_or_default());
+        // Evenly spread, clustered at both ends, all but a few with one
+        // prefix (only the bytes after the guide differ), and sizes around
+        // the point where the guide is used.
+        type Shape = (&'static str, usize, fn(u64) -> u64);
+        let shapes: [Shape; 4] = [
+            ("even", 100_000, |r| r),
+            ("clustered", 50_000, |r| {
+                if r % 2 == 0 {
+                    r % 1000
+                } else {
+                    u64::MAX - r % 1000
+                }
+            }),
+            ("one prefix", 20_000, |r| if r % 100 == 0 { r } else { 7 }),
+            ("small", 70, |r| r),
+        ];
+        for (shape, n, spread) in shapes {
+            let mut keys: Vec<([u8; 16], u32)> = (0..n)
+                .map(|i| {
+                    let bytes = random();
+                    (key(bytes, spread(word(bytes))), i as u32)
+                })
+                .collect();
+            keys.sort_unstable_by_key(|k| k.0);
+            keys.dedup_by_key(|k| k.0);
+            for (at, (k, _)) in keys.iter().enumerate().step_by(7) {
+                assert_eq!(search(&keys, k), Ok(at), "{shape}: a key present");
+            }
+            for _ in 0..20_000 {
+                let bytes = random();
+                let absent = key(bytes, spread(word(bytes)));
+                let expected = keys.binary_search_by(|(k, _)| k.cmp(&absent));
+                assert_eq!(search(&keys, &absent), expected, "{shape}: any key");
+            }
+            let (first, last) = (keys[0].0, keys[keys.len() - 1].0);
+            assert_eq!(search(&keys, &first), Ok(0), "{shape}");
+            assert_eq!(search(&keys, &last), Ok(keys.len() - 1), "{shape}");
+            assert_eq!(search(&keys, &[0; 16]).ok(), None, "{shape}");
+            assert_eq!(search(&keys, &[255; 16]), Err(keys.len()), "{shape}");
+        }
+        let none: [([u8; 16], u32); 0] = [];
+        assert_eq!(search(&none, &[1; 16]), Err(0));
+    }
+
+    #[test]
     fn a_sorted_map_finds_every_key_across_merges_and_keeps_the_first_value() {
         let mut map = SortedMap::<u64, u64>::default();
         // Keys in a scrambled order, each given twice (the first stands).
@@ -3074,5 +3310,88 @@ mod checker_tests {
         assert_eq!(report.findings.len(), MAX_FINDINGS);
         assert_eq!(report.findings_not_listed, 50);
         assert!(!report.passed());
+    }
+}
+
+#[cfg(test)]
+mod cross_check_tests {
+    use super::*;
+    use crate::audit::cross::{ExportDigests, fields_digest, round_digest_of_text};
+
+    const GAME: &str = r#"{"players":2,"type":"holdem"}"#;
+
+    fn pair(n: u32) -> String {
+        format!("00000000-0000-4000-8000-{n:012}")
+    }
+
+    /// An export of `pairs`, one round each, sealed.
+    fn export(pairs: impl Iterator<Item = u32>) -> ExportDigests {
+        let mut export = ExportDigests::default();
+        for n in pairs {
+            export.round(u64::from(n), &pair(n), 0, GAME, "r", "aa", "bb", "c", false);
+        }
+        export.seal();
+        export
+    }
+
+    /// What the log says of pair `n`, as the export does, or with another
+    /// server seed.
+    fn reveal(cross: &mut CrossCheck, n: u32, honest: bool) {
+        let seed = if honest { "bb" } else { "bc" };
+        let fields = fields_digest("aa", seed, &crate::tlog::entry::client_seed_sha256("c"));
+        cross.revealed(&pair(n), fields, round_digest_of_text(0, GAME, "r"), 1);
+    }
+
+    #[test]
+    fn pairs_revealed_before_the_export_arrives_are_held_against_it_in_order() {
+        let (send, arriving) = std::sync::mpsc::sync_channel(1);
+        let mut cross = CrossCheck {
+            arriving: Some(arriving),
+            ..CrossCheck::default()
+        };
+        // More than may wait: the last reveal waits for the export, which a
+        // thread sends a moment later.
+        let waiting = CrossCheck::MOST_PENDING as u32;
+        for n in 0..waiting {
+            reveal(&mut cross, n, n != 7);
+        }
+        assert_eq!(cross.pending.len(), CrossCheck::MOST_PENDING);
+        assert!(
+            cross.differing.is_empty(),
+            "nothing judged before the export"
+        );
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            send.send(export((0..waiting + 10).filter(|n| *n != 3)))
+                .expect("sent");
+        });
+        reveal(&mut cross, waiting, false);
+        assert!(cross.arriving.is_none() && cross.pending.is_empty());
+        reveal(&mut cross, waiting + 1, true);
+        sender.join().expect("the sender");
+        // Pair 3 is not in the export, 7 and `waiting` differ: in the log's
+        // order, as if the export had been there from the start.
+        assert_eq!(cross.differing, [pair(3), pair(7), pair(waiting)]);
+        assert_eq!(cross.revealed_pairs, u64::from(waiting) + 2);
+        let unmatched: Vec<u64> = cross.export.unmatched().map(|(line, _)| line).collect();
+        let expected: Vec<u64> = [7, waiting]
+            .into_iter()
+            .chain(waiting + 2..waiting + 10)
+            .map(u64::from)
+            .collect();
+        assert_eq!(unmatched, expected);
+    }
+
+    #[test]
+    fn an_export_that_never_arrives_leaves_every_revealed_pair_unmatched() {
+        let (send, arriving) = std::sync::mpsc::sync_channel::<ExportDigests>(1);
+        let mut cross = CrossCheck {
+            arriving: Some(arriving),
+            ..CrossCheck::default()
+        };
+        reveal(&mut cross, 1, true);
+        drop(send);
+        reveal(&mut cross, 2, true);
+        assert_eq!(cross.differing, [pair(1), pair(2)]);
     }
 }

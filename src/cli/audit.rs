@@ -163,6 +163,7 @@ fn differences(
         None,
         None,
         true,
+        None,
         |checker| checker.facts_of(pairs.clone()),
         |_| {},
     )
@@ -270,24 +271,32 @@ type ExportedRound = (u64, serde_json::Value, String, Option<String>);
 /// client seed.
 type ExportedPair = (u64, String, Option<String>, String);
 
+/// What [`cross_check_log`] found: each problem (the export's line, or 0,
+/// and what), and a sentence saying what was checked.
+struct LogVerdict {
+    found: Vec<(u64, String)>,
+    summary: String,
+}
+
 /// Checks the log at `base` with the one log checker (every rule the
 /// monitor applies: signature first, tree, tiles, order, first entry wins),
 /// each of its findings a `log` finding, then holds the export's pairs
 /// against what the log says of them (the first entry of each kind), in
 /// bounded memory: each pair's digest (`audit::cross`) against the log's
-/// when the log reveals it. The pairs that differ are then read again, from
-/// the export (`source`, when it can be read twice) and the log, to name
-/// each difference: a `log` finding for each. Sets `report.log` to what
-/// was checked.
+/// when the log reveals it. The export's digests arrive on `export` from
+/// the thread reading the export, while the log is read. The pairs that
+/// differ are then read again, from the export (`source`, when it can be
+/// read twice) and the log, to name each difference: a `log` finding for
+/// each.
 fn cross_check_log(
     base: &str,
     pin: Option<&str>,
     policy: Option<&crate::audit::witnessed::WitnessPolicy>,
     source: Option<&str>,
     read_timeout: u64,
-    export: crate::audit::cross::ExportDigests,
-    report: &mut Report,
-) -> anyhow::Result<()> {
+    export: std::sync::mpsc::Receiver<crate::audit::cross::ExportDigests>,
+    bars: &indicatif::MultiProgress,
+) -> anyhow::Result<LogVerdict> {
     let base = base.trim_end_matches('/');
     let mut export = Some(export);
     let (mut checker, _) = super::monitor::read_log(
@@ -299,9 +308,10 @@ fn cross_check_log(
         None,
         None,
         false,
+        Some(bars),
         |checker| {
             if let Some(export) = export.take() {
-                checker.cross_check(export);
+                checker.cross_check_when(export);
             }
         },
         |_| {},
@@ -396,9 +406,6 @@ fn cross_check_log(
     // In the export's order, the same from run to run.
     found.sort();
     let problems = found.len();
-    for (line, detail) in found {
-        report.add(line, "log", detail);
-    }
     let checkpoint = if checked.origin.is_empty() {
         "the log's checkpoint did NOT verify (nothing more was read)".to_owned()
     } else {
@@ -414,7 +421,7 @@ fn cross_check_log(
             }
         )
     };
-    report.log = Some(format!(
+    let summary = format!(
         "{checkpoint}; {} pairs ({} revealed, {} of their rounds held against the export), {} rounds, {} draws; {}",
         checked.pairs,
         revealed_pairs,
@@ -426,8 +433,8 @@ fn cross_check_log(
         } else {
             format!("{problems} problem(s)")
         }
-    ));
-    Ok(())
+    );
+    Ok(LogVerdict { found, summary })
 }
 
 /// An opened input: a file, standard input or a response body.
@@ -701,13 +708,41 @@ fn audit_source(
     // the input, not two.
     let reader = BufReader::with_capacity(64 << 10, input);
     let started = Instant::now();
-    let report = {
+    // The export's bar and, with --log, the log's, one above the other.
+    let bars = if quiet || !std::io::stderr().is_terminal() {
+        indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::hidden())
+    } else {
+        indicatif::MultiProgress::new()
+    };
+    let bar = bars.add(bar);
+    let report = std::thread::scope(|scope| -> anyhow::Result<Report> {
+        // With --log, the log is read and checked on a thread of its own
+        // while this one reads the export: each pair's digest
+        // (`audit::cross`, 64 bytes a pair) is sent over when the export
+        // ends, and the pairs the log revealed before then are held against
+        // it as it arrives.
+        let (send_digests, digests_arrive) = std::sync::mpsc::sync_channel(1);
+        let log_side = log.map(|base| {
+            // Standard input cannot be read twice.
+            let again = (source != "-").then_some(source);
+            let bars = &bars;
+            scope.spawn(move || {
+                cross_check_log(
+                    base,
+                    log_key,
+                    policy,
+                    again,
+                    read_timeout,
+                    digests_arrive,
+                    bars,
+                )
+            })
+        });
         let bar = bar.clone();
         let mut progress = move |_lines: u64, rounds: u64| {
             let rate = rounds as f64 / started.elapsed().as_secs_f64().max(1e-9);
             bar.set_message(format!("{rounds} rounds · {rate:.0} rounds/s"));
         };
-        // With --log, each pair's digest (`audit::cross`): 64 bytes a pair.
         let mut digests = crate::audit::cross::ExportDigests::default();
         let mut observe = |line: u64, round: &crate::audit::replay::RoundLine<'_>| {
             if log.is_some() {
@@ -724,24 +759,30 @@ fn audit_source(
                 );
             }
         };
-        let mut report =
-            audit_observed(reader, &mut progress, &mut observe).context("reading the export")?;
-        if let Some(base) = log {
+        let audited = audit_observed(reader, &mut progress, &mut observe);
+        if audited.is_ok() {
             digests.seal();
-            // Standard input cannot be read twice.
-            let again = (source != "-").then_some(source);
-            cross_check_log(
-                base,
-                log_key,
-                policy,
-                again,
-                read_timeout,
-                digests,
-                &mut report,
-            )?;
+            // The log's side has stopped listening only if it failed,
+            // which its result says.
+            let _ = send_digests.send(digests);
         }
-        report
-    };
+        // Unsent (the export failed), the log's side holds nothing of it.
+        drop(send_digests);
+        let verdict = log_side
+            .map(|side| {
+                side.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .transpose();
+        let mut report = audited.context("reading the export")?;
+        if let Some(LogVerdict { found, summary }) = verdict? {
+            for (line, detail) in found {
+                report.add(line, "log", detail);
+            }
+            report.log = Some(summary);
+        }
+        Ok(report)
+    })?;
     bar.finish_and_clear();
     Ok((report, provenance(source, &digest)))
 }

@@ -364,7 +364,22 @@ const READ_AHEAD: usize = 16;
 
 /// An entry bundle and the level-0 hash tile of the same entries, as read
 /// (`None`: the log answered 404).
-type Fetched = anyhow::Result<(Option<Vec<u8>>, Option<Vec<u8>>)>;
+type Fetched = anyhow::Result<(Option<anyhow::Result<Hashed>>, Option<Vec<u8>>)>;
+
+/// An entry bundle as the thread that fetched it leaves it: its entries,
+/// each with its record hash (split and hashed there, beside the checker,
+/// which has the rest of the work).
+type Hashed = Vec<(Vec<u8>, crate::tlog::tree::Hash)>;
+
+fn hashed(bundle: &[u8]) -> anyhow::Result<Hashed> {
+    Ok(split_entry_bundle(bundle)?
+        .into_iter()
+        .map(|entry| {
+            let leaf = crate::tlog::tree::record_hash(&entry);
+            (entry, leaf)
+        })
+        .collect())
+}
 
 /// What a reader of the log trusts: the log's key (pinned, else the one
 /// remembered or served), and the witnesses that must vouch for its
@@ -386,12 +401,17 @@ pub(crate) struct Trust<'a> {
 /// checkpoint claims, a bundle (16 MiB at most) at a time, a few bundles
 /// ahead. A bundle that does not hold what it must ends the reading with a
 /// finding. The second value says whether the snapshot was resumed.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one reader of the log for the monitor and the audit, each setting what it needs"
+)]
 pub(crate) fn read_log(
     base: &str,
     trust: Trust<'_>,
     previous: Option<&MonitorState>,
     snapshot: Option<Snapshot>,
     keep_rounds: bool,
+    bars: Option<&indicatif::MultiProgress>,
     setup: impl FnOnce(&mut LogChecker),
     mut each: impl FnMut(&[u8]),
 ) -> anyhow::Result<(LogChecker, bool)> {
@@ -458,6 +478,10 @@ pub(crate) fn read_log(
     let first = from / TILE_WIDTH;
     let bundles = size.div_ceil(TILE_WIDTH);
     let bar = bundle_bar(bundles - first);
+    let bar = match bars {
+        Some(bars) => bars.add(bar),
+        None => bar,
+    };
     let path_of = |level: Option<u8>, index: u64| {
         TilePath {
             level,
@@ -475,7 +499,7 @@ pub(crate) fn read_log(
                     .and_then(|bundle| {
                         let tile =
                             fetch(&reader, &format!("{base}/log/{}", path_of(Some(0), index)))?;
-                        Ok((bundle, tile))
+                        Ok((bundle.map(|bundle| hashed(&bundle)), tile))
                     });
                 let failed = read.is_err();
                 if sender.send(read).is_err() || failed {
@@ -531,7 +555,7 @@ pub(crate) fn read_log(
                 );
                 break;
             };
-            let entries = match split_entry_bundle(&bundle) {
+            let entries = match bundle {
                 Ok(entries) if entries.len() as u64 == width => entries,
                 Ok(entries) => {
                     checker.add_finding(
@@ -548,8 +572,8 @@ pub(crate) fn read_log(
             // A bundle the last run read in part: its first entries are in
             // the snapshot's tree already.
             let skip = (checker.read() - index * TILE_WIDTH) as usize;
-            for entry in &entries[skip.min(entries.len())..] {
-                checker.entry(entry);
+            for (entry, leaf) in &entries[skip.min(entries.len())..] {
+                checker.entry_hashed(entry, *leaf);
                 each(entry);
             }
             tiles(&mut checker, Some((index, tile)))?;
@@ -723,6 +747,7 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         previous.as_ref(),
         snapshot,
         false,
+        None,
         |_| {},
         |entry| {
             if opts.check_api {

@@ -148,10 +148,16 @@ impl TileBuilder {
     /// Takes the next entry; the tiles it completes (full ones, lowest
     /// level first).
     pub fn push(&mut self, entry: &[u8]) -> Vec<ExpectedTile> {
+        self.push_hash(record_hash(entry))
+    }
+
+    /// [`TileBuilder::push`] of an entry whose record hash is `leaf`
+    /// (computed elsewhere, for instance on another thread).
+    pub fn push_hash(&mut self, leaf: Hash) -> Vec<ExpectedTile> {
         let width = crate::tlog::tiles::TILE_WIDTH;
         let filling = &mut self.filling;
         let mut ready = Vec::new();
-        self.range.push(record_hash(entry), |height, at, hash| {
+        self.range.push(leaf, |height, at, hash| {
             if height % 8 != 0 {
                 return;
             }
