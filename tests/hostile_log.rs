@@ -262,3 +262,44 @@ fn a_key_other_than_the_remembered_one_is_a_finding() {
     );
     assert_eq!(std::fs::read_to_string(&state).expect("state"), remembered);
 }
+
+/// A bundle that does not hold the entries the checkpoint says: a million
+/// empty entries (counted, never split), or bytes that are not a bundle.
+/// The monitor and the audit name it and read no further.
+#[test]
+fn a_bundle_of_the_wrong_size_or_shape_is_named_not_split() {
+    let (export, entries) = story(2);
+    let files = log_server::log_files(&bytes(&entries), &key(7), ORIGIN);
+    // Five entries: commit, client seed, two rounds, reveal.
+    let bundle = "/log/tile/entries/000.p/5";
+    assert!(files.iter().any(|(path, _)| path == bundle), "{bundle} served");
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("export.ndjson");
+    std::fs::write(&file, export.join("\n") + "\n").expect("write");
+    for (hostile, finding) in [
+        (
+            vec![0u8; 2_000_000],
+            format!("{} holds 1000000 entries, not 5", &bundle[5..]),
+        ),
+        (
+            vec![0, 9, 1],
+            format!("{} is not an entry bundle", &bundle[5..]),
+        ),
+    ] {
+        let served = served(files.clone());
+        served
+            .files
+            .lock()
+            .expect("lock")
+            .insert(bundle.to_owned(), hostile);
+        let base = serve(served);
+        let out = fairdeal(&["monitor", &base]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(stdout.contains(&finding), "{finding}: {stdout}");
+        let out = fairdeal(&["audit", file.to_str().expect("path"), "--log", &base, "-q"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(stdout.contains(&finding), "{finding}: {stdout}");
+    }
+}

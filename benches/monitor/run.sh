@@ -140,9 +140,12 @@ awk '{ with[NR] = $1; rate[NR] = $2; read[NR] = $4 }
       if (!(w in lo) || r < lo[w]) lo[w] = r
       if (!(w in hi) || r > hi[w]) hi[w] = r
     }
-    for (w in k) {
+    for (x = 1; x <= 2; x++) {
+      w = x == 1 ? "B" : "C"
+      if (!(w in k)) continue
       mean = s[w] / k[w]
-      sd = k[w] > 1 ? sqrt((ss[w] - k[w] * mean * mean) / (k[w] - 1)) : 0
+      var = k[w] > 1 ? (ss[w] - k[w] * mean * mean) / (k[w] - 1) : 0
+      sd = var > 0 ? sqrt(var) : 0
       printf "deals %s / alone (next A windows): mean %.3f, standard error %.3f, lowest %.3f, highest %.3f over %d windows (the log read at about %d entries/s)\n", \
         (w == "B" ? "while monitors read (B)" : "while their requests are replayed (C)"), mean, sd / sqrt(k[w]), lo[w], hi[w], k[w], e[w] / k[w]
     }

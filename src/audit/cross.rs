@@ -205,7 +205,7 @@ impl ExportDigests {
     /// first line and seeds of a pair stand; its rounds are summed).
     pub fn seal(&mut self) {
         // (id, first line) is unique: an unstable sort gives the one order,
-        // without the stable sort's buffer of half the records (35 MB over a
+        // without the stable sort's buffer of half the records (32 MB over a
         // million pairs, while the log's reader holds its own).
         self.pairs.sort_unstable_by_key(|p| (p.id, p.line));
         self.pairs.dedup_by(|later, first| {

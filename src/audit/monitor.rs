@@ -398,9 +398,14 @@ pub struct CrossCheck {
     /// ([`LogChecker::cross_check_when`]).
     arriving: Option<std::sync::mpsc::Receiver<super::cross::ExportDigests>>,
     /// Pairs the log revealed before the export's digests arrived, held
-    /// when they do (at most [`CrossCheck::MOST_PENDING`]: the log's reader
-    /// then waits for the export).
+    /// when they do (at most [`CrossCheck::MOST_PENDING`] and
+    /// [`CrossCheck::MOST_PENDING_BYTES`]: the log's reader then waits for
+    /// the export).
     pending: Vec<PendingReveal>,
+    pending_bytes: usize,
+    /// The export's digests never came (its reader failed): every pair
+    /// revealed differs, and reading on is pointless.
+    pub export_lost: bool,
 }
 
 /// A revealed pair's digests, waiting for the export's.
@@ -413,10 +418,14 @@ struct PendingReveal {
 }
 
 impl CrossCheck {
-    /// 65,536 pairs waiting (about 5 MB) before the log's reader waits for
-    /// the export: the export is read faster than the log, so this is
-    /// reached only when the export is much the larger of the two.
+    /// 65,536 pairs waiting (about 7 MB with the service's ids) before the
+    /// log's reader waits for the export: the export is read faster than
+    /// the log, so this is reached only when the export is much the larger
+    /// of the two.
     const MOST_PENDING: usize = 1 << 16;
+    /// And at most 8 MiB of them, counting their ids (a hostile log's ids
+    /// can be 64 KiB long).
+    const MOST_PENDING_BYTES: usize = 8 << 20;
 
     /// The export's digests, if they arrived (waiting for them with
     /// `wait`): every pending pair is then held against them. An export
@@ -435,11 +444,13 @@ impl CrossCheck {
             }
         };
         self.arriving = None;
+        self.export_lost = export.is_none();
         self.export = export.unwrap_or_else(|| {
             let mut empty = super::cross::ExportDigests::default();
             empty.seal();
             empty
         });
+        self.pending_bytes = 0;
         for pending in std::mem::take(&mut self.pending) {
             self.hold(&pending.pair, pending.fields, pending.rounds, pending.count);
         }
@@ -451,9 +462,13 @@ impl CrossCheck {
         self.revealed_pairs += 1;
         self.revealed_rounds += count;
         if self.arriving.is_some() {
-            self.receive(self.pending.len() >= Self::MOST_PENDING);
+            self.receive(
+                self.pending.len() >= Self::MOST_PENDING
+                    || self.pending_bytes >= Self::MOST_PENDING_BYTES,
+            );
         }
         if self.arriving.is_some() {
+            self.pending_bytes += std::mem::size_of::<PendingReveal>() + pair.len();
             self.pending.push(PendingReveal {
                 pair: pair.into(),
                 fields,
@@ -583,11 +598,15 @@ impl<K, V> Default for SortedMap<K, V> {
     }
 }
 
-/// Where a key lies between the least and the greatest, as a number that
-/// grows with it (never shrinks when the key grows): the guide of
-/// [`SortedMap`]'s search.
+/// Where a key lies between the least and the greatest of its class, as a
+/// number that grows with it (never shrinks when the key grows, within its
+/// class; classes sort apart): the guide of [`SortedMap`]'s search.
 trait Spread {
     fn spread(&self) -> u64;
+
+    fn class(&self) -> u8 {
+        0
+    }
 }
 
 impl Spread for [u8; 16] {
@@ -596,12 +615,19 @@ impl Spread for [u8; 16] {
     }
 }
 
+/// A UUID's leading bytes (random, or a time); numbered ids are another
+/// class.
 impl Spread for Id {
     fn spread(&self) -> u64 {
-        u64::from_be_bytes(self.0[..8].try_into().unwrap_or_default())
+        u64::from_be_bytes(self.0[1..9].try_into().unwrap_or_default())
+    }
+
+    fn class(&self) -> u8 {
+        self.0[0]
     }
 }
 
+#[cfg(test)]
 impl Spread for u64 {
     fn spread(&self) -> u64 {
         *self
@@ -615,12 +641,16 @@ impl Spread for u64 {
 /// records misses the cache about twenty times; the guess lands a few
 /// hundred records away, so most steps stay near it. Keys that are not
 /// spread evenly (a hostile log's) cost at most the bracketing steps more
-/// than a binary search.
+/// than a binary search. Only keys of one class are guided (a log with a
+/// numbered id among its UUIDs is searched by halves alone).
 fn search<K: Ord + Spread, V>(sorted: &[(K, V)], key: &K) -> Result<usize, usize> {
     let (mut lo, mut hi) = (0, sorted.len());
     let target = key.spread();
     for _ in 0..2 {
-        if hi - lo <= 64 {
+        if hi - lo <= 64
+            || sorted[lo].0.class() != key.class()
+            || sorted[hi - 1].0.class() != key.class()
+        {
             break;
         }
         let (least, most) = (sorted[lo].0.spread(), sorted[hi - 1].0.spread());
@@ -1416,6 +1446,12 @@ impl LogChecker {
         });
     }
 
+    /// Whether the export this checker holds the log against was lost
+    /// (its reader failed): a reader of the log can stop.
+    pub fn abandoned(&self) -> bool {
+        self.cross.as_ref().is_some_and(|cross| cross.export_lost)
+    }
+
     /// The cross-check's result, once every entry is read (waiting for
     /// the export's digests, if they have not arrived).
     pub fn cross_check_result(&mut self) -> Option<CrossCheck> {
@@ -1502,7 +1538,7 @@ impl LogChecker {
     /// [`LogChecker::entry`] of an entry whose record hash (RFC 6962's,
     /// of `bytes`) the caller computed: a reader hashes each bundle's
     /// entries on the thread that fetched it, beside this one.
-    pub fn entry_hashed(&mut self, bytes: &[u8], leaf: crate::tlog::tree::Hash) {
+    pub(crate) fn entry_hashed(&mut self, bytes: &[u8], leaf: crate::tlog::tree::Hash) {
         let index = self.tree.leaves();
         self.ready.extend(self.tree.push_hash(leaf));
         if self.previous.as_ref().is_some_and(|p| p.size == index + 1) {
@@ -3083,6 +3119,20 @@ mod checker_tests {
         }
         let none: [([u8; 16], u32); 0] = [];
         assert_eq!(search(&none, &[1; 16]), Err(0));
+        // Ids: UUIDs with a few numbered ids (another class) after them.
+        let mut ids: Vec<(Id, ())> = (0..5_000)
+            .map(|_| (Id::uuid(random()), ()))
+            .chain((0..3).map(|n| (Id::numbered(n), ())))
+            .collect();
+        ids.sort_unstable_by_key(|id| id.0);
+        for probe in (0..2_000)
+            .map(|_| Id::uuid(random()))
+            .chain(ids.iter().step_by(3).map(|id| id.0))
+            .chain((0..5).map(Id::numbered))
+        {
+            let expected = ids.binary_search_by(|(k, _)| k.cmp(&probe));
+            assert_eq!(search(&ids, &probe), expected, "{probe:?}");
+        }
     }
 
     #[test]
@@ -3383,6 +3433,33 @@ mod cross_check_tests {
     }
 
     #[test]
+    fn long_ids_waiting_are_bounded_by_their_bytes() {
+        let (send, arriving) = std::sync::mpsc::sync_channel(1);
+        let mut cross = CrossCheck {
+            arriving: Some(arriving),
+            ..CrossCheck::default()
+        };
+        let long = |n: u32| format!("{n}{}", "x".repeat(60_000));
+        let fields = [0; 16];
+        let mut n = 0;
+        while cross.pending_bytes < CrossCheck::MOST_PENDING_BYTES {
+            cross.revealed(&long(n), fields, 0, 1);
+            n += 1;
+        }
+        assert!(n < 150 && cross.arriving.is_some(), "{n} waiting");
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            send.send(export(0..1)).expect("sent");
+        });
+        // Over the bound: this reveal waits for the export.
+        cross.revealed(&long(n), fields, 0, 1);
+        sender.join().expect("the sender");
+        assert!(cross.pending.is_empty() && cross.pending_bytes == 0);
+        assert_eq!(cross.differing.len(), n as usize + 1);
+        assert!(!cross.export_lost);
+    }
+
+    #[test]
     fn an_export_that_never_arrives_leaves_every_revealed_pair_unmatched() {
         let (send, arriving) = std::sync::mpsc::sync_channel::<ExportDigests>(1);
         let mut cross = CrossCheck {
@@ -3393,5 +3470,6 @@ mod cross_check_tests {
         drop(send);
         reveal(&mut cross, 2, true);
         assert_eq!(cross.differing, [pair(1), pair(2)]);
+        assert!(cross.export_lost, "the log's reader is told to stop");
     }
 }

@@ -115,6 +115,7 @@ fn differences(
     source: &str,
     read_timeout: u64,
     pairs: std::collections::HashSet<String>,
+    bars: &indicatif::MultiProgress,
 ) -> anyhow::Result<Vec<(u64, String)>> {
     let (input, _) = open(source, read_timeout)?;
     let mut exported: std::collections::HashMap<RoundKey, ExportedRound> =
@@ -163,7 +164,7 @@ fn differences(
         None,
         None,
         true,
-        None,
+        Some(bars),
         |checker| checker.facts_of(pairs.clone()),
         |_| {},
     )
@@ -318,6 +319,12 @@ fn cross_check_log(
     )
     .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
     let cross = checker.cross_check_result().unwrap_or_default();
+    // The export's reader failed, and says why; nothing here is worth
+    // reporting, nor reading the log again.
+    anyhow::ensure!(
+        !cross.export_lost,
+        "the export was not read to its end: the log was not held against it"
+    );
     let (checked, _) = checker.finish(crate::time::now_ms(), i64::MAX);
     // The pairs to look at closely: revealed by the log with other rounds
     // or seeds than the export's, and exported but never revealed so.
@@ -353,6 +360,7 @@ fn cross_check_log(
             source,
             read_timeout,
             differing.iter().map(|(_, pair)| pair.clone()).collect(),
+            bars,
         )?),
         _ => None,
     };

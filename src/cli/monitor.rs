@@ -15,7 +15,7 @@ use super::InputError;
 use crate::audit::monitor::{Finding, LogChecker, MonitorReport, MonitorState, Snapshot};
 use crate::audit::printable;
 use crate::audit::table_checks::{LoggedTable, check_table_record};
-use crate::tlog::tiles::{TILE_WIDTH, TilePath, split_entry_bundle};
+use crate::tlog::tiles::{TILE_WIDTH, TilePath, count_entry_bundle, split_entry_bundle};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -364,21 +364,29 @@ const READ_AHEAD: usize = 16;
 
 /// An entry bundle and the level-0 hash tile of the same entries, as read
 /// (`None`: the log answered 404).
-type Fetched = anyhow::Result<(Option<anyhow::Result<Hashed>>, Option<Vec<u8>>)>;
+type Fetched = anyhow::Result<(Option<anyhow::Result<Counted>>, Option<Vec<u8>>)>;
 
 /// An entry bundle as the thread that fetched it leaves it: its entries,
 /// each with its record hash (split and hashed there, beside the checker,
-/// which has the rest of the work).
-type Hashed = Vec<(Vec<u8>, crate::tlog::tree::Hash)>;
+/// which has the rest of the work), when it holds as many as it must;
+/// else only how many it holds.
+type Counted = Result<Vec<(Vec<u8>, crate::tlog::tree::Hash)>, usize>;
 
-fn hashed(bundle: &[u8]) -> anyhow::Result<Hashed> {
-    Ok(split_entry_bundle(bundle)?
+/// `bundle`, which must hold `width` entries, as [`Counted`]: counted
+/// first, so that a hostile bundle (16 MiB of empty entries is eight
+/// million of them) is never split.
+fn hashed(bundle: &[u8], width: u64) -> anyhow::Result<Counted> {
+    let count = count_entry_bundle(bundle)?;
+    if count as u64 != width {
+        return Ok(Err(count));
+    }
+    Ok(Ok(split_entry_bundle(bundle)?
         .into_iter()
         .map(|entry| {
             let leaf = crate::tlog::tree::record_hash(&entry);
             (entry, leaf)
         })
-        .collect())
+        .collect()))
 }
 
 /// What a reader of the log trusts: the log's key (pinned, else the one
@@ -499,7 +507,8 @@ pub(crate) fn read_log(
                     .and_then(|bundle| {
                         let tile =
                             fetch(&reader, &format!("{base}/log/{}", path_of(Some(0), index)))?;
-                        Ok((bundle.map(|bundle| hashed(&bundle)), tile))
+                        let width = (size - index * TILE_WIDTH).min(TILE_WIDTH);
+                        Ok((bundle.map(|bundle| hashed(&bundle, width)), tile))
                     });
                 let failed = read.is_err();
                 if sender.send(read).is_err() || failed {
@@ -542,6 +551,9 @@ pub(crate) fn read_log(
             Ok(())
         };
         for index in first..bundles {
+            if checker.abandoned() {
+                break;
+            }
             let width = (size - index * TILE_WIDTH).min(TILE_WIDTH);
             let path = path_of(None, index);
             let (bundle, tile) = ahead.recv().context("the reader of the log stopped")??;
@@ -556,12 +568,10 @@ pub(crate) fn read_log(
                 break;
             };
             let entries = match bundle {
-                Ok(entries) if entries.len() as u64 == width => entries,
-                Ok(entries) => {
-                    checker.add_finding(
-                        "tree",
-                        format!("{path} holds {} entries, not {width}", entries.len()),
-                    );
+                Ok(Ok(entries)) => entries,
+                Ok(Err(count)) => {
+                    checker
+                        .add_finding("tree", format!("{path} holds {count} entries, not {width}"));
                     break;
                 }
                 Err(err) => {

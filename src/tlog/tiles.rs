@@ -102,6 +102,24 @@ pub fn entry_bundle<'a>(entries: impl IntoIterator<Item = &'a [u8]>) -> anyhow::
     Ok(bundle)
 }
 
+/// How many entries an entry bundle holds, or why it is not one, without
+/// copying them (a hostile bundle of empty entries holds millions).
+pub fn count_entry_bundle(bundle: &[u8]) -> anyhow::Result<usize> {
+    let mut count = 0;
+    let mut rest = bundle;
+    while !rest.is_empty() {
+        anyhow::ensure!(rest.len() >= 2, "an entry bundle ends inside a length");
+        let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
+        anyhow::ensure!(
+            rest.len() >= 2 + length,
+            "an entry bundle ends inside an entry"
+        );
+        count += 1;
+        rest = &rest[2 + length..];
+    }
+    Ok(count)
+}
+
 /// The entries of an entry bundle, or why it is not one.
 pub fn split_entry_bundle(bundle: &[u8]) -> anyhow::Result<Vec<Vec<u8>>> {
     let mut entries = Vec::new();
@@ -122,6 +140,24 @@ pub fn split_entry_bundle(bundle: &[u8]) -> anyhow::Result<Vec<Vec<u8>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bundle_is_counted_as_it_is_split_and_refused_alike() {
+        let bundle = entry_bundle([&b"one"[..], &[], &b"three"[..]]).expect("a bundle");
+        assert_eq!(count_entry_bundle(&bundle).expect("counted"), 3);
+        assert_eq!(split_entry_bundle(&bundle).expect("split").len(), 3);
+        assert_eq!(count_entry_bundle(&[]).expect("empty"), 0);
+        assert_eq!(
+            count_entry_bundle(&[0; 2_000]).expect("empty entries"),
+            1_000
+        );
+        for broken in [&bundle[..bundle.len() - 1], &[0][..], &[0, 9, 1][..]] {
+            let counted = count_entry_bundle(broken).map_err(|e| e.to_string());
+            let split = split_entry_bundle(broken).map_err(|e| e.to_string());
+            assert!(counted.is_err(), "{broken:?}");
+            assert_eq!(counted.err(), split.err(), "{broken:?}");
+        }
+    }
 
     #[test]
     fn paths_follow_the_c2sp_encoding_and_parse_back() {
