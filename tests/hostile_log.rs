@@ -272,7 +272,10 @@ fn a_bundle_of_the_wrong_size_or_shape_is_named_not_split() {
     let files = log_server::log_files(&bytes(&entries), &key(7), ORIGIN);
     // Five entries: commit, client seed, two rounds, reveal.
     let bundle = "/log/tile/entries/000.p/5";
-    assert!(files.iter().any(|(path, _)| path == bundle), "{bundle} served");
+    assert!(
+        files.iter().any(|(path, _)| path == bundle),
+        "{bundle} served"
+    );
     let dir = tempfile::tempdir().expect("dir");
     let file = dir.path().join("export.ndjson");
     std::fs::write(&file, export.join("\n") + "\n").expect("write");

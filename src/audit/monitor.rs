@@ -3384,6 +3384,16 @@ mod cross_check_tests {
         export
     }
 
+    /// A cross-check whose export has not arrived, and where it will.
+    fn waiting() -> (std::sync::mpsc::SyncSender<ExportDigests>, CrossCheck) {
+        let (send, arriving) = std::sync::mpsc::sync_channel(1);
+        let cross = CrossCheck {
+            arriving: Some(arriving),
+            ..CrossCheck::default()
+        };
+        (send, cross)
+    }
+
     /// What the log says of pair `n`, as the export does, or with another
     /// server seed.
     fn reveal(cross: &mut CrossCheck, n: u32, honest: bool) {
@@ -3394,11 +3404,7 @@ mod cross_check_tests {
 
     #[test]
     fn pairs_revealed_before_the_export_arrives_are_held_against_it_in_order() {
-        let (send, arriving) = std::sync::mpsc::sync_channel(1);
-        let mut cross = CrossCheck {
-            arriving: Some(arriving),
-            ..CrossCheck::default()
-        };
+        let (send, mut cross) = waiting();
         // More than may wait: the last reveal waits for the export, which a
         // thread sends a moment later.
         let waiting = CrossCheck::MOST_PENDING as u32;
@@ -3434,11 +3440,7 @@ mod cross_check_tests {
 
     #[test]
     fn long_ids_waiting_are_bounded_by_their_bytes() {
-        let (send, arriving) = std::sync::mpsc::sync_channel(1);
-        let mut cross = CrossCheck {
-            arriving: Some(arriving),
-            ..CrossCheck::default()
-        };
+        let (send, mut cross) = waiting();
         let long = |n: u32| format!("{n}{}", "x".repeat(60_000));
         let fields = [0; 16];
         let mut n = 0;
@@ -3461,11 +3463,7 @@ mod cross_check_tests {
 
     #[test]
     fn an_export_that_never_arrives_leaves_every_revealed_pair_unmatched() {
-        let (send, arriving) = std::sync::mpsc::sync_channel::<ExportDigests>(1);
-        let mut cross = CrossCheck {
-            arriving: Some(arriving),
-            ..CrossCheck::default()
-        };
+        let (send, mut cross) = waiting();
         reveal(&mut cross, 1, true);
         drop(send);
         reveal(&mut cross, 2, true);

@@ -102,39 +102,39 @@ pub fn entry_bundle<'a>(entries: impl IntoIterator<Item = &'a [u8]>) -> anyhow::
     Ok(bundle)
 }
 
+/// The entries of an entry bundle, as slices of it, in order; an error
+/// (and nothing after it) where it is not one.
+fn entries_of(bundle: &[u8]) -> impl Iterator<Item = anyhow::Result<&[u8]>> {
+    let mut rest = bundle;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let Some(&[high, low]) = rest.get(..2) else {
+            rest = &[];
+            return Some(Err(anyhow::anyhow!("an entry bundle ends inside a length")));
+        };
+        let length = usize::from(u16::from_be_bytes([high, low]));
+        let Some(entry) = rest.get(2..2 + length) else {
+            rest = &[];
+            return Some(Err(anyhow::anyhow!("an entry bundle ends inside an entry")));
+        };
+        rest = &rest[2 + length..];
+        Some(Ok(entry))
+    })
+}
+
 /// How many entries an entry bundle holds, or why it is not one, without
 /// copying them (a hostile bundle of empty entries holds millions).
 pub fn count_entry_bundle(bundle: &[u8]) -> anyhow::Result<usize> {
-    let mut count = 0;
-    let mut rest = bundle;
-    while !rest.is_empty() {
-        anyhow::ensure!(rest.len() >= 2, "an entry bundle ends inside a length");
-        let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
-        anyhow::ensure!(
-            rest.len() >= 2 + length,
-            "an entry bundle ends inside an entry"
-        );
-        count += 1;
-        rest = &rest[2 + length..];
-    }
-    Ok(count)
+    entries_of(bundle).try_fold(0, |count, entry| entry.map(|_| count + 1))
 }
 
 /// The entries of an entry bundle, or why it is not one.
 pub fn split_entry_bundle(bundle: &[u8]) -> anyhow::Result<Vec<Vec<u8>>> {
-    let mut entries = Vec::new();
-    let mut rest = bundle;
-    while !rest.is_empty() {
-        anyhow::ensure!(rest.len() >= 2, "an entry bundle ends inside a length");
-        let length = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
-        anyhow::ensure!(
-            rest.len() >= 2 + length,
-            "an entry bundle ends inside an entry"
-        );
-        entries.push(rest[2..2 + length].to_vec());
-        rest = &rest[2 + length..];
-    }
-    Ok(entries)
+    entries_of(bundle)
+        .map(|entry| entry.map(<[u8]>::to_vec))
+        .collect()
 }
 
 #[cfg(test)]
