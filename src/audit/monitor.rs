@@ -395,7 +395,7 @@ pub struct CrossCheck {
     pub revealed_pairs: u64,
     pub revealed_rounds: u64,
     /// The export's digests while another thread still reads the export
-    /// ([`LogChecker::cross_check_when`]).
+    /// ([`LogChecker::cross_check`]).
     arriving: Option<std::sync::mpsc::Receiver<super::cross::ExportDigests>>,
     /// Pairs the log revealed before the export's digests arrived, held
     /// when they do (at most [`CrossCheck::MOST_PENDING`] and
@@ -1422,24 +1422,12 @@ impl LogChecker {
         self.facts_of = Some(pairs);
     }
 
-    /// Holds every pair the log reveals against `export` (sealed) when it
-    /// is revealed: [`LogChecker::cross_check_result`] after the last
-    /// entry.
-    pub fn cross_check(&mut self, export: super::cross::ExportDigests) {
-        self.cross = Some(CrossCheck {
-            export,
-            ..CrossCheck::default()
-        });
-    }
-
-    /// [`LogChecker::cross_check`] with an export another thread is still
-    /// reading: its digests (sealed) arrive on `export`, and the pairs the
-    /// log reveals before then wait for them (a bounded number; then the
-    /// reveal waits).
-    pub fn cross_check_when(
-        &mut self,
-        export: std::sync::mpsc::Receiver<super::cross::ExportDigests>,
-    ) {
+    /// Holds every pair the log reveals against the export whose digests
+    /// (sealed) arrive on `export`, from the thread reading it:
+    /// [`LogChecker::cross_check_result`] after the last entry. The pairs
+    /// the log reveals before the digests arrive wait for them (a bounded
+    /// number; then the reveal waits).
+    pub fn cross_check(&mut self, export: std::sync::mpsc::Receiver<super::cross::ExportDigests>) {
         self.cross = Some(CrossCheck {
             arriving: Some(export),
             ..CrossCheck::default()

@@ -312,7 +312,7 @@ fn cross_check_log(
         Some(bars),
         |checker| {
             if let Some(export) = export.take() {
-                checker.cross_check_when(export);
+                checker.cross_check(export);
             }
         },
         |_| {},

@@ -15,7 +15,7 @@ use super::InputError;
 use crate::audit::monitor::{Finding, LogChecker, MonitorReport, MonitorState, Snapshot};
 use crate::audit::printable;
 use crate::audit::table_checks::{LoggedTable, check_table_record};
-use crate::tlog::tiles::{TILE_WIDTH, TilePath, count_entry_bundle, split_entry_bundle};
+use crate::tlog::tiles::{TILE_WIDTH, TilePath, count_entry_bundle, entries_of};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -380,13 +380,10 @@ fn hashed(bundle: &[u8], width: u64) -> anyhow::Result<Counted> {
     if count as u64 != width {
         return Ok(Err(count));
     }
-    Ok(Ok(split_entry_bundle(bundle)?
-        .into_iter()
-        .map(|entry| {
-            let leaf = crate::tlog::tree::record_hash(&entry);
-            (entry, leaf)
-        })
-        .collect()))
+    let entries = entries_of(bundle)
+        .map(|entry| entry.map(|entry| (entry.to_vec(), crate::tlog::tree::record_hash(entry))))
+        .collect::<anyhow::Result<_>>()?;
+    Ok(Ok(entries))
 }
 
 /// What a reader of the log trusts: the log's key (pinned, else the one

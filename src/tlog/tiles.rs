@@ -104,7 +104,7 @@ pub fn entry_bundle<'a>(entries: impl IntoIterator<Item = &'a [u8]>) -> anyhow::
 
 /// The entries of an entry bundle, as slices of it, in order; an error
 /// (and nothing after it) where it is not one.
-fn entries_of(bundle: &[u8]) -> impl Iterator<Item = anyhow::Result<&[u8]>> {
+pub fn entries_of(bundle: &[u8]) -> impl Iterator<Item = anyhow::Result<&[u8]>> {
     let mut rest = bundle;
     std::iter::from_fn(move || {
         if rest.is_empty() {
