@@ -30,7 +30,7 @@
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 
-use fairdeal::audit::export::{ExportEnd, ExportPair, ExportRound, RevealedPair};
+use fairdeal::audit::export::{ExportEnd, ExportPair, ExportRound, LogCoverage, RevealedPair};
 use serde_json::value::to_raw_value;
 
 use fairdeal::text::lookalike_sha256;
@@ -385,7 +385,12 @@ fn main() -> anyhow::Result<()> {
     writeln!(
         export,
         "{}",
-        serde_json::to_string(&ExportEnd::new(exported, exported * 6))?
+        serde_json::to_string(
+            &ExportEnd::new(exported, exported * 6).covering(LogCoverage {
+                from: 0,
+                size: limit
+            })
+        )?
     )?;
     export.flush()?;
     out.flush_bundle()?;

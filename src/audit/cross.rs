@@ -109,6 +109,94 @@ pub(crate) fn chain_seed_digest(nonce: u64, seed: &str) -> u128 {
     ]))
 }
 
+/// A pair the log revealed, reduced to what the export is held against:
+/// its id, the index of its reveal entry, the digest of its commitment,
+/// revealed seed and client seed, and of its rounds.
+///
+/// It is also a record of the ledger a monitor keeps beside its state
+/// (`STATE.digests`), one for each pair the log revealed, in the log's
+/// order: `fairdeal audit EXPORT --log URL --state STATE` holds the export
+/// against these records instead of reading the entries they came from
+/// again. A record: the pair's id (its length as 4 bytes, little-endian,
+/// then its UTF-8 text), the reveal's index (8 bytes), the fields digest
+/// (16 bytes), the rounds' digest (16 bytes) and the number of rounds (8
+/// bytes), the numbers little-endian; then the first 8 bytes of the
+/// SHA-256 of all that, so that a record damaged on disk is an error, not
+/// a difference.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct PairDigest {
+    pub pair: Box<str>,
+    pub index: u64,
+    pub fields: [u8; 16],
+    pub rounds: u128,
+    pub count: u64,
+}
+
+impl PairDigest {
+    /// Appends the record to `out` (see [`PairDigest`]).
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&(self.pair.len() as u32).to_le_bytes());
+        out.extend_from_slice(self.pair.as_bytes());
+        out.extend_from_slice(&self.index.to_le_bytes());
+        out.extend_from_slice(&self.fields);
+        out.extend_from_slice(&self.rounds.to_le_bytes());
+        out.extend_from_slice(&self.count.to_le_bytes());
+        let check = Sha256::digest(&out[start..]);
+        out.extend_from_slice(&check[..8]);
+    }
+
+    /// How many bytes its record takes.
+    pub(crate) fn size(&self) -> u64 {
+        4 + self.pair.len() as u64 + 8 + 16 + 16 + 8 + 8
+    }
+
+    /// The next record of `from`; `None` at its end. A record cut short or
+    /// not UTF-8 is an error (a damaged ledger).
+    pub(crate) fn read(from: &mut impl std::io::Read) -> std::io::Result<Option<Self>> {
+        let damaged = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+        // Nothing left is the end; part of a length is a record cut short.
+        let mut length = [0; 4];
+        let mut got = 0;
+        while got < length.len() {
+            match from.read(&mut length[got..]) {
+                Ok(0) if got == 0 => return Ok(None),
+                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => got += n,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(err),
+            }
+        }
+        let length_bytes = length;
+        let length = u32::from_le_bytes(length) as usize;
+        // A log's ids are at most 64 KiB (more is a damaged ledger).
+        if length > 1 << 16 {
+            return Err(damaged(format!("a record's id of {length} bytes")));
+        }
+        let mut pair = vec![0; length];
+        from.read_exact(&mut pair)?;
+        let mut rest = [0; 56];
+        from.read_exact(&mut rest)?;
+        let mut hasher = Sha256::new();
+        hasher.update(length_bytes);
+        hasher.update(&pair);
+        hasher.update(&rest[..48]);
+        if hasher.finalize()[..8] != rest[48..] {
+            return Err(damaged("a record whose check does not match".to_owned()));
+        }
+        let pair = String::from_utf8(pair).map_err(|_| damaged("an id not UTF-8".to_owned()))?;
+        let number =
+            |at: usize| u64::from_le_bytes(rest[at..at + 8].try_into().unwrap_or_default());
+        Ok(Some(Self {
+            pair: pair.into(),
+            index: number(0),
+            fields: rest[8..24].try_into().unwrap_or_default(),
+            rounds: u128::from_le_bytes(rest[24..40].try_into().unwrap_or_default()),
+            count: number(40),
+        }))
+    }
+}
+
 /// What one pair's rounds in the export say, reduced.
 #[derive(Clone, Copy, Debug)]
 struct Exported {
@@ -133,6 +221,8 @@ pub struct ExportDigests {
     matched: Vec<bool>,
     sealed: bool,
     games: GameTexts,
+    /// The log's reveals the export says it covers (its end line).
+    coverage: Option<super::export::LogCoverage>,
 }
 
 /// What a pair's digests say when the log reveals it.
@@ -221,6 +311,16 @@ impl ExportDigests {
         self.pairs.shrink_to_fit();
         self.matched = vec![false; self.pairs.len()];
         self.sealed = true;
+    }
+
+    /// The log's reveals the export says it covers (its end line's `log`).
+    pub fn cover(&mut self, coverage: Option<super::export::LogCoverage>) {
+        self.coverage = coverage;
+    }
+
+    /// See [`ExportDigests::cover`].
+    pub fn coverage(&self) -> Option<super::export::LogCoverage> {
+        self.coverage
     }
 
     /// The number of pairs the export's rounds name.

@@ -190,6 +190,23 @@ pub struct ExportEnd {
     /// draws were).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub draws: u64,
+    /// Which of the log's reveals the export covers (absent from exports
+    /// made before it was written, which are held against every reveal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<LogCoverage>,
+}
+
+/// The reveals of the transparency log an export covers: it holds every
+/// pair whose reveal is the log's entry `from` or a later one, before
+/// entry `size` — the log's size when the export began (a pair revealed
+/// while it ran may be in it too). `from` is 0, or for an export resumed
+/// after a cursor, the entry after that pair's reveal. `fairdeal audit
+/// --log` holds the export to every reveal in that span, and counts the
+/// ones before and after it, which are other exports' to hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogCoverage {
+    pub from: u64,
+    pub size: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -390,6 +407,7 @@ impl ExportEnd {
     pub fn new(seed_pairs: u64, rounds: u64) -> Self {
         Self {
             draws: 0,
+            log: None,
             record: "end".to_owned(),
             seed_pairs,
             rounds,
@@ -399,6 +417,12 @@ impl ExportEnd {
     /// The same line, counting `draws` draws too.
     pub fn with_draws(mut self, draws: u64) -> Self {
         self.draws = draws;
+        self
+    }
+
+    /// The same line, saying which of the log's reveals the export covers.
+    pub fn covering(mut self, log: LogCoverage) -> Self {
+        self.log = Some(log);
         self
     }
 }

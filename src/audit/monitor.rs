@@ -351,8 +351,9 @@ struct Live {
     /// A fairdeal-chain-v1 pair's chain and the seeds published so far.
     #[serde(default)]
     chain: Option<Box<ChainTrack>>,
-    /// What its entries give for the export's digest (`audit --log`).
-    #[serde(skip)]
+    /// What its entries give for the export's digest (`audit --log`, and
+    /// a monitor's ledger).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     digest: Option<Box<LiveDigest>>,
 }
 
@@ -375,11 +376,38 @@ const CHAIN_TIP_BUDGET: u64 = 1 << 26;
 
 /// A live pair's share of the cross-check with an export: its client
 /// seed's hash as logged, and its rounds so far ([`super::cross`]).
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct LiveDigest {
     client_seed_sha256: String,
+    #[serde(with = "u128_bytes")]
     rounds: u128,
     count: u64,
+}
+
+/// A `u128` as its 16 bytes, little-endian (CBOR has no 128-bit integer).
+mod u128_bytes {
+    pub fn serialize<S: serde::Serializer>(value: &u128, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&super::Bytes(value.to_le_bytes().to_vec()), s)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        let bytes = <super::Bytes as serde::Deserialize>::deserialize(d)?;
+        let bytes: [u8; 16] = bytes
+            .0
+            .try_into()
+            .map_err(|_| serde::de::Error::custom("not 16 bytes"))?;
+        Ok(u128::from_le_bytes(bytes))
+    }
+}
+
+/// How far a monitor's ledger of revealed pairs' digests goes
+/// ([`super::cross::LedgerRecord`]): its records and bytes, which the
+/// file beside the state holds (its first `bytes`) when the snapshot is
+/// resumed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerMark {
+    pub pairs: u64,
+    pub bytes: u64,
 }
 
 /// The cross-check of an export's digests against the log, as the log is
@@ -401,20 +429,16 @@ pub struct CrossCheck {
     /// when they do (at most [`CrossCheck::MOST_PENDING`] and
     /// [`CrossCheck::MOST_PENDING_BYTES`]: the log's reader then waits for
     /// the export).
-    pending: Vec<PendingReveal>,
+    pending: Vec<super::cross::PairDigest>,
     pending_bytes: usize,
+    /// Pairs the log revealed, not in the export, before the reveals the
+    /// export says it covers (an export resumed after a cursor) and after
+    /// them (revealed after the export began): not the export's to hold.
+    pub before_export: u64,
+    pub after_export: u64,
     /// The export's digests never came (its reader failed): every pair
     /// revealed differs, and reading on is pointless.
     pub export_lost: bool,
-}
-
-/// A revealed pair's digests, waiting for the export's.
-#[derive(Debug)]
-struct PendingReveal {
-    pair: Box<str>,
-    fields: [u8; 16],
-    rounds: u128,
-    count: u64,
 }
 
 impl CrossCheck {
@@ -452,15 +476,29 @@ impl CrossCheck {
         });
         self.pending_bytes = 0;
         for pending in std::mem::take(&mut self.pending) {
-            self.hold(&pending.pair, pending.fields, pending.rounds, pending.count);
+            self.hold(&pending);
         }
+    }
+
+    /// A pair the log revealed before the snapshot a checker resumed from,
+    /// as the monitor's ledger recorded it: held as if its reveal were
+    /// read now.
+    pub(crate) fn ledger_revealed(&mut self, record: super::cross::PairDigest) {
+        self.revealed(record);
+    }
+
+    /// Every pair held: the result, once the export's digests are in
+    /// (waiting for them).
+    pub fn result(mut self) -> Self {
+        self.receive(true);
+        self
     }
 
     /// Holds a pair the log revealed against the export, when it has
     /// arrived; else keeps it for then.
-    fn revealed(&mut self, pair: &str, fields: [u8; 16], rounds: u128, count: u64) {
+    fn revealed(&mut self, reveal: super::cross::PairDigest) {
         self.revealed_pairs += 1;
-        self.revealed_rounds += count;
+        self.revealed_rounds += reveal.count;
         if self.arriving.is_some() {
             self.receive(
                 self.pending.len() >= Self::MOST_PENDING
@@ -468,27 +506,39 @@ impl CrossCheck {
             );
         }
         if self.arriving.is_some() {
-            self.pending_bytes += std::mem::size_of::<PendingReveal>() + pair.len();
-            self.pending.push(PendingReveal {
-                pair: pair.into(),
-                fields,
-                rounds,
-                count,
-            });
+            self.pending_bytes +=
+                std::mem::size_of::<super::cross::PairDigest>() + reveal.pair.len();
+            self.pending.push(reveal);
             return;
         }
-        self.hold(pair, fields, rounds, count);
+        self.hold(&reveal);
     }
 
-    fn hold(&mut self, pair: &str, fields: [u8; 16], rounds: u128, count: u64) {
-        let differs = match self.export.hold(pair, fields, rounds, count) {
+    fn hold(&mut self, reveal: &super::cross::PairDigest) {
+        let held = self
+            .export
+            .hold(&reveal.pair, reveal.fields, reveal.rounds, reveal.count);
+        let differs = match held {
             super::cross::Held::Same => false,
             super::cross::Held::Differs => true,
-            super::cross::Held::Absent => count > 0,
+            // A pair that dealt nothing (a void table) has nothing to
+            // export.
+            super::cross::Held::Absent if reveal.count == 0 => false,
+            super::cross::Held::Absent => match self.export.coverage() {
+                Some(covered) if reveal.index < covered.from => {
+                    self.before_export += 1;
+                    false
+                }
+                Some(covered) if reveal.index >= covered.size => {
+                    self.after_export += 1;
+                    false
+                }
+                _ => true,
+            },
         };
         if differs {
             if self.differing.len() < MAX_FINDINGS {
-                self.differing.push(pair.to_owned());
+                self.differing.push(reveal.pair.to_string());
             } else {
                 self.differing_not_named += 1;
             }
@@ -952,6 +1002,14 @@ pub struct LogChecker {
     facts_of: Option<HashSet<String>>,
     /// An export's digests to hold each revealed pair against.
     cross: Option<CrossCheck>,
+    /// A ledger is wanted ([`LogChecker::keep_ledger`]): a snapshot
+    /// without one is not resumed.
+    ledger_wanted: bool,
+    /// The ledger's records of this run, for the caller to write
+    /// ([`LogChecker::take_ledger`]).
+    ledger_out: Option<Vec<u8>>,
+    /// The ledger's extent in the snapshot resumed from.
+    resumed_ledger: Option<LedgerMark>,
     /// See [`MonitorReport::witnessed_by`].
     witnessed_by: Option<Vec<String>>,
     latest_unwitnessed_size: Option<u64>,
@@ -984,6 +1042,10 @@ struct Memory {
     chain_tip_steps: u64,
     #[serde(default)]
     chain_tips_unchecked: u64,
+    /// The ledger of revealed pairs' digests, when one is kept: every
+    /// live pair then carries its digest.
+    #[serde(default)]
+    ledger: Option<LedgerMark>,
 }
 
 impl std::fmt::Debug for LogChecker {
@@ -1034,7 +1096,7 @@ impl<T: std::io::Read> std::io::Read for Hashing<T> {
 }
 
 /// The format of a [`Snapshot`]: a snapshot of another is not resumed.
-const SNAPSHOT_FORMAT: &str = "fairdeal-monitor-snapshot-4";
+const SNAPSHOT_FORMAT: &str = "fairdeal-monitor-snapshot-5";
 
 /// Bytes, serialized as one byte string.
 #[derive(Default)]
@@ -1308,6 +1370,11 @@ impl Snapshot {
     pub fn state(&self) -> &MonitorState {
         &self.state
     }
+
+    /// How far its ledger of revealed pairs' digests goes, when it kept one.
+    pub fn ledger(&self) -> Option<LedgerMark> {
+        self.memory.ledger
+    }
 }
 
 impl LogChecker {
@@ -1411,6 +1478,9 @@ impl LogChecker {
             facts: HashMap::new(),
             facts_of: None,
             cross: None,
+            ledger_wanted: false,
+            ledger_out: None,
+            resumed_ledger: None,
             games: Default::default(),
             witnessed_by: None,
             latest_unwitnessed_size: None,
@@ -1434,6 +1504,38 @@ impl LogChecker {
         });
     }
 
+    /// Keeps a ledger of every revealed pair's digests
+    /// ([`super::cross::LedgerRecord`]), taken a bundle at a time with
+    /// [`LogChecker::take_ledger`]: what `audit --log --state` holds an
+    /// export against instead of these entries. Before
+    /// [`LogChecker::resume`], which then takes only a snapshot that kept
+    /// one.
+    pub fn keep_ledger(&mut self) {
+        self.ledger_wanted = true;
+        self.ledger_out = Some(Vec::new());
+        self.memory.ledger.get_or_insert_default();
+    }
+
+    /// The ledger's records since the last call (empty without a ledger).
+    pub fn take_ledger(&mut self) -> Vec<u8> {
+        self.ledger_out
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// How far the ledger goes (records and bytes, the snapshot's and this
+    /// run's), when one is kept.
+    pub fn ledger(&self) -> Option<LedgerMark> {
+        self.memory.ledger
+    }
+
+    /// How far the ledger went in the snapshot this checker resumed from
+    /// (the records before this run's).
+    pub fn resumed_ledger(&self) -> Option<LedgerMark> {
+        self.resumed_ledger
+    }
+
     /// Whether the export this checker holds the log against was lost
     /// (its reader failed): a reader of the log can stop.
     pub fn abandoned(&self) -> bool {
@@ -1443,9 +1545,17 @@ impl LogChecker {
     /// The cross-check's result, once every entry is read (waiting for
     /// the export's digests, if they have not arrived).
     pub fn cross_check_result(&mut self) -> Option<CrossCheck> {
-        let mut cross = self.cross.take()?;
+        let mut cross = self.take_cross_check()?;
         cross.receive(true);
         Some(cross)
+    }
+
+    /// The cross-check as it stands, without waiting for the export: the
+    /// checker can be finished (and its memory let go) while pairs a
+    /// ledger recorded are still held ([`CrossCheck::ledger_revealed`]),
+    /// before [`CrossCheck::result`].
+    pub fn take_cross_check(&mut self) -> Option<CrossCheck> {
+        self.cross.take()
     }
 
     /// Resumes from `snapshot`, the memory of the run that accepted the
@@ -1460,6 +1570,7 @@ impl LogChecker {
         };
         if !self.trusted
             || self.tree.leaves() != 0
+            || (self.ledger_wanted && snapshot.memory.ledger.is_none())
             || snapshot.state != *previous
             || previous.size > self.size
             || self.memory.findings.log_unsound
@@ -1477,6 +1588,7 @@ impl LogChecker {
         self.resumed = true;
         let findings = std::mem::take(&mut self.memory.findings);
         self.memory = snapshot.memory;
+        self.resumed_ledger = self.memory.ledger;
         // Findings of the log itself were about the earlier checkpoint,
         // which was accepted: only what its entries said carries over.
         for finding in findings.listed {
@@ -1710,7 +1822,7 @@ impl LogChecker {
             }
         }
         let mut track = track;
-        if self.cross.is_some() {
+        if self.cross.is_some() || m.ledger.is_some() {
             track.digest = Some(Box::default());
         }
         m.live.insert(id, track);
@@ -1879,7 +1991,7 @@ impl LogChecker {
     /// The live pair `id` revealed (by rotation or a table's void): it no
     /// longer holds its client seed live, and nothing is kept of it but its
     /// id.
-    fn released(&mut self, id: Id, pair_id: &str, seed: &str) -> Option<Live> {
+    fn released(&mut self, index: u64, id: Id, pair_id: &str, seed: &str) -> Option<Live> {
         let m = &mut self.memory;
         let track = m.live.remove(&id)?;
         m.revealed.insert_new(id, ());
@@ -1895,14 +2007,30 @@ impl LogChecker {
         if let Some(facts) = self.facts.get_mut(pair_id) {
             facts.server_seed = Some(seed.to_owned());
         }
-        if let (Some(cross), Some(digest)) = (self.cross.as_mut(), track.digest.as_ref()) {
+        if let Some(digest) = track.digest.as_ref() {
             // A chain pair's tip is held to its round seeds instead.
             let fields = super::cross::fields_digest(
                 &track.commitment.map(hex::encode).unwrap_or_default(),
                 if track.chain.is_some() { "" } else { seed },
                 &digest.client_seed_sha256,
             );
-            cross.revealed(pair_id, fields, digest.rounds, digest.count);
+            let reveal = super::cross::PairDigest {
+                pair: pair_id.into(),
+                index,
+                fields,
+                rounds: digest.rounds,
+                count: digest.count,
+            };
+            if let Some(mark) = self.memory.ledger.as_mut() {
+                mark.pairs += 1;
+                mark.bytes += reveal.size();
+                if let Some(out) = self.ledger_out.as_mut() {
+                    reveal.write(out);
+                }
+            }
+            if let Some(cross) = self.cross.as_mut() {
+                cross.revealed(reveal);
+            }
         }
         Some(track)
     }
@@ -1910,7 +2038,7 @@ impl LogChecker {
     fn reveal(&mut self, index: u64, pair_id: &str, fields: &Fields) {
         let id = self.memory.names.id(pair_id);
         let seed = Fields::text(&fields.server_seed);
-        let Some(track) = self.released(id, pair_id, seed) else {
+        let Some(track) = self.released(index, id, pair_id, seed) else {
             let twice = self.memory.revealed.contains(&id);
             self.memory.findings.add(
                 "order",
@@ -2084,7 +2212,7 @@ impl LogChecker {
             );
         }
         let seed = entry["server_seed"].as_str().unwrap_or_default();
-        if let Some(track) = self.released(id, pair_id, seed)
+        if let Some(track) = self.released(index, id, pair_id, seed)
             && let Some(problem) = self.reveal_problem(&track, pair_id, seed)
         {
             self.memory
@@ -2632,6 +2760,9 @@ mod draw_tests {
             facts: HashMap::new(),
             facts_of: None,
             cross: None,
+            ledger_wanted: false,
+            ledger_out: None,
+            resumed_ledger: None,
             games: Default::default(),
             witnessed_by: None,
             latest_unwitnessed_size: None,
@@ -2960,6 +3091,105 @@ mod checker_tests {
         assert!(resumed > 0);
     }
 
+    /// An accepted run's snapshot, written as to its file and read back.
+    fn written_and_read_back(snapshot: Option<Snapshot>) -> Snapshot {
+        let mut written = Vec::new();
+        snapshot
+            .expect("accepted")
+            .write(&mut written)
+            .expect("CBOR");
+        Snapshot::read(written.as_slice()).expect("read back")
+    }
+
+    /// A run keeping a ledger: its report, snapshot, the ledger's bytes
+    /// it wrote, and whether it resumed.
+    fn with_ledger(
+        view: &LogView,
+        previous: Option<&MonitorState>,
+        snapshot: Option<Snapshot>,
+    ) -> (MonitorReport, Option<Snapshot>, Vec<u8>, bool) {
+        let mut checker =
+            LogChecker::new(&view.vkey, None, &view.checkpoint, previous, false).expect("checker");
+        checker.keep_ledger();
+        let resumed = snapshot.is_some_and(|s| checker.resume(s));
+        let from = usize::try_from(checker.read()).expect("small");
+        let mut ledger = Vec::new();
+        for entry in view.entries.iter().skip(from) {
+            checker.entry(entry);
+            ledger.extend(checker.take_ledger());
+        }
+        checker.end_of_entries();
+        let (report, _, snapshot) = checker.finish_keeping(0, i64::MAX);
+        (report, snapshot, ledger, resumed)
+    }
+
+    #[test]
+    fn a_ledger_kept_across_a_resumed_run_is_the_ledger_of_one_full_run() {
+        // p is revealed before the cut; q is committed and dealt before it
+        // and revealed after (its digest crosses the cut in the snapshot);
+        // r is committed and revealed after.
+        let before = vec![
+            commit("p", Some("t")),
+            client_seed("p", "p's"),
+            round("p", 0),
+            reveal("p", "p2"),
+            commit("q", Some("t")),
+            client_seed("q", "q's"),
+            round("q", 0),
+        ];
+        let after = vec![
+            round("q", 1),
+            reveal("q", "q2"),
+            commit("r", Some("u")),
+            client_seed("r", "r's"),
+            round("r", 0),
+            reveal("r", "r2"),
+        ];
+        let all: Vec<Value> = before.iter().chain(&after).cloned().collect();
+        let (full, _, whole, _) = with_ledger(&log(bytes(&all)), None, None);
+        assert!(full.findings.is_empty(), "{:?}", full.findings);
+        let records = |mut bytes: &[u8]| {
+            std::iter::from_fn(|| {
+                crate::audit::cross::PairDigest::read(&mut bytes).expect("a record")
+            })
+            .map(|r| (r.pair.to_string(), r.index, r.count))
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            records(&whole),
+            [
+                ("p".to_owned(), 3, 1),
+                ("q".to_owned(), 8, 2),
+                ("r".to_owned(), 12, 1)
+            ]
+        );
+
+        let (first, snapshot, start, _) = with_ledger(&log(bytes(&before)), None, None);
+        let snapshot = written_and_read_back(snapshot);
+        let mark = snapshot.ledger().expect("a ledger kept");
+        assert_eq!((mark.pairs, mark.bytes), (1, start.len() as u64));
+        let previous = first.state.expect("accepted");
+        let (_, kept, rest, resumed) =
+            with_ledger(&log(bytes(&all)), Some(&previous), Some(snapshot));
+        assert!(resumed);
+        assert_eq!(
+            [start, rest].concat(),
+            whole,
+            "the same bytes, in the same order"
+        );
+        let mark = kept.and_then(|s| s.ledger()).expect("kept");
+        assert_eq!((mark.pairs, mark.bytes), (3, whole.len() as u64));
+
+        // A snapshot kept without a ledger is not resumed by a run that
+        // keeps one: it reads everything and writes the whole ledger.
+        let (_, without, _) =
+            check_from(&log(bytes(&before)), None, None, 0, i64::MAX).expect("checks");
+        assert!(without.as_ref().is_some_and(|s| s.ledger().is_none()));
+        let (_, _, again, resumed) = with_ledger(&log(bytes(&all)), Some(&previous), without);
+        assert!(!resumed);
+        assert_eq!(again, whole);
+    }
+
     #[test]
     fn a_run_resumed_from_a_snapshot_reads_only_new_entries_and_finds_what_a_full_run_finds() {
         // Before the cut: p holds "lucky" live, q is committed, r deals
@@ -2996,12 +3226,7 @@ mod checker_tests {
         let (first, snapshot, read) =
             check_from(&log(bytes(&before)), None, None, 0, i64::MAX).expect("checks");
         assert_eq!(read, 700);
-        let mut written = Vec::new();
-        snapshot
-            .expect("accepted")
-            .write(&mut written)
-            .expect("CBOR");
-        let snapshot = Snapshot::read(written.as_slice()).expect("read back");
+        let snapshot = written_and_read_back(snapshot);
         let previous = first.state.expect("accepted");
         let (resumed, _, read) = check_from(
             &log(bytes(&all)),
@@ -3354,7 +3579,7 @@ mod checker_tests {
 #[cfg(test)]
 mod cross_check_tests {
     use super::*;
-    use crate::audit::cross::{ExportDigests, fields_digest, round_digest_of_text};
+    use crate::audit::cross::{ExportDigests, PairDigest, fields_digest, round_digest_of_text};
 
     const GAME: &str = r#"{"players":2,"type":"holdem"}"#;
 
@@ -3387,7 +3612,13 @@ mod cross_check_tests {
     fn reveal(cross: &mut CrossCheck, n: u32, honest: bool) {
         let seed = if honest { "bb" } else { "bc" };
         let fields = fields_digest("aa", seed, &crate::tlog::entry::client_seed_sha256("c"));
-        cross.revealed(&pair(n), fields, round_digest_of_text(0, GAME, "r"), 1);
+        cross.revealed(PairDigest {
+            pair: pair(n).into(),
+            index: u64::from(n),
+            fields,
+            rounds: round_digest_of_text(0, GAME, "r"),
+            count: 1,
+        });
     }
 
     #[test]
@@ -3430,10 +3661,16 @@ mod cross_check_tests {
     fn long_ids_waiting_are_bounded_by_their_bytes() {
         let (send, mut cross) = waiting();
         let long = |n: u32| format!("{n}{}", "x".repeat(60_000));
-        let fields = [0; 16];
+        let digest = |pair: String| PairDigest {
+            pair: pair.into(),
+            index: 0,
+            fields: [0; 16],
+            rounds: 0,
+            count: 1,
+        };
         let mut n = 0;
         while cross.pending_bytes < CrossCheck::MOST_PENDING_BYTES {
-            cross.revealed(&long(n), fields, 0, 1);
+            cross.revealed(digest(long(n)));
             n += 1;
         }
         assert!(n < 150 && cross.arriving.is_some(), "{n} waiting");
@@ -3442,7 +3679,7 @@ mod cross_check_tests {
             send.send(export(0..1)).expect("sent");
         });
         // Over the bound: this reveal waits for the export.
-        cross.revealed(&long(n), fields, 0, 1);
+        cross.revealed(digest(long(n)));
         sender.join().expect("the sender");
         assert!(cross.pending.is_empty() && cross.pending_bytes == 0);
         assert_eq!(cross.differing.len(), n as usize + 1);
@@ -3457,5 +3694,85 @@ mod cross_check_tests {
         reveal(&mut cross, 2, true);
         assert_eq!(cross.differing, [pair(1), pair(2)]);
         assert!(cross.export_lost, "the log's reader is told to stop");
+    }
+
+    #[test]
+    fn an_export_is_held_to_the_reveals_it_covers_and_counts_the_rest() {
+        let (send, mut cross) = waiting();
+        // Pairs 0..10 revealed at entries 0..10; the export covers entries
+        // 3 to 6 (resumed after pair 2's reveal, made when the log had 7)
+        // and holds pairs 3, 4 and 6 (and 8, revealed while it ran).
+        let mut exported = export([3, 4, 6, 8].into_iter());
+        exported.cover(Some(crate::audit::export::LogCoverage { from: 3, size: 7 }));
+        send.send(exported).expect("sent");
+        for n in 0..10 {
+            reveal(&mut cross, n, true);
+        }
+        // 5 lies within what the export covers: left out, named.
+        assert_eq!(cross.differing, [pair(5)]);
+        assert_eq!((cross.before_export, cross.after_export), (3, 2));
+        assert_eq!(cross.export.unmatched().count(), 0);
+
+        // Without a coverage (an export made before exports said), every
+        // reveal is the export's.
+        let (send, mut cross) = waiting();
+        send.send(export([3, 4].into_iter())).expect("sent");
+        for n in 0..6 {
+            reveal(&mut cross, n, true);
+        }
+        assert_eq!(cross.differing, [pair(0), pair(1), pair(2), pair(5)]);
+        assert_eq!((cross.before_export, cross.after_export), (0, 0));
+    }
+
+    #[test]
+    fn a_ledger_record_reads_back_as_written_and_a_damaged_one_is_an_error() {
+        let records = [
+            PairDigest {
+                pair: pair(1).into(),
+                index: 7,
+                fields: [3; 16],
+                rounds: u128::MAX - 5,
+                count: 6,
+            },
+            PairDigest {
+                pair: "ünïcode-id".into(),
+                index: u64::MAX,
+                fields: [0; 16],
+                rounds: 1,
+                count: 0,
+            },
+        ];
+        let mut bytes = Vec::new();
+        for record in &records {
+            record.write(&mut bytes);
+        }
+        assert_eq!(
+            bytes.len() as u64,
+            records.iter().map(PairDigest::size).sum::<u64>()
+        );
+        let mut from = bytes.as_slice();
+        for record in &records {
+            assert_eq!(
+                PairDigest::read(&mut from).expect("read").as_ref(),
+                Some(record)
+            );
+        }
+        assert_eq!(PairDigest::read(&mut from).expect("the end"), None);
+        // Cut short anywhere inside a record, or an id too long to be one:
+        // an error, never a record.
+        for cut in 1..records[0].size() as usize {
+            let mut from = &bytes[..cut];
+            assert!(PairDigest::read(&mut from).is_err(), "cut at {cut}");
+        }
+        let mut long = bytes.clone();
+        long[..4].copy_from_slice(&(1u32 << 20).to_le_bytes());
+        assert!(PairDigest::read(&mut long.as_slice()).is_err());
+        // Any one byte changed: the record's check fails.
+        for at in 0..records[0].size() as usize {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x10;
+            let read = PairDigest::read(&mut damaged.as_slice());
+            assert!(read.is_err(), "byte {at}: {read:?}");
+        }
     }
 }

@@ -92,6 +92,9 @@ pub struct Report {
     /// With `--log`: what was checked of the transparency log, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<String>,
+    /// The log's reveals the export says it covers (its end line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_coverage: Option<super::export::LogCoverage>,
     /// Revealed chain tips not held to their last round's seed: past an
     /// audit's budget of SHA-256 steps (every round's link is checked).
     #[serde(skip_serializing_if = "is_zero")]
@@ -1270,6 +1273,17 @@ fn take_in(
             Checked::End(end) => {
                 sequence.close_pair(report);
                 sequence.ended = true;
+                match end.log {
+                    Some(log) if log.from > log.size => report.add(
+                        line,
+                        "record",
+                        format!(
+                            "the end line's log coverage starts at entry {} after its end, entry {}",
+                            log.from, log.size
+                        ),
+                    ),
+                    log => report.log_coverage = log,
+                }
                 if end.seed_pairs != report.seed_pairs
                     || end.rounds != report.rounds
                     || end.draws != report.draws

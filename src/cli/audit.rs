@@ -98,6 +98,15 @@ pub struct AuditOpts {
     /// With --witness-key: how many must have cosigned (default: all).
     #[arg(long, value_name = "K", requires = "log")]
     pub witness_quorum: Option<usize>,
+    /// With --log: a `fairdeal monitor --state` file of this log. Only the
+    /// entries added since the checkpoint it accepted are read (the new
+    /// checkpoint must extend it), and the pairs revealed before are held
+    /// against the export from the digests its monitor kept of them
+    /// (FILE.digests): the time goes to the export, not to reading the log
+    /// again. The files are read, not changed. A snapshot or ledger the
+    /// run cannot use means the whole log is read (the report says so).
+    #[arg(long, value_name = "FILE", requires = "log")]
+    pub state: Option<std::path::PathBuf>,
     /// When the source is a service: give up once it has sent nothing for
     /// this many seconds (a stalled service ends the audit with an error
     /// instead of holding it forever). 1 to 86,400.
@@ -163,6 +172,7 @@ fn differences(
         },
         None,
         None,
+        super::monitor::Ledger::Ignore,
         true,
         Some(bars),
         |checker| checker.facts_of(pairs.clone()),
@@ -272,6 +282,17 @@ type ExportedRound = (u64, serde_json::Value, String, Option<String>);
 /// client seed.
 type ExportedPair = (u64, String, Option<String>, String);
 
+/// The log an export is held against (`--log` and the flags that go
+/// with it).
+#[derive(Clone, Copy)]
+struct LogSide<'a> {
+    base: &'a str,
+    pin: Option<&'a str>,
+    policy: Option<&'a crate::audit::witnessed::WitnessPolicy>,
+    /// A monitor's state of this log (`--state`).
+    state: Option<&'a std::path::Path>,
+}
+
 /// What [`cross_check_log`] found: each problem (the export's line, or 0,
 /// and what), and a sentence saying what was checked.
 struct LogVerdict {
@@ -290,24 +311,40 @@ struct LogVerdict {
 /// read twice) and the log, to name each difference: a `log` finding for
 /// each.
 fn cross_check_log(
-    base: &str,
-    pin: Option<&str>,
-    policy: Option<&crate::audit::witnessed::WitnessPolicy>,
+    log: LogSide<'_>,
     source: Option<&str>,
     read_timeout: u64,
     export: std::sync::mpsc::Receiver<crate::audit::cross::ExportDigests>,
     bars: &indicatif::MultiProgress,
 ) -> anyhow::Result<LogVerdict> {
+    let LogSide {
+        base,
+        pin,
+        policy,
+        state,
+    } = log;
     let base = base.trim_end_matches('/');
     let mut export = Some(export);
-    let (mut checker, _) = super::monitor::read_log(
+    // A monitor's state: its checkpoint, the memory of the run that
+    // accepted it, and its ledger of the pairs revealed until then.
+    let previous = super::monitor::read_state(state)?;
+    let snapshot = match (&previous, state) {
+        (Some(previous), Some(path)) => super::monitor::read_snapshot(path, previous),
+        _ => None,
+    };
+    let ledger = state.map(super::monitor::ledger_path);
+    let (mut checker, resumed) = super::monitor::read_log(
         base,
         super::monitor::Trust {
             key: pin,
             witnesses: policy,
         },
-        None,
-        None,
+        previous.as_ref(),
+        snapshot,
+        ledger.as_deref().map_or(
+            super::monitor::Ledger::Ignore,
+            super::monitor::Ledger::Replay,
+        ),
         false,
         Some(bars),
         |checker| {
@@ -318,14 +355,22 @@ fn cross_check_log(
         |_| {},
     )
     .map_err(|e| InputError::unreadable("--log", format!("{e:#}")))?;
-    let cross = checker.cross_check_result().unwrap_or_default();
+    // The checker's memory goes before the pairs its ledger recorded are
+    // held (which waits for the export): the two are not held at once.
+    let mut cross = checker.take_cross_check().unwrap_or_default();
+    let from_ledger = checker.resumed_ledger().filter(|_| resumed);
+    let (checked, _) = checker.finish(crate::time::now_ms(), i64::MAX);
+    if let (Some(mark), Some(path)) = (from_ledger, &ledger) {
+        super::monitor::replay_ledger(path, mark, &mut cross)
+            .map_err(|e| InputError::unreadable("--state", format!("{e:#}")))?;
+    }
+    let cross = cross.result();
     // The export's reader failed, and says why; nothing here is worth
     // reporting, nor reading the log again.
     anyhow::ensure!(
         !cross.export_lost,
         "the export was not read to its end: the log was not held against it"
     );
-    let (checked, _) = checker.finish(crate::time::now_ms(), i64::MAX);
     // The pairs to look at closely: revealed by the log with other rounds
     // or seeds than the export's, and exported but never revealed so.
     let mut differing: Vec<(u64, String)> = cross
@@ -411,6 +456,36 @@ fn cross_check_log(
         ));
     }
     let (revealed_pairs, logged_rounds) = (cross.revealed_pairs, cross.revealed_rounds);
+    let read = match (&previous, resumed) {
+        (Some(previous), true) => format!(
+            "; resumed from the state's checkpoint of {} entries (the pairs revealed until \
+             then held from its ledger), {} entries read",
+            previous.size,
+            checked.size.saturating_sub(previous.size)
+        ),
+        (Some(_), false) => "; the state's snapshot or ledger could not be used (missing, \
+                             damaged, of another checkpoint, or kept without a ledger): \
+                             the whole log was read (if its ledger is damaged, delete the \
+                             snapshot beside it: the monitor's next run writes both anew)"
+            .to_owned(),
+        (None, _) => String::new(),
+    };
+    let covered = match cross.export.coverage() {
+        Some(covered) => format!(
+            "; the export covers the reveals at entries {} to {} (the log's size when it was made){}",
+            covered.from,
+            covered.size.saturating_sub(1),
+            match (cross.before_export, cross.after_export) {
+                (0, 0) => String::new(),
+                (before, after) => format!(
+                    ": {before} pairs revealed before and {after} after are other exports' to hold"
+                ),
+            }
+        ),
+        None => "; the export does not say which of the log's reveals it covers (made before \
+                 exports did): it is held to every reveal"
+            .to_owned(),
+    };
     // In the export's order, the same from run to run.
     found.sort();
     let problems = found.len();
@@ -430,7 +505,7 @@ fn cross_check_log(
         )
     };
     let summary = format!(
-        "{checkpoint}; {} pairs ({} revealed, {} of their rounds held against the export), {} rounds, {} draws; {}",
+        "{checkpoint}{read}{covered}; {} pairs ({} revealed, {} of their rounds held against the export), {} rounds, {} draws; {}",
         checked.pairs,
         revealed_pairs,
         logged_rounds,
@@ -704,9 +779,7 @@ fn run_hands(path: &str, format: Format, read_timeout: u64) -> anyhow::Result<Ex
 fn audit_source(
     source: &str,
     quiet: bool,
-    log: Option<&str>,
-    log_key: Option<&str>,
-    policy: Option<&crate::audit::witnessed::WitnessPolicy>,
+    log: Option<LogSide<'_>>,
     read_timeout: u64,
 ) -> anyhow::Result<(Report, report::Provenance)> {
     let (input, digest) = counted(source, quiet, read_timeout)?;
@@ -730,21 +803,11 @@ fn audit_source(
         // ends, and the pairs the log revealed before then are held against
         // it as it arrives.
         let (send_digests, digests_arrive) = std::sync::mpsc::sync_channel(1);
-        let log_side = log.map(|base| {
+        let log_side = log.map(|log| {
             // Standard input cannot be read twice.
             let again = (source != "-").then_some(source);
             let bars = &bars;
-            scope.spawn(move || {
-                cross_check_log(
-                    base,
-                    log_key,
-                    policy,
-                    again,
-                    read_timeout,
-                    digests_arrive,
-                    bars,
-                )
-            })
+            scope.spawn(move || cross_check_log(log, again, read_timeout, digests_arrive, bars))
         });
         let bar = bar.clone();
         let mut progress = move |_lines: u64, rounds: u64| {
@@ -768,7 +831,8 @@ fn audit_source(
             }
         };
         let audited = audit_observed(reader, &mut progress, &mut observe);
-        if audited.is_ok() {
+        if let Ok(report) = &audited {
+            digests.cover(report.log_coverage);
             digests.seal();
             // The log's side has stopped listening only if it failed,
             // which its result says.
@@ -833,14 +897,23 @@ pub fn run(opts: AuditOpts, mode: Mode) -> anyhow::Result<ExitCode> {
     let policy =
         crate::audit::witnessed::WitnessPolicy::new(&opts.witness_keys, opts.witness_quorum)
             .map_err(|(flag, rule)| InputError::new(flag, rule))?;
-    let (report, provenance) = audit_source(
-        &source,
-        opts.quiet,
-        opts.log.as_deref(),
-        opts.log_key.as_deref(),
-        policy.as_ref(),
-        opts.read_timeout,
-    )?;
+    if let Some(state) = opts.state.as_deref().filter(|state| !state.is_file()) {
+        return Err(InputError::new(
+            "--state",
+            format!(
+                "{} is not a file: give the state file of a `fairdeal monitor --state` run of this log",
+                state.display()
+            ),
+        )
+        .into());
+    }
+    let log = opts.log.as_deref().map(|base| LogSide {
+        base,
+        pin: opts.log_key.as_deref(),
+        policy: policy.as_ref(),
+        state: opts.state.as_deref(),
+    });
+    let (report, provenance) = audit_source(&source, opts.quiet, log, opts.read_timeout)?;
     let judge_records = mode == Mode::Audit;
     let stats = report.statistics.as_ref();
     if !judge_records && stats.is_none() {

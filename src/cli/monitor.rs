@@ -30,7 +30,10 @@ With --state, the new checkpoint must extend the one accepted last time (a
 fork or a changed key is named with both checkpoints), and is then kept
 whenever it does, whatever the entries promise; the checker's memory is kept
 beside it (STATE.snapshot), and the next run reads only the entries added
-since (a missing or damaged snapshot means one full run). A client seed given by one
+since (a missing or damaged snapshot means one full run). So is a ledger of
+every revealed pair's digests (STATE.digests), against which
+`fairdeal audit EXPORT --log URL --state STATE` holds an export without
+reading the whole log again. A client seed given by one
 tenant to two live pairs fails; one shared otherwise is a note.
 With --check-api, every pair and round the log names is read back from the
 public API and must say what was logged (a deleted or changed row is named).
@@ -41,7 +44,9 @@ pub struct MonitorOpts {
     /// The service's base URL (http://host:port).
     pub url: String,
     /// Where to keep the last accepted checkpoint between runs (and, in
-    /// FILE.snapshot, what the next run needs to read only the new entries).
+    /// FILE.snapshot, what the next run needs to read only the new entries;
+    /// in FILE.digests, the revealed pairs' digests `audit --log --state`
+    /// holds an export against).
     #[arg(long, value_name = "FILE")]
     pub state: Option<PathBuf>,
     /// Flag commitments older than this many days that are still not
@@ -415,6 +420,7 @@ pub(crate) fn read_log(
     trust: Trust<'_>,
     previous: Option<&MonitorState>,
     snapshot: Option<Snapshot>,
+    ledger: Ledger<'_>,
     keep_rounds: bool,
     bars: Option<&indicatif::MultiProgress>,
     setup: impl FnOnce(&mut LogChecker),
@@ -477,7 +483,29 @@ pub(crate) fn read_log(
     if !checker.trusted() {
         return Ok((checker, false));
     }
+    if let Ledger::Keep(_) = ledger {
+        checker.keep_ledger();
+    }
+    // A snapshot is resumed with its ledger only when the file holds the
+    // ledger as far as the snapshot says (one cut short costs a full run);
+    // one to be read is read through first, every record's check (one
+    // damaged costs a full run, not a false difference).
+    let snapshot = snapshot.filter(|snapshot| match (ledger, snapshot.ledger()) {
+        (Ledger::Ignore, _) => true,
+        (_, None) => false,
+        (Ledger::Keep(path), Some(mark)) => {
+            std::fs::metadata(path).is_ok_and(|m| m.len() >= mark.bytes)
+        }
+        (Ledger::Replay(path), Some(mark)) => read_ledger(path, mark, |_| {}).is_ok(),
+    });
     let resumed = snapshot.is_some_and(|s| checker.resume(s));
+    let mut ledger_out = match ledger {
+        Ledger::Keep(path) => Some(open_ledger(
+            path,
+            resumed.then(|| checker.ledger()).flatten(),
+        )?),
+        _ => None,
+    };
     let size = checker.size();
     let from = checker.read();
     let first = from / TILE_WIDTH;
@@ -584,6 +612,10 @@ pub(crate) fn read_log(
                 each(entry);
             }
             tiles(&mut checker, Some((index, tile)))?;
+            if let Some((out, path)) = ledger_out.as_mut() {
+                std::io::Write::write_all(out, &checker.take_ledger())
+                    .with_context(|| format!("writing the ledger {}", path.display()))?;
+            }
             bar.inc(1);
         }
         drop(ahead);
@@ -591,15 +623,107 @@ pub(crate) fn read_log(
         tiles(&mut checker, None)?;
         Ok(())
     })?;
+    if let Some((mut out, path)) = ledger_out {
+        std::io::Write::write_all(&mut out, &checker.take_ledger())
+            .and_then(|()| std::io::Write::flush(&mut out))
+            .with_context(|| format!("writing the ledger {}", path.display()))?;
+    }
     bar.finish_and_clear();
     Ok((checker, resumed))
+}
+
+/// What a reader of the log does with the ledger of revealed pairs'
+/// digests kept beside a state file (`crate::audit::cross::LedgerRecord`).
+#[derive(Clone, Copy)]
+pub(crate) enum Ledger<'a> {
+    /// None kept, none read.
+    Ignore,
+    /// Kept at this path (the monitor with --state): a resumed run appends
+    /// to it, a full run writes it anew.
+    Keep(&'a std::path::Path),
+    /// To be read from this path when the snapshot is resumed (`audit
+    /// --log --state`, [`replay_ledger`]): the snapshot is resumed only
+    /// if the file holds the ledger as far as it says. The file is not
+    /// changed.
+    Replay(&'a std::path::Path),
+}
+
+/// The ledger at `path` opened for this run's records: cut back to where
+/// the resumed snapshot says it ends (records a run wrote and never
+/// accepted go), or written anew for a full run.
+fn open_ledger(
+    path: &std::path::Path,
+    resumed: Option<crate::audit::monitor::LedgerMark>,
+) -> anyhow::Result<(std::io::BufWriter<std::fs::File>, PathBuf)> {
+    let opened = (|| {
+        let file = match resumed {
+            Some(mark) => {
+                let file = std::fs::OpenOptions::new().write(true).open(path)?;
+                file.set_len(mark.bytes)?;
+                let mut file = file;
+                std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
+                file
+            }
+            None => std::fs::File::create(path)?,
+        };
+        std::io::Result::Ok(std::io::BufWriter::with_capacity(1 << 16, file))
+    })();
+    let out = opened.with_context(|| format!("opening the ledger {}", path.display()))?;
+    Ok((out, path.to_owned()))
+}
+
+/// Holds the export against every pair the ledger at `path` records, as
+/// far as `mark` (the resumed snapshot's) says it goes.
+pub(crate) fn replay_ledger(
+    path: &std::path::Path,
+    mark: crate::audit::monitor::LedgerMark,
+    cross: &mut crate::audit::monitor::CrossCheck,
+) -> anyhow::Result<()> {
+    read_ledger(path, mark, |record| cross.ledger_revealed(record))
+}
+
+/// Each record of the ledger at `path`, as far as `mark` says it goes; an
+/// error when one is damaged or they are not as many as it says.
+fn read_ledger(
+    path: &std::path::Path,
+    mark: crate::audit::monitor::LedgerMark,
+    mut each: impl FnMut(crate::audit::cross::PairDigest),
+) -> anyhow::Result<()> {
+    let file = std::fs::File::open(path)
+        .with_context(|| format!("opening the ledger {}", path.display()))?;
+    let mut from =
+        std::io::BufReader::with_capacity(1 << 16, std::io::Read::take(file, mark.bytes));
+    let mut records = 0u64;
+    while let Some(record) = crate::audit::cross::PairDigest::read(&mut from)
+        .with_context(|| format!("the ledger {} is damaged", path.display()))?
+    {
+        each(record);
+        records += 1;
+    }
+    anyhow::ensure!(
+        records == mark.pairs,
+        "the ledger {} is damaged: {records} records where its snapshot says {}",
+        path.display(),
+        mark.pairs
+    );
+    Ok(())
 }
 
 /// Where the memory of the last accepted run is kept: beside the state
 /// file, with `.snapshot` added to its name.
 fn snapshot_path(state: &std::path::Path) -> PathBuf {
+    beside(state, ".snapshot")
+}
+
+/// Where the ledger of revealed pairs' digests is kept: beside the state
+/// file, with `.digests` added to its name.
+pub(crate) fn ledger_path(state: &std::path::Path) -> PathBuf {
+    beside(state, ".digests")
+}
+
+fn beside(state: &std::path::Path, suffix: &str) -> PathBuf {
     let mut name = state.as_os_str().to_owned();
-    name.push(".snapshot");
+    name.push(suffix);
     PathBuf::from(name)
 }
 
@@ -707,6 +831,32 @@ fn print_text(base: &str, report: &MonitorReport) {
     }
 }
 
+/// The state file at `path` (the last checkpoint accepted), if there is
+/// one; one that is not a state file is an input error.
+pub(crate) fn read_state(path: Option<&std::path::Path>) -> anyhow::Result<Option<MonitorState>> {
+    let Some(path) = path.filter(|path| path.exists()) else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the state file {}", path.display()))?;
+    Ok(Some(serde_json::from_str(&text).map_err(|e| {
+        InputError::new(
+            "--state",
+            format!("{} is not a monitor state file: {e}", path.display()),
+        )
+    })?))
+}
+
+/// The memory of the run that accepted `previous` (beside the state file
+/// at `state`): with it only the entries added since are read. One that is
+/// missing, of another checkpoint or unreadable means a full run.
+pub(crate) fn read_snapshot(state: &std::path::Path, previous: &MonitorState) -> Option<Snapshot> {
+    std::fs::File::open(snapshot_path(state))
+        .ok()
+        .and_then(|file| Snapshot::read(std::io::BufReader::new(file)))
+        .filter(|s| s.state() == previous)
+}
+
 pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     let base = opts.url.trim_end_matches('/').to_owned();
     if !(base.starts_with("http://") || base.starts_with("https://")) {
@@ -715,30 +865,13 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     if !(opts.reveal_within.is_finite() && opts.reveal_within > 0.0) {
         return Err(InputError::new("--reveal-within", "must be a positive number of days").into());
     }
-    let previous: Option<MonitorState> = match &opts.state {
-        Some(path) if path.exists() => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the state file {}", path.display()))?;
-            Some(serde_json::from_str(&text).map_err(|e| {
-                InputError::new(
-                    "--state",
-                    format!("{} is not a monitor state file: {e}", path.display()),
-                )
-            })?)
-        }
-        _ => None,
-    };
-    // The memory of the run that accepted `previous`: with it only the
-    // entries added since are read. One that is missing, of another
-    // checkpoint or unreadable means a full run.
+    let previous = read_state(opts.state.as_deref())?;
     let snapshot_path = opts.state.as_ref().map(|path| snapshot_path(path));
+    let ledger_path = opts.state.as_deref().map(ledger_path);
     // --check-api reads every pair and round back from the API: it reads
     // the whole log, every run.
-    let snapshot = match (&previous, &snapshot_path) {
-        (Some(previous), Some(path)) if !opts.check_api => std::fs::File::open(path)
-            .ok()
-            .and_then(|file| Snapshot::read(std::io::BufReader::new(file)))
-            .filter(|s| s.state() == previous),
+    let snapshot = match (&previous, &opts.state) {
+        (Some(previous), Some(path)) if !opts.check_api => read_snapshot(path, previous),
         _ => None,
     };
     let policy =
@@ -753,6 +886,7 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         },
         previous.as_ref(),
         snapshot,
+        ledger_path.as_deref().map_or(Ledger::Ignore, Ledger::Keep),
         false,
         None,
         |_| {},

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use super::store::{PairRow, Store};
 use crate::audit::export::{
     ExportDraw, ExportDrawLines, ExportEnd, ExportPair, ExportRound, ExportSeat, ExportVoid,
-    RevealedPair,
+    LogCoverage, RevealedPair,
 };
 
 /// What an export holds beyond pairs, rounds and draws.
@@ -113,6 +113,18 @@ pub async fn export(
     const ROUNDS_PER_QUERY: i64 = 1000;
     let mut cursor = after;
     let (mut n_pairs, mut n_rounds) = (0u64, 0u64);
+    // The log's reveals this export covers: every pair revealed before the
+    // log's size now is committed, and has a reveal_seq above the pages
+    // read so far (reveal_seq follows the log's order), so the pages find
+    // it; after a cursor, from the entry after that pair's reveal.
+    let (log_size, _) = store.log_sizes().await?;
+    let log_from = match after {
+        0 => 0,
+        after => store
+            .reveal_log_index_through(after)
+            .await?
+            .map_or(0, |index| index as u64 + 1),
+    };
     loop {
         let pairs = store.revealed_pairs(cursor, PAIRS_PER_QUERY).await?;
         let Some(last) = pairs.last() else {
@@ -121,7 +133,12 @@ pub async fn export(
             let Some(n_draws) = export_draws(store, &lines, options).await? else {
                 return Ok(());
             };
-            let end = ExportEnd::new(n_pairs, n_rounds).with_draws(n_draws);
+            let end = ExportEnd::new(n_pairs, n_rounds)
+                .with_draws(n_draws)
+                .covering(LogCoverage {
+                    from: log_from,
+                    size: log_size,
+                });
             let _ = lines.send(serde_json::to_string(&end)?).await;
             return Ok(());
         };

@@ -8,7 +8,7 @@ use fairdeal_core::{
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::harness::{TestApp, on_both_backends};
+use crate::harness::{TestApp, on_both_backends, run_audit_log};
 
 const HOLDEM: fn() -> Value = || json!({"type": "holdem", "players": 2});
 
@@ -305,27 +305,6 @@ async fn a_chain_pair_is_refused_clearly(app: &TestApp) {
 }
 on_both_backends!(a_chain_pair_is_refused_clearly);
 
-/// `fairdeal audit EXPORT --log URL` on `app`: exit code and JSON report.
-async fn audit_with_log(app: &TestApp, export: String) -> (Option<i32>, Value) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("export.ndjson");
-    std::fs::write(&path, export).expect("write");
-    let base = app.public.base().to_owned();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
-            .args(["audit", &path.display().to_string(), "--log", &base])
-            .args(["--format", "json", "--quiet"])
-            .output()
-            .expect("the binary runs")
-    })
-    .await
-    .expect("joined");
-    (
-        out.status.code(),
-        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-    )
-}
-
 /// A chain pair's log, export and audit: the monitor accepts its seeds
 /// published in order while a later round is in play, the audit and the
 /// log cross-check pass it, and a round's seed changed in the database
@@ -360,7 +339,7 @@ async fn a_chain_pair_passes_the_monitor_and_the_audit_and_a_changed_seed_does_n
     let report = fairdeal::audit::audit(export.as_bytes(), &mut |_, _| {}).expect("audit");
     assert!(report.passed(), "{:?}", report.findings);
     assert_eq!(report.rounds_verified, 4);
-    let (code, report) = audit_with_log(app, export).await;
+    let (code, report) = run_audit_log(app.public.base(), &export, &[]).await;
     assert_eq!(code, Some(0), "{report:#}");
 
     // Round 2's seed replaced by round 3's: its cards no longer follow,
@@ -388,7 +367,7 @@ async fn a_chain_pair_passes_the_monitor_and_the_audit_and_a_changed_seed_does_n
     assert!(named.contains(&"commitment"), "{:?}", report.findings);
     assert!(named.contains(&"card"), "{:?}", report.findings);
     // Held against the log, the export's seed is not the one published.
-    let (code, report) = audit_with_log(app, export).await;
+    let (code, report) = run_audit_log(app.public.base(), &export, &[]).await;
     assert_eq!(code, Some(1), "{report:#}");
     assert!(
         report["findings"]

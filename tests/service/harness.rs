@@ -10,4 +10,4 @@ pub(crate) use app::on_both_backends;
 pub use app::{TestApp, serve_app, serve_app_with, serve_app_witnessed, spawn_app};
 pub use client::{Client, Reply, id};
 pub use database::{Backend, TestDatabase, random_master_key_hex, run_sql};
-pub use process::{Deployment, log_reaches, run_monitor};
+pub use process::{Deployment, log_reaches, run_audit_log, run_monitor};

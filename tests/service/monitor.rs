@@ -10,7 +10,7 @@ use std::process::Output;
 use fairdeal::service::store::Store;
 use serde_json::{Value, json};
 
-use crate::harness::{TestApp, on_both_backends, run_monitor};
+use crate::harness::{TestApp, on_both_backends, run_audit_log, run_monitor};
 use crate::log::checkpoint_of;
 
 /// Runs `fairdeal monitor URL --json [--state FILE]` against `app`.
@@ -471,3 +471,165 @@ async fn a_draw_left_unrun_after_its_client_seed_is_named(app: &TestApp) {
     assert!(kinds(&report).contains(&"api".to_owned()), "{report:#}");
 }
 on_both_backends!(a_draw_left_unrun_after_its_client_seed_is_named);
+
+/// A pair with `rounds` deck rounds dealt, closed and revealed by
+/// rotation; its id.
+async fn revealed_pair(app: &TestApp, client_seed: &str, rounds: usize) -> String {
+    let operator = &app.operator;
+    let pair = operator.active_pair(client_seed).await;
+    for _ in 0..rounds {
+        let round = operator.deal(&pair, json!({"type": "deck"})).await.id();
+        operator.close(&round).await;
+    }
+    operator.rotate(&pair, client_seed).await.success();
+    pair
+}
+
+/// `export` without the lines of `pair` (its pair line and rounds), the
+/// end line's counts made to agree: an export that left the pair out.
+fn without_pair(export: &str, pair: &str) -> String {
+    let mut kept = Vec::new();
+    let (mut pairs, mut rounds) = (0u64, 0u64);
+    for line in export.lines() {
+        let mut record: Value = serde_json::from_str(line).expect("JSON");
+        match record["type"].as_str() {
+            Some("seed_pair") if record["id"] == pair => continue,
+            Some("round") if record["seed_pair_id"] == pair => continue,
+            Some("seed_pair") => pairs += 1,
+            Some("round") => rounds += 1,
+            Some("end") => {
+                record["seed_pairs"] = pairs.into();
+                record["rounds"] = rounds.into();
+            }
+            _ => {}
+        }
+        kept.push(record.to_string());
+    }
+    kept.join("\n") + "\n"
+}
+
+/// Whether the audit report names `pair` in a `log` finding.
+fn log_names(report: &Value, pair: &str) -> bool {
+    report["findings"].as_array().is_some_and(|findings| {
+        findings
+            .iter()
+            .any(|f| f["kind"] == "log" && f["detail"].as_str().is_some_and(|d| d.contains(pair)))
+    })
+}
+
+/// `fairdeal audit EXPORT --log URL --state FILE`: the log is read only
+/// from a monitor's state on, the pairs revealed before held from the
+/// ledger its monitor kept, with the result a whole read gives (a pair
+/// left out is named whether its reveal is before the state or after).
+/// And an export says which of the log's reveals it covers: pairs
+/// revealed after it was made, or before the cursor it resumed after, are
+/// not held against it, while a pair left out of its span still is.
+async fn an_export_is_held_against_a_monitors_state_and_its_own_span(app: &TestApp) {
+    let base = app.public.base().to_owned();
+    let early = revealed_pair(app, "before the state", 3).await;
+    integrated(app).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("monitor.json");
+    let (out, report) = monitor(app, Some(&state)).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let ledger = dir.path().join("monitor.json.digests");
+    assert!(
+        std::fs::metadata(&ledger).is_ok_and(|m| m.len() > 0),
+        "the monitor keeps its ledger beside the state"
+    );
+    let later = revealed_pair(app, "after the state", 2).await;
+    integrated(app).await;
+    let export = app.public.get("/v1/export").await.text;
+    let state_arg = state.display().to_string();
+    let with_state = ["--state", state_arg.as_str()];
+
+    let (code, report) = run_audit_log(&base, &export, &with_state).await;
+    assert_eq!(code, Some(0), "{report:#}");
+    let summary = report["log"].as_str().expect("the log's summary");
+    assert!(
+        summary.contains("resumed from the state's checkpoint"),
+        "{summary}"
+    );
+    let (_, whole) = run_audit_log(&base, &export, &[]).await;
+    // "N pairs (M revealed, K of their rounds held against the export), …"
+    let counted = |summary: &str| {
+        summary
+            .split("; ")
+            .find(|part| part.contains(" revealed, "))
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        counted(summary),
+        counted(whole["log"].as_str().expect("summary")),
+        "the same pairs held either way"
+    );
+
+    // A pair left out of the export: named, from the ledger (revealed
+    // before the state) and from the entries read (revealed after).
+    for left_out in [&early, &later] {
+        let (code, report) =
+            run_audit_log(&base, &without_pair(&export, left_out), &with_state).await;
+        assert_eq!(code, Some(1), "{report:#}");
+        assert!(log_names(&report, left_out), "{left_out}: {report:#}");
+    }
+
+    // A pair revealed after the export was made is not the export's to
+    // hold: counted, not a problem, with the state or without.
+    let after_export = revealed_pair(app, "after the export", 1).await;
+    integrated(app).await;
+    for args in [&with_state[..], &[]] {
+        let (code, report) = run_audit_log(&base, &export, args).await;
+        assert_eq!(code, Some(0), "{args:?}: {report:#}");
+        let summary = report["log"].as_str().expect("summary");
+        assert!(
+            summary.contains("0 pairs revealed before and 1 after"),
+            "{summary}"
+        );
+        assert!(!log_names(&report, &after_export));
+    }
+    // An export that claims to cover less than it holds cannot hide a pair
+    // revealed within what it holds: the coverage is the log's size when
+    // the export began, and the pair left out lies before it.
+    let (code, report) = run_audit_log(&base, &without_pair(&export, &early), &[]).await;
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(log_names(&report, &early), "{report:#}");
+
+    // An export resumed after a cursor covers the reveals after that
+    // pair's: the pairs before are counted, not named.
+    let cursor = export
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|record| record["id"] == early.as_str())
+        .and_then(|record| record["cursor"].as_str().map(str::to_owned))
+        .expect("the early pair's cursor");
+    let resumed = app
+        .public
+        .get(&format!("/v1/export?after={cursor}"))
+        .await
+        .text;
+    let (code, report) = run_audit_log(&base, &resumed, &[]).await;
+    assert_eq!(code, Some(0), "{report:#}");
+    let summary = report["log"].as_str().expect("summary");
+    assert!(
+        summary.contains("1 pairs revealed before and 0 after"),
+        "{summary}"
+    );
+
+    // A ledger damaged on disk, a byte changed or cut short: the whole log
+    // is read instead, and says so; the result is the same (no false
+    // difference from the auditor's own file).
+    let kept = std::fs::read(&ledger).expect("ledger");
+    let mut changed = kept.clone();
+    changed[kept.len() / 2] ^= 0x01;
+    for damaged in [changed, kept[..kept.len() - 1].to_vec()] {
+        std::fs::write(&ledger, damaged).expect("write");
+        let (code, report) = run_audit_log(&base, &export, &with_state).await;
+        assert_eq!(code, Some(0), "{report:#}");
+        let summary = report["log"].as_str().expect("summary");
+        assert!(summary.contains("the whole log was read"), "{summary}");
+    }
+    // A state file that is not there is bad input, named.
+    let (code, report) = run_audit_log(&base, &export, &["--state", "no-such-state.json"]).await;
+    assert_eq!(code, Some(2), "{report:#}");
+}
+on_both_backends!(an_export_is_held_against_a_monitors_state_and_its_own_span);

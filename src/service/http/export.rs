@@ -32,7 +32,11 @@ pub struct ExportParams {
 ///
 /// NDJSON, in reveal order: a `seed_pair` line, then its `round` lines by
 /// nonce, for each pair; a final `end` line with the counts marks a complete
-/// export. Unrevealed pairs never appear. `fairdeal audit` reads this format.
+/// export, and its `log` member (`from`, `size`) says which of the
+/// transparency log's reveals it covers: every pair revealed by an entry
+/// from `from` (0, or the entry after the cursor's pair's reveal) up to
+/// `size` (the log's size when the export began). Unrevealed pairs never
+/// appear. `fairdeal audit` reads this format.
 #[utoipa::path(get, path = "/v1/export", tag = "verification",
     params(ExportParams),
     responses(

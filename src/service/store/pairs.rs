@@ -402,6 +402,17 @@ impl Store {
         })
     }
 
+    /// The log index of the reveal of the last pair revealed at or before
+    /// `seq` (an export's cursor), if that reveal was logged.
+    pub async fn reveal_log_index_through(&self, seq: i64) -> Result<Option<i64>, sqlx::Error> {
+        const SQL: &str = "SELECT reveal_log_index FROM seed_pairs WHERE reveal_seq <= $1 \
+                           ORDER BY reveal_seq DESC LIMIT 1";
+        let row: Option<(Option<i64>,)> = with_pool!(self, |pool| {
+            sqlx::query_as(SQL).bind(seq).fetch_optional(pool).await
+        })?;
+        Ok(row.and_then(|(index,)| index))
+    }
+
     /// Revealed pairs with `reveal_seq > after`, in reveal order, at most `limit`.
     pub async fn revealed_pairs(
         &self,

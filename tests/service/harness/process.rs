@@ -186,6 +186,40 @@ pub async fn run_monitor(base: &str, args: &[String]) -> (std::process::Output, 
     (out, report)
 }
 
+/// `fairdeal audit EXPORT --log BASE --format json` with `export` written
+/// to a file, and `args` after: exit code and JSON report.
+pub async fn run_audit_log(
+    base: &str,
+    export: &str,
+    args: &[&str],
+) -> (Option<i32>, serde_json::Value) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("export.ndjson");
+    std::fs::write(&path, export).expect("write");
+    let mut all = vec![
+        "audit".to_owned(),
+        path.display().to_string(),
+        "--log".to_owned(),
+        base.to_owned(),
+        "--format".to_owned(),
+        "json".to_owned(),
+        "--quiet".to_owned(),
+    ];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(BIN)
+            .args(&all)
+            .output()
+            .expect("the binary runs")
+    })
+    .await
+    .expect("joined");
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null),
+    )
+}
+
 /// Waits until `base`'s log checkpoint covers `size` entries.
 pub async fn log_reaches(base: &str, size: u64) {
     let client = reqwest::Client::new();
