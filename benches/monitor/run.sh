@@ -21,7 +21,8 @@
 #      window against the A windows next to it, as ratios (their mean,
 #      range and standard error), and how fast the log was read meanwhile;
 #   4. with preload > 0: `fairdeal audit --log` of the fixture's export
-#      against the service's log.
+#      against the service's log, the export's audit alone, and `audit --log
+#      --state` from the monitor's state (brought up to date first).
 # Figures go to docs/PERFORMANCE.md by hand, with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -154,4 +155,9 @@ grep -E 'VmHWM' /proc/$server/status
 if [ "$preload" -gt 0 ]; then
   echo "== audit --log: the fixture's export against the service's log"
   timed "$bin" audit "$work/fixture/export.ndjson" --log $base --quiet 2>&1 | grep -E "verdict|elapsed|log:"
+  echo "== the export's audit alone, and audit --log from the monitor's state (its ledger)"
+  timed "$bin" audit "$work/fixture/export.ndjson" --quiet 2>&1 | grep -E "elapsed"
+  timed "$bin" monitor $base --state "$work/state.json" 2>&1 | grep -E "elapsed"
+  timed "$bin" audit "$work/fixture/export.ndjson" --log $base --state "$work/state.json" --quiet 2>&1 |
+    grep -E "^verdict|elapsed|resumed"
 fi

@@ -120,9 +120,9 @@ pub(crate) fn chain_seed_digest(nonce: u64, seed: &str) -> u128 {
 /// again. A record: the pair's id (its length as 4 bytes, little-endian,
 /// then its UTF-8 text), the reveal's index (8 bytes), the fields digest
 /// (16 bytes), the rounds' digest (16 bytes) and the number of rounds (8
-/// bytes), the numbers little-endian; then the first 8 bytes of the
-/// SHA-256 of all that, so that a record damaged on disk is an error, not
-/// a difference.
+/// bytes), the numbers little-endian. The snapshot the ledger was kept
+/// with vouches for its records with a hash chain
+/// ([`super::monitor::LedgerMark`]).
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct PairDigest {
     pub pair: Box<str>,
@@ -135,24 +135,22 @@ pub(crate) struct PairDigest {
 impl PairDigest {
     /// Appends the record to `out` (see [`PairDigest`]).
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
-        let start = out.len();
         out.extend_from_slice(&(self.pair.len() as u32).to_le_bytes());
         out.extend_from_slice(self.pair.as_bytes());
         out.extend_from_slice(&self.index.to_le_bytes());
         out.extend_from_slice(&self.fields);
         out.extend_from_slice(&self.rounds.to_le_bytes());
         out.extend_from_slice(&self.count.to_le_bytes());
-        let check = Sha256::digest(&out[start..]);
-        out.extend_from_slice(&check[..8]);
     }
 
     /// How many bytes its record takes.
     pub(crate) fn size(&self) -> u64 {
-        4 + self.pair.len() as u64 + 8 + 16 + 16 + 8 + 8
+        4 + self.pair.len() as u64 + 8 + 16 + 16 + 8
     }
 
     /// The next record of `from`; `None` at its end. A record cut short or
-    /// not UTF-8 is an error (a damaged ledger).
+    /// not UTF-8 is an error (a damaged ledger; other damage is the hash
+    /// chain's to find).
     pub(crate) fn read(from: &mut impl std::io::Read) -> std::io::Result<Option<Self>> {
         let damaged = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
         // Nothing left is the end; part of a length is a record cut short.
@@ -167,7 +165,6 @@ impl PairDigest {
                 Err(err) => return Err(err),
             }
         }
-        let length_bytes = length;
         let length = u32::from_le_bytes(length) as usize;
         // A log's ids are at most 64 KiB (more is a damaged ledger).
         if length > 1 << 16 {
@@ -175,15 +172,8 @@ impl PairDigest {
         }
         let mut pair = vec![0; length];
         from.read_exact(&mut pair)?;
-        let mut rest = [0; 56];
+        let mut rest = [0; 48];
         from.read_exact(&mut rest)?;
-        let mut hasher = Sha256::new();
-        hasher.update(length_bytes);
-        hasher.update(&pair);
-        hasher.update(&rest[..48]);
-        if hasher.finalize()[..8] != rest[48..] {
-            return Err(damaged("a record whose check does not match".to_owned()));
-        }
         let pair = String::from_utf8(pair).map_err(|_| damaged("an id not UTF-8".to_owned()))?;
         let number =
             |at: usize| u64::from_le_bytes(rest[at..at + 8].try_into().unwrap_or_default());

@@ -401,13 +401,31 @@ mod u128_bytes {
 }
 
 /// How far a monitor's ledger of revealed pairs' digests goes
-/// ([`super::cross::LedgerRecord`]): its records and bytes, which the
-/// file beside the state holds (its first `bytes`) when the snapshot is
-/// resumed.
+/// ([`super::cross::PairDigest`]): its records and bytes, which the file
+/// beside the state holds (its first `bytes`) when the snapshot is
+/// resumed, and the hash chain of its records (each link the SHA-256 of
+/// the last and the record's bytes): the snapshot, whose own SHA-256
+/// guards it, vouches for every byte of the ledger it was written with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LedgerMark {
     pub pairs: u64,
     pub bytes: u64,
+    pub chain: [u8; 32],
+}
+
+impl LedgerMark {
+    /// The mark one more record takes the ledger to.
+    pub fn after(self, record: &[u8]) -> Self {
+        Self {
+            pairs: self.pairs + 1,
+            bytes: self.bytes + record.len() as u64,
+            chain: Sha256::new()
+                .chain_update(self.chain)
+                .chain_update(record)
+                .finalize()
+                .into(),
+        }
+    }
 }
 
 /// The cross-check of an export's digests against the log, as the log is
@@ -433,9 +451,25 @@ pub struct CrossCheck {
     pending_bytes: usize,
     /// Pairs the log revealed, not in the export, before the reveals the
     /// export says it covers (an export resumed after a cursor) and after
-    /// them (revealed after the export began): not the export's to hold.
+    /// them (revealed after the export began): not the export's to hold
+    /// (counted by [`CrossCheck::result`]).
     pub before_export: u64,
     pub after_export: u64,
+    /// The reveals of pairs missing from the export that its coverage
+    /// would excuse, by their index: excused only outside the span of the
+    /// reveals the export does hold (an honest export is one run of the
+    /// log's reveals, in their order), which is known at the end.
+    outside: Vec<u64>,
+    /// The first and last reveal the export holds.
+    held_span: Option<(u64, u64)>,
+    /// The pair revealed at the entry before the export's coverage starts
+    /// (the cursor it resumed after), when one is.
+    pub resumed_after: Option<String>,
+    /// Pairs missing from the export that its coverage does not excuse
+    /// (revealed within the span of the reveals it holds), by the index of
+    /// their reveal: at most [`MAX_FINDINGS`], the rest counted.
+    pub missing_within: Vec<u64>,
+    pub missing_within_not_named: u64,
     /// The export's digests never came (its reader failed): every pair
     /// revealed differs, and reading on is pointless.
     pub export_lost: bool,
@@ -488,9 +522,30 @@ impl CrossCheck {
     }
 
     /// Every pair held: the result, once the export's digests are in
-    /// (waiting for them).
+    /// (waiting for them). A missing pair the export's coverage would
+    /// excuse is excused only if it lies outside the reveals the export
+    /// holds: before the first of them (and its coverage), or after the
+    /// last (and its coverage).
     pub fn result(mut self) -> Self {
         self.receive(true);
+        let covered = self.export.coverage();
+        for index in std::mem::take(&mut self.outside) {
+            let (first, last) = self.held_span.unwrap_or((u64::MAX, 0));
+            let excused = match covered {
+                Some(covered) if index < covered.from => index < first,
+                Some(covered) if index >= covered.size => index > last || self.held_span.is_none(),
+                _ => false,
+            };
+            match excused {
+                true if index < covered.map_or(0, |c| c.from) => self.before_export += 1,
+                true => self.after_export += 1,
+                false if self.missing_within.len() < MAX_FINDINGS => {
+                    self.missing_within.push(index)
+                }
+                false => self.missing_within_not_named += 1,
+            }
+        }
+        self.missing_within.sort_unstable();
         self
     }
 
@@ -518,23 +573,28 @@ impl CrossCheck {
         let held = self
             .export
             .hold(&reveal.pair, reveal.fields, reveal.rounds, reveal.count);
+        let covered = self.export.coverage();
+        if covered.is_some_and(|c| c.from > 0 && reveal.index == c.from - 1) {
+            self.resumed_after = Some(reveal.pair.to_string());
+        }
+        if held != super::cross::Held::Absent {
+            let (first, last) = self.held_span.unwrap_or((reveal.index, reveal.index));
+            self.held_span = Some((first.min(reveal.index), last.max(reveal.index)));
+        }
         let differs = match held {
             super::cross::Held::Same => false,
             super::cross::Held::Differs => true,
             // A pair that dealt nothing (a void table) has nothing to
             // export.
             super::cross::Held::Absent if reveal.count == 0 => false,
-            super::cross::Held::Absent => match self.export.coverage() {
-                Some(covered) if reveal.index < covered.from => {
-                    self.before_export += 1;
-                    false
-                }
-                Some(covered) if reveal.index >= covered.size => {
-                    self.after_export += 1;
-                    false
-                }
-                _ => true,
-            },
+            // Outside what the export says it covers: settled at the end.
+            super::cross::Held::Absent
+                if covered.is_some_and(|c| reveal.index < c.from || reveal.index >= c.size) =>
+            {
+                self.outside.push(reveal.index);
+                false
+            }
+            super::cross::Held::Absent => true,
         };
         if differs {
             if self.differing.len() < MAX_FINDINGS {
@@ -1008,8 +1068,6 @@ pub struct LogChecker {
     /// The ledger's records of this run, for the caller to write
     /// ([`LogChecker::take_ledger`]).
     ledger_out: Option<Vec<u8>>,
-    /// The ledger's extent in the snapshot resumed from.
-    resumed_ledger: Option<LedgerMark>,
     /// See [`MonitorReport::witnessed_by`].
     witnessed_by: Option<Vec<String>>,
     latest_unwitnessed_size: Option<u64>,
@@ -1480,7 +1538,6 @@ impl LogChecker {
             cross: None,
             ledger_wanted: false,
             ledger_out: None,
-            resumed_ledger: None,
             games: Default::default(),
             witnessed_by: None,
             latest_unwitnessed_size: None,
@@ -1528,12 +1585,6 @@ impl LogChecker {
     /// run's), when one is kept.
     pub fn ledger(&self) -> Option<LedgerMark> {
         self.memory.ledger
-    }
-
-    /// How far the ledger went in the snapshot this checker resumed from
-    /// (the records before this run's).
-    pub fn resumed_ledger(&self) -> Option<LedgerMark> {
-        self.resumed_ledger
     }
 
     /// Whether the export this checker holds the log against was lost
@@ -1588,7 +1639,6 @@ impl LogChecker {
         self.resumed = true;
         let findings = std::mem::take(&mut self.memory.findings);
         self.memory = snapshot.memory;
-        self.resumed_ledger = self.memory.ledger;
         // Findings of the log itself were about the earlier checkpoint,
         // which was accepted: only what its entries said carries over.
         for finding in findings.listed {
@@ -2022,10 +2072,11 @@ impl LogChecker {
                 count: digest.count,
             };
             if let Some(mark) = self.memory.ledger.as_mut() {
-                mark.pairs += 1;
-                mark.bytes += reveal.size();
+                let mut record = Vec::with_capacity(reveal.size() as usize);
+                reveal.write(&mut record);
+                *mark = mark.after(&record);
                 if let Some(out) = self.ledger_out.as_mut() {
-                    reveal.write(out);
+                    out.extend_from_slice(&record);
                 }
             }
             if let Some(cross) = self.cross.as_mut() {
@@ -2762,7 +2813,6 @@ mod draw_tests {
             cross: None,
             ledger_wanted: false,
             ledger_out: None,
-            resumed_ledger: None,
             games: Default::default(),
             witnessed_by: None,
             latest_unwitnessed_size: None,
@@ -3168,6 +3218,7 @@ mod checker_tests {
         let snapshot = written_and_read_back(snapshot);
         let mark = snapshot.ledger().expect("a ledger kept");
         assert_eq!((mark.pairs, mark.bytes), (1, start.len() as u64));
+        assert_eq!(mark, LedgerMark::default().after(&start));
         let previous = first.state.expect("accepted");
         let (_, kept, rest, resumed) =
             with_ledger(&log(bytes(&all)), Some(&previous), Some(snapshot));
@@ -3696,22 +3747,56 @@ mod cross_check_tests {
         assert!(cross.export_lost, "the log's reader is told to stop");
     }
 
-    #[test]
-    fn an_export_is_held_to_the_reveals_it_covers_and_counts_the_rest() {
+    /// The cross-check of an export of `exported` pairs saying it covers
+    /// the reveals `from..size`, against a log revealing pairs `0..n` at
+    /// entries `0..n` (in `order`).
+    fn covered(
+        exported: &[u32],
+        from: u64,
+        size: u64,
+        order: impl Iterator<Item = u32>,
+    ) -> CrossCheck {
         let (send, mut cross) = waiting();
-        // Pairs 0..10 revealed at entries 0..10; the export covers entries
-        // 3 to 6 (resumed after pair 2's reveal, made when the log had 7)
-        // and holds pairs 3, 4 and 6 (and 8, revealed while it ran).
-        let mut exported = export([3, 4, 6, 8].into_iter());
-        exported.cover(Some(crate::audit::export::LogCoverage { from: 3, size: 7 }));
-        send.send(exported).expect("sent");
-        for n in 0..10 {
+        let mut digests = export(exported.iter().copied());
+        digests.cover(Some(crate::audit::export::LogCoverage { from, size }));
+        send.send(digests).expect("sent");
+        for n in order {
             reveal(&mut cross, n, true);
         }
-        // 5 lies within what the export covers: left out, named.
-        assert_eq!(cross.differing, [pair(5)]);
-        assert_eq!((cross.before_export, cross.after_export), (3, 2));
-        assert_eq!(cross.export.unmatched().count(), 0);
+        cross.result()
+    }
+
+    #[test]
+    fn an_export_is_held_to_the_reveals_it_covers_and_counts_the_rest() {
+        // The export covers entries 3 to 6 (resumed after pair 2's reveal,
+        // made when the log had 7) and holds pairs 3, 4 and 6 (and 8,
+        // revealed while it ran); the log reveals pairs 0 to 9.
+        let held = [3, 4, 6, 8];
+        for order in [(0..10).collect::<Vec<_>>(), (5..10).chain(0..5).collect()] {
+            let cross = covered(&held, 3, 7, order.into_iter());
+            // 5 lies within what the export covers: left out, named.
+            assert_eq!(cross.differing, [pair(5)]);
+            // 7 lies before 8, which the export holds: one run of the
+            // log's reveals has no gap, whatever the end line says.
+            assert_eq!(cross.missing_within, [7]);
+            assert_eq!((cross.before_export, cross.after_export), (3, 1));
+            assert_eq!(cross.resumed_after, Some(pair(2)));
+            assert_eq!(cross.export.unmatched().count(), 0);
+        }
+
+        // A dishonest end line: it claims the log had 5 entries, to leave
+        // out pair 5 while holding 6 and 7; or that it resumed after entry
+        // 5, to leave out pair 2 while holding 3. Both named all the same.
+        let cross = covered(&[0, 1, 2, 3, 4, 6, 7], 0, 5, 0..8);
+        assert_eq!(cross.missing_within, [5]);
+        let cross = covered(&[0, 1, 3, 4], 6, 6, 0..6);
+        assert_eq!(cross.missing_within, [2, 5]);
+        assert_eq!(cross.resumed_after, Some(pair(5)));
+        // An export that holds nothing and says it covers nothing: every
+        // reveal is another export's (the summary says how many).
+        let cross = covered(&[], 0, 0, 0..4);
+        assert_eq!((cross.before_export, cross.after_export), (0, 4));
+        assert!(cross.missing_within.is_empty() && cross.differing.is_empty());
 
         // Without a coverage (an export made before exports said), every
         // reveal is the export's.
@@ -3720,6 +3805,7 @@ mod cross_check_tests {
         for n in 0..6 {
             reveal(&mut cross, n, true);
         }
+        let cross = cross.result();
         assert_eq!(cross.differing, [pair(0), pair(1), pair(2), pair(5)]);
         assert_eq!((cross.before_export, cross.after_export), (0, 0));
     }
@@ -3767,12 +3853,19 @@ mod cross_check_tests {
         let mut long = bytes.clone();
         long[..4].copy_from_slice(&(1u32 << 20).to_le_bytes());
         assert!(PairDigest::read(&mut long.as_slice()).is_err());
-        // Any one byte changed: the record's check fails.
+        // Any one byte changed: another record, or none, and another
+        // link of the hash chain.
+        let chain = LedgerMark::default().after(&bytes[..records[0].size() as usize]);
         for at in 0..records[0].size() as usize {
-            let mut damaged = bytes.clone();
+            let mut damaged = bytes[..records[0].size() as usize].to_vec();
             damaged[at] ^= 0x10;
             let read = PairDigest::read(&mut damaged.as_slice());
-            assert!(read.is_err(), "byte {at}: {read:?}");
+            assert!(
+                read.as_ref()
+                    .map_or(true, |r| r.as_ref() != Some(&records[0])),
+                "byte {at}"
+            );
+            assert_ne!(LedgerMark::default().after(&damaged), chain, "byte {at}");
         }
     }
 }

@@ -327,12 +327,23 @@ fn cross_check_log(
     let mut export = Some(export);
     // A monitor's state: its checkpoint, the memory of the run that
     // accepted it, and its ledger of the pairs revealed until then.
+    // The snapshot is used only with its ledger, read through and held to
+    // the snapshot's mark first (one damaged, cut short or of another run
+    // means a whole read, never a false difference).
     let previous = super::monitor::read_state(state)?;
+    let mut ledger = None;
     let snapshot = match (&previous, state) {
-        (Some(previous), Some(path)) => super::monitor::read_snapshot(path, previous),
+        (Some(previous), Some(path)) => {
+            super::monitor::read_snapshot(path, previous).filter(|snapshot| {
+                ledger = snapshot.ledger().and_then(|mark| {
+                    super::monitor::CheckedLedger::open(&super::monitor::ledger_path(path), mark)
+                        .ok()
+                });
+                ledger.is_some()
+            })
+        }
         _ => None,
     };
-    let ledger = state.map(super::monitor::ledger_path);
     let (mut checker, resumed) = super::monitor::read_log(
         base,
         super::monitor::Trust {
@@ -341,10 +352,7 @@ fn cross_check_log(
         },
         previous.as_ref(),
         snapshot,
-        ledger.as_deref().map_or(
-            super::monitor::Ledger::Ignore,
-            super::monitor::Ledger::Replay,
-        ),
+        super::monitor::Ledger::Ignore,
         false,
         Some(bars),
         |checker| {
@@ -358,10 +366,10 @@ fn cross_check_log(
     // The checker's memory goes before the pairs its ledger recorded are
     // held (which waits for the export): the two are not held at once.
     let mut cross = checker.take_cross_check().unwrap_or_default();
-    let from_ledger = checker.resumed_ledger().filter(|_| resumed);
     let (checked, _) = checker.finish(crate::time::now_ms(), i64::MAX);
-    if let (Some(mark), Some(path)) = (from_ledger, &ledger) {
-        super::monitor::replay_ledger(path, mark, &mut cross)
+    if let (Some(ledger), true) = (ledger, resumed) {
+        ledger
+            .hold(&mut cross)
             .map_err(|e| InputError::unreadable("--state", format!("{e:#}")))?;
     }
     let cross = cross.result();
@@ -449,6 +457,40 @@ fn cross_check_log(
         }
     }
     found.extend(close);
+    // Pairs the log revealed among the reveals the export holds, missing
+    // from it: its coverage excuses only pairs outside what it holds.
+    for index in &cross.missing_within {
+        found.push((
+            0,
+            format!(
+                "the pair revealed at log entry {index} is not in the export, though the export \
+                 holds pairs revealed before and after it (an export is one run of the log's reveals)"
+            ),
+        ));
+    }
+    if cross.missing_within_not_named > 0 {
+        found.push((
+            0,
+            format!(
+                "{} more pairs revealed among the export's are not in it (not named)",
+                cross.missing_within_not_named
+            ),
+        ));
+    }
+    if let Some(covered) = cross.export.coverage()
+        && covered.from > 0
+        && covered.from <= checked.size
+        && cross.resumed_after.is_none()
+    {
+        found.push((
+            0,
+            format!(
+                "the export's end line says it resumes after log entry {}, which reveals no pair: \
+                 no export's cursor ends there",
+                covered.from - 1
+            ),
+        ));
+    }
     if not_named > 0 {
         found.push((
             0,
@@ -472,9 +514,17 @@ fn cross_check_log(
     };
     let covered = match cross.export.coverage() {
         Some(covered) => format!(
-            "; the export covers the reveals at entries {} to {} (the log's size when it was made){}",
+            "; the export covers the reveals at entries {} to {} (the log's size when it was made){}{}",
             covered.from,
             covered.size.saturating_sub(1),
+            cross
+                .resumed_after
+                .as_ref()
+                .map(|pair| format!(
+                    ", resumed after pair {pair} (revealed at entry {})",
+                    covered.from - 1
+                ))
+                .unwrap_or_default(),
             match (cross.before_export, cross.after_export) {
                 (0, 0) => String::new(),
                 (before, after) => format!(

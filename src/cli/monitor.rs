@@ -487,16 +487,14 @@ pub(crate) fn read_log(
         checker.keep_ledger();
     }
     // A snapshot is resumed with its ledger only when the file holds the
-    // ledger as far as the snapshot says (one cut short costs a full run);
-    // one to be read is read through first, every record's check (one
-    // damaged costs a full run, not a false difference).
+    // ledger as far as the snapshot says (one cut short costs a full run;
+    // what the records hold is checked by their reader, `CheckedLedger`).
     let snapshot = snapshot.filter(|snapshot| match (ledger, snapshot.ledger()) {
         (Ledger::Ignore, _) => true,
-        (_, None) => false,
+        (Ledger::Keep(_), None) => false,
         (Ledger::Keep(path), Some(mark)) => {
             std::fs::metadata(path).is_ok_and(|m| m.len() >= mark.bytes)
         }
-        (Ledger::Replay(path), Some(mark)) => read_ledger(path, mark, |_| {}).is_ok(),
     });
     let resumed = snapshot.is_some_and(|s| checker.resume(s));
     let mut ledger_out = match ledger {
@@ -504,7 +502,7 @@ pub(crate) fn read_log(
             path,
             resumed.then(|| checker.ledger()).flatten(),
         )?),
-        _ => None,
+        Ledger::Ignore => None,
     };
     let size = checker.size();
     let from = checker.read();
@@ -624,8 +622,10 @@ pub(crate) fn read_log(
         Ok(())
     })?;
     if let Some((mut out, path)) = ledger_out {
+        // On disk before the snapshot that vouches for it is written.
         std::io::Write::write_all(&mut out, &checker.take_ledger())
             .and_then(|()| std::io::Write::flush(&mut out))
+            .and_then(|()| out.get_ref().sync_data())
             .with_context(|| format!("writing the ledger {}", path.display()))?;
     }
     bar.finish_and_clear();
@@ -633,80 +633,136 @@ pub(crate) fn read_log(
 }
 
 /// What a reader of the log does with the ledger of revealed pairs'
-/// digests kept beside a state file (`crate::audit::cross::LedgerRecord`).
+/// digests kept beside a state file (`crate::audit::cross::PairDigest`).
 #[derive(Clone, Copy)]
 pub(crate) enum Ledger<'a> {
-    /// None kept, none read.
+    /// None kept.
     Ignore,
-    /// Kept at this path (the monitor with --state): a resumed run appends
-    /// to it, a full run writes it anew.
+    /// Kept at this path (the monitor with --state): a resumed run cuts it
+    /// back to its snapshot's mark and appends to it; a full run writes it
+    /// anew beside it ([`unaccepted`]), which takes its place only when the
+    /// run is accepted ([`accept_ledger`]): a run that is not (a fork, a
+    /// shrunk log) never touches the ledger its state's snapshot vouches
+    /// for.
     Keep(&'a std::path::Path),
-    /// To be read from this path when the snapshot is resumed (`audit
-    /// --log --state`, [`replay_ledger`]): the snapshot is resumed only
-    /// if the file holds the ledger as far as it says. The file is not
-    /// changed.
-    Replay(&'a std::path::Path),
+}
+
+/// Where a full run writes the ledger until it is accepted.
+fn unaccepted(ledger: &std::path::Path) -> PathBuf {
+    beside(ledger, ".new")
+}
+
+/// The end of a full run that kept a ledger at `path`: the ledger it
+/// wrote replaces the old when the run was accepted, and is removed when
+/// not. Before the snapshot is written.
+fn accept_ledger(path: &std::path::Path, accepted: bool) -> anyhow::Result<()> {
+    let written = unaccepted(path);
+    if accepted {
+        std::fs::rename(&written, path)
+            .with_context(|| format!("writing the ledger {}", path.display()))
+    } else {
+        let _ = std::fs::remove_file(&written);
+        Ok(())
+    }
 }
 
 /// The ledger at `path` opened for this run's records: cut back to where
 /// the resumed snapshot says it ends (records a run wrote and never
-/// accepted go), or written anew for a full run.
+/// accepted go), or written anew for a full run ([`unaccepted`]).
 fn open_ledger(
     path: &std::path::Path,
     resumed: Option<crate::audit::monitor::LedgerMark>,
 ) -> anyhow::Result<(std::io::BufWriter<std::fs::File>, PathBuf)> {
+    let path = match resumed {
+        Some(_) => path.to_owned(),
+        None => unaccepted(path),
+    };
     let opened = (|| {
         let file = match resumed {
             Some(mark) => {
-                let file = std::fs::OpenOptions::new().write(true).open(path)?;
+                let mut file = std::fs::OpenOptions::new().write(true).open(&path)?;
                 file.set_len(mark.bytes)?;
-                let mut file = file;
                 std::io::Seek::seek(&mut file, std::io::SeekFrom::End(0))?;
                 file
             }
-            None => std::fs::File::create(path)?,
+            None => std::fs::File::create(&path)?,
         };
         std::io::Result::Ok(std::io::BufWriter::with_capacity(1 << 16, file))
     })();
     let out = opened.with_context(|| format!("opening the ledger {}", path.display()))?;
-    Ok((out, path.to_owned()))
+    Ok((out, path))
 }
 
-/// Holds the export against every pair the ledger at `path` records, as
-/// far as `mark` (the resumed snapshot's) says it goes.
-pub(crate) fn replay_ledger(
-    path: &std::path::Path,
+/// A monitor's ledger read through once, every record's check and the
+/// hash chain against the snapshot's mark, and kept open: the records
+/// held against an export are the ones checked, whatever a monitor does
+/// to the file meanwhile.
+pub(crate) struct CheckedLedger {
+    file: std::fs::File,
     mark: crate::audit::monitor::LedgerMark,
-    cross: &mut crate::audit::monitor::CrossCheck,
-) -> anyhow::Result<()> {
-    read_ledger(path, mark, |record| cross.ledger_revealed(record))
 }
 
-/// Each record of the ledger at `path`, as far as `mark` says it goes; an
-/// error when one is damaged or they are not as many as it says.
-fn read_ledger(
-    path: &std::path::Path,
-    mark: crate::audit::monitor::LedgerMark,
-    mut each: impl FnMut(crate::audit::cross::PairDigest),
-) -> anyhow::Result<()> {
-    let file = std::fs::File::open(path)
-        .with_context(|| format!("opening the ledger {}", path.display()))?;
-    let mut from =
-        std::io::BufReader::with_capacity(1 << 16, std::io::Read::take(file, mark.bytes));
-    let mut records = 0u64;
-    while let Some(record) = crate::audit::cross::PairDigest::read(&mut from)
-        .with_context(|| format!("the ledger {} is damaged", path.display()))?
-    {
-        each(record);
-        records += 1;
+impl CheckedLedger {
+    /// The ledger at `path` if it holds what `mark` says, record for
+    /// record; why not otherwise.
+    pub(crate) fn open(
+        path: &std::path::Path,
+        mark: crate::audit::monitor::LedgerMark,
+    ) -> anyhow::Result<Self> {
+        let mut ledger = Self {
+            file: std::fs::File::open(path)
+                .with_context(|| format!("opening the ledger {}", path.display()))?,
+            mark,
+        };
+        ledger
+            .read(true, |_| {})
+            .with_context(|| format!("the ledger {} is damaged", path.display()))?;
+        Ok(ledger)
     }
-    anyhow::ensure!(
-        records == mark.pairs,
-        "the ledger {} is damaged: {records} records where its snapshot says {}",
-        path.display(),
-        mark.pairs
-    );
-    Ok(())
+
+    /// Holds the export against every pair it records, in its order: the
+    /// records checked when it was opened (the file stays open, and a
+    /// monitor only appends past the mark, or writes a new file).
+    pub(crate) fn hold(
+        mut self,
+        cross: &mut crate::audit::monitor::CrossCheck,
+    ) -> anyhow::Result<()> {
+        self.read(false, |record| cross.ledger_revealed(record))
+    }
+
+    /// Each record from the start, as far as the mark says; an error when
+    /// they are fewer or more than it says, and with `check`, when they are
+    /// not the ones its hash chain says.
+    fn read(
+        &mut self,
+        check: bool,
+        mut each: impl FnMut(crate::audit::cross::PairDigest),
+    ) -> anyhow::Result<()> {
+        std::io::Seek::seek(&mut self.file, std::io::SeekFrom::Start(0))?;
+        let mut from = std::io::BufReader::with_capacity(
+            1 << 16,
+            std::io::Read::take(&mut self.file, self.mark.bytes),
+        );
+        let mut reached = crate::audit::monitor::LedgerMark::default();
+        let mut bytes = Vec::new();
+        while let Some(record) = crate::audit::cross::PairDigest::read(&mut from)? {
+            if check {
+                bytes.clear();
+                record.write(&mut bytes);
+                reached = reached.after(&bytes);
+            } else {
+                reached.pairs += 1;
+            }
+            each(record);
+        }
+        anyhow::ensure!(
+            reached.pairs == self.mark.pairs && (!check || reached == self.mark),
+            "{} records, not the {} its snapshot vouches for",
+            reached.pairs,
+            self.mark.pairs
+        );
+        Ok(())
+    }
 }
 
 /// Where the memory of the last accepted run is kept: beside the state
@@ -909,6 +965,9 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     // reported (every run finds them again), the history is remembered.
     // The snapshot goes first: a state file never names a checkpoint
     // whose snapshot is older (that one would only cost a full run).
+    if let (Some(path), false) = (&ledger_path, resumed) {
+        accept_ledger(path, report.state.is_some())?;
+    }
     if let (Some(path), Some(state)) = (&opts.state, &report.state) {
         if let (Some(snapshot), Some(at)) = (snapshot, &snapshot_path) {
             write_atomically(at, false, |out| snapshot.write(out))?;

@@ -537,6 +537,19 @@ async fn an_export_is_held_against_a_monitors_state_and_its_own_span(app: &TestA
         std::fs::metadata(&ledger).is_ok_and(|m| m.len() > 0),
         "the monitor keeps its ledger beside the state"
     );
+    // A run that is not accepted (here: a state the log does not extend,
+    // so a full run) leaves the ledger the state's snapshot vouches for as
+    // it was: what it wrote is dropped.
+    let kept_state = std::fs::read(&state).expect("state");
+    let kept_ledger = std::fs::read(&ledger).expect("ledger");
+    let mut forged: Value = serde_json::from_slice(&kept_state).expect("JSON");
+    forged["root"] = json!("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    std::fs::write(&state, forged.to_string()).expect("write");
+    let (out, report) = monitor(app, Some(&state)).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(std::fs::read(&ledger).expect("ledger"), kept_ledger);
+    assert!(!dir.path().join("monitor.json.digests.new").exists());
+    std::fs::write(&state, kept_state).expect("write");
     let later = revealed_pair(app, "after the state", 2).await;
     integrated(app).await;
     let export = app.public.get("/v1/export").await.text;
