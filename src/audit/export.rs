@@ -198,11 +198,11 @@ pub struct ExportEnd {
 
 /// The reveals of the transparency log an export covers: it holds every
 /// pair whose reveal is the log's entry `from` or a later one, before
-/// entry `size` — the log's size when the export began (a pair revealed
-/// while it ran may be in it too). `from` is 0, or for an export resumed
-/// after a cursor, the entry after that pair's reveal. `fairdeal audit
-/// --log` holds the export to every reveal in that span, and counts the
-/// ones before and after it, which are other exports' to hold.
+/// entry `size` — the log's size when the export ended (read before its
+/// last page, the empty one) — and no other. `from` is 0, or for an export
+/// resumed after a cursor, the entry after that pair's reveal. `fairdeal
+/// audit --log` holds the export to every reveal in that span, and counts
+/// the ones before and after it, which are other exports' to hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogCoverage {
     pub from: u64,

@@ -113,11 +113,14 @@ pub async fn export(
     const ROUNDS_PER_QUERY: i64 = 1000;
     let mut cursor = after;
     let (mut n_pairs, mut n_rounds) = (0u64, 0u64);
-    // The log's reveals this export covers: every pair revealed before the
-    // log's size now is committed, and has a reveal_seq above the pages
-    // read so far (reveal_seq follows the log's order), so the pages find
-    // it; after a cursor, from the entry after that pair's reveal.
-    let (log_size, _) = store.log_sizes().await?;
+    // The log's reveals this export covers, from the entry after the
+    // cursor's pair's reveal to the log's size read just before the last
+    // page, the empty one. Every pair revealed before that size was
+    // committed then, with a reveal_seq above the pages read before
+    // (reveal_seq follows the log's order): had it not been exported yet,
+    // the last page would have found it. And every pair exported was
+    // revealed before it. So the export holds exactly the pairs revealed in
+    // that span.
     let log_from = match after {
         0 => 0,
         after => store
@@ -126,6 +129,7 @@ pub async fn export(
             .map_or(0, |index| index as u64 + 1),
     };
     loop {
+        let (log_size, _) = store.log_sizes().await?;
         let pairs = store.revealed_pairs(cursor, PAIRS_PER_QUERY).await?;
         let Some(last) = pairs.last() else {
             // Then every drawn draw (the cursor pages pairs only: each

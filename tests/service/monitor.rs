@@ -607,6 +607,29 @@ async fn an_export_is_held_against_a_monitors_state_and_its_own_span(app: &TestA
     assert_eq!(code, Some(1), "{report:#}");
     assert!(log_names(&report, &early), "{report:#}");
 
+    // An export newer than the log's checkpoint: what differs may be a
+    // pair revealed since, and the audit says to come back.
+    let newer: String = without_pair(&export, &early)
+        .lines()
+        .map(|line| {
+            let mut record: Value = serde_json::from_str(line).expect("JSON");
+            if record["type"] == "end" {
+                record["log"]["size"] = json!(1_000_000);
+            }
+            record.to_string() + "\n"
+        })
+        .collect();
+    let (code, report) = run_audit_log(&base, &newer, &[]).await;
+    assert_eq!(code, Some(1), "{report:#}");
+    assert!(
+        report["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f["detail"].as_str().is_some_and(
+                |d| d.contains("audit again once the log's checkpoint covers 1000000")
+            ))),
+        "{report:#}"
+    );
+
     // An export resumed after a cursor covers the reveals after that
     // pair's: the pairs before are counted, not named.
     let cursor = export

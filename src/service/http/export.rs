@@ -35,8 +35,8 @@ pub struct ExportParams {
 /// export, and its `log` member (`from`, `size`) says which of the
 /// transparency log's reveals it covers: every pair revealed by an entry
 /// from `from` (0, or the entry after the cursor's pair's reveal) up to
-/// `size` (the log's size when the export began). Unrevealed pairs never
-/// appear. `fairdeal audit` reads this format.
+/// `size` (the log's size when the export ended), and no other. Unrevealed
+/// pairs never appear. `fairdeal audit` reads this format.
 #[utoipa::path(get, path = "/v1/export", tag = "verification",
     params(ExportParams),
     responses(
