@@ -470,6 +470,11 @@ pub struct CrossCheck {
     /// their reveal: at most [`MAX_FINDINGS`], the rest counted.
     pub missing_within: Vec<u64>,
     pub missing_within_not_named: u64,
+    /// Pairs the export holds whose reveal lies outside what its end line
+    /// says it covers (an honest export holds none): the pair and the
+    /// index, at most [`MAX_FINDINGS`], the rest counted.
+    pub held_outside: Vec<(String, u64)>,
+    pub held_outside_not_named: u64,
     /// The export's digests never came (its reader failed): every pair
     /// revealed differs, and reading on is pointless.
     pub export_lost: bool,
@@ -580,6 +585,14 @@ impl CrossCheck {
         if held != super::cross::Held::Absent {
             let (first, last) = self.held_span.unwrap_or((reveal.index, reveal.index));
             self.held_span = Some((first.min(reveal.index), last.max(reveal.index)));
+            if covered.is_some_and(|c| reveal.index < c.from || reveal.index >= c.size) {
+                if self.held_outside.len() < MAX_FINDINGS {
+                    self.held_outside
+                        .push((reveal.pair.to_string(), reveal.index));
+                } else {
+                    self.held_outside_not_named += 1;
+                }
+            }
         }
         let differs = match held {
             super::cross::Held::Same => false,
@@ -3768,9 +3781,9 @@ mod cross_check_tests {
 
     #[test]
     fn an_export_is_held_to_the_reveals_it_covers_and_counts_the_rest() {
-        // The export covers entries 3 to 6 (resumed after pair 2's reveal,
-        // made when the log had 7) and holds pairs 3, 4 and 6 (and 8,
-        // revealed while it ran); the log reveals pairs 0 to 9.
+        // The export says it covers entries 3 to 6 (resumed after pair 2's
+        // reveal, ended when the log had 7) and holds pairs 3, 4 and 6, and
+        // 8, beyond what it says; the log reveals pairs 0 to 9.
         let held = [3, 4, 6, 8];
         for order in [(0..10).collect::<Vec<_>>(), (5..10).chain(0..5).collect()] {
             let cross = covered(&held, 3, 7, order.into_iter());
@@ -3792,6 +3805,14 @@ mod cross_check_tests {
         let cross = covered(&[0, 1, 3, 4], 6, 6, 0..6);
         assert_eq!(cross.missing_within, [2, 5]);
         assert_eq!(cross.resumed_after, Some(pair(5)));
+        // Or that it covers what lies beyond the log, to excuse every
+        // reveal before it: the pairs it holds are outside what it says.
+        let cross = covered(&[3, 4], 1_000, 1_000, 0..6);
+        assert_eq!(cross.held_outside, [(pair(3), 3), (pair(4), 4)]);
+        assert!(
+            covered(&held, 3, 7, 0..10).held_outside.len() == 1,
+            "8, revealed after 7"
+        );
         // An export that holds nothing and says it covers nothing: every
         // reveal is another export's (the summary says how many).
         let cross = covered(&[], 0, 0, 0..4);

@@ -468,6 +468,24 @@ fn cross_check_log(
             ),
         ));
     }
+    for (pair, index) in &cross.held_outside {
+        found.push((
+            0,
+            format!(
+                "pair {pair} is in the export, but its reveal (log entry {index}) is outside the \
+                 reveals the export's end line says it covers"
+            ),
+        ));
+    }
+    if cross.held_outside_not_named > 0 {
+        found.push((
+            0,
+            format!(
+                "{} more pairs of the export were revealed outside what its end line says it covers (not named)",
+                cross.held_outside_not_named
+            ),
+        ));
+    }
     if cross.missing_within_not_named > 0 {
         found.push((
             0,
@@ -486,8 +504,8 @@ fn cross_check_log(
             0,
             format!(
                 "the log's checkpoint of {} entries is older than the export (the log had {} when \
-                 it was made): pairs revealed in between cannot be held yet; audit again once the \
-                 log's checkpoint covers {} entries",
+                 it was made): pairs revealed in between cannot be held yet; audit the same \
+                 export again once the log's checkpoint covers {} entries",
                 checked.size, covered.size, covered.size
             ),
         ));

@@ -715,27 +715,27 @@ impl CheckedLedger {
             mark,
         };
         ledger
-            .read(true, |_| {})
+            .read(|_| {})
             .with_context(|| format!("the ledger {} is damaged", path.display()))?;
         Ok(ledger)
     }
 
-    /// Holds the export against every pair it records, in its order: the
-    /// records checked when it was opened (the file stays open, and a
-    /// monitor only appends past the mark, or writes a new file).
+    /// Holds the export against every pair it records, in its order, and
+    /// checks them against the mark again: a monitor run overlapping this
+    /// audit could have rewritten the file since it was opened (the audit
+    /// is then an error, to be run again, not a verdict).
     pub(crate) fn hold(
         mut self,
         cross: &mut crate::audit::monitor::CrossCheck,
     ) -> anyhow::Result<()> {
-        self.read(false, |record| cross.ledger_revealed(record))
+        self.read(|record| cross.ledger_revealed(record))
+            .context("the ledger changed while it was read (a monitor run at the same time?): run the audit again")
     }
 
     /// Each record from the start, as far as the mark says; an error when
-    /// they are fewer or more than it says, and with `check`, when they are
-    /// not the ones its hash chain says.
+    /// they are not the ones its hash chain says.
     fn read(
         &mut self,
-        check: bool,
         mut each: impl FnMut(crate::audit::cross::PairDigest),
     ) -> anyhow::Result<()> {
         std::io::Seek::seek(&mut self.file, std::io::SeekFrom::Start(0))?;
@@ -746,17 +746,13 @@ impl CheckedLedger {
         let mut reached = crate::audit::monitor::LedgerMark::default();
         let mut bytes = Vec::new();
         while let Some(record) = crate::audit::cross::PairDigest::read(&mut from)? {
-            if check {
-                bytes.clear();
-                record.write(&mut bytes);
-                reached = reached.after(&bytes);
-            } else {
-                reached.pairs += 1;
-            }
+            bytes.clear();
+            record.write(&mut bytes);
+            reached = reached.after(&bytes);
             each(record);
         }
         anyhow::ensure!(
-            reached.pairs == self.mark.pairs && (!check || reached == self.mark),
+            reached == self.mark,
             "{} records, not the {} its snapshot vouches for",
             reached.pairs,
             self.mark.pairs

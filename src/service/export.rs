@@ -121,13 +121,6 @@ pub async fn export(
     // the last page would have found it. And every pair exported was
     // revealed before it. So the export holds exactly the pairs revealed in
     // that span.
-    let log_from = match after {
-        0 => 0,
-        after => store
-            .reveal_log_index_through(after)
-            .await?
-            .map_or(0, |index| index as u64 + 1),
-    };
     loop {
         let (log_size, _) = store.log_sizes().await?;
         let pairs = store.revealed_pairs(cursor, PAIRS_PER_QUERY).await?;
@@ -136,6 +129,16 @@ pub async fn export(
             // export lists every draw, which an audit recomputes whole).
             let Some(n_draws) = export_draws(store, &lines, options).await? else {
                 return Ok(());
+            };
+            // From the entry after the last reveal at or before the cursor,
+            // read now: a pair revealed while the export ran under a cursor
+            // past the last pair's is then behind it too.
+            let log_from = match after {
+                0 => 0,
+                after => store
+                    .reveal_log_index_through(after)
+                    .await?
+                    .map_or(0, |index| index as u64 + 1),
             };
             let end = ExportEnd::new(n_pairs, n_rounds)
                 .with_draws(n_draws)

@@ -624,9 +624,9 @@ async fn an_export_is_held_against_a_monitors_state_and_its_own_span(app: &TestA
     assert!(
         report["findings"]
             .as_array()
-            .is_some_and(|f| f.iter().any(|f| f["detail"].as_str().is_some_and(
-                |d| d.contains("audit again once the log's checkpoint covers 1000000")
-            ))),
+            .is_some_and(|f| f.iter().any(|f| f["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("again once the log's checkpoint covers 1000000")))),
         "{report:#}"
     );
 

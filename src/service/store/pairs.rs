@@ -402,11 +402,12 @@ impl Store {
         })
     }
 
-    /// The log index of the reveal of the last pair revealed at or before
-    /// `seq` (an export's cursor), if that reveal was logged.
+    /// The last log index of a reveal at or before `seq` (an export's
+    /// cursor), if any was logged. The greatest, not the last by
+    /// `reveal_seq`: voids from before migration 0013 took sequence numbers
+    /// above every reveal then, with earlier log indexes.
     pub async fn reveal_log_index_through(&self, seq: i64) -> Result<Option<i64>, sqlx::Error> {
-        const SQL: &str = "SELECT reveal_log_index FROM seed_pairs WHERE reveal_seq <= $1 \
-                           ORDER BY reveal_seq DESC LIMIT 1";
+        const SQL: &str = "SELECT MAX(reveal_log_index) FROM seed_pairs WHERE reveal_seq <= $1";
         let row: Option<(Option<i64>,)> = with_pool!(self, |pool| {
             sqlx::query_as(SQL).bind(seq).fetch_optional(pool).await
         })?;
