@@ -143,11 +143,6 @@ impl PairDigest {
         out.extend_from_slice(&self.count.to_le_bytes());
     }
 
-    /// How many bytes its record takes.
-    pub(crate) fn size(&self) -> u64 {
-        4 + self.pair.len() as u64 + 8 + 16 + 16 + 8
-    }
-
     /// The next record of `from`; `None` at its end. A record cut short or
     /// not UTF-8 is an error (a damaged ledger; other damage is the hash
     /// chain's to find).

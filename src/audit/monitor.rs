@@ -519,13 +519,6 @@ impl CrossCheck {
         }
     }
 
-    /// A pair the log revealed before the snapshot a checker resumed from,
-    /// as the monitor's ledger recorded it: held as if its reveal were
-    /// read now.
-    pub(crate) fn ledger_revealed(&mut self, record: super::cross::PairDigest) {
-        self.revealed(record);
-    }
-
     /// Every pair held: the result, once the export's digests are in
     /// (waiting for them). A missing pair the export's coverage would
     /// excuse is excused only if it lies outside the reveals the export
@@ -534,11 +527,13 @@ impl CrossCheck {
     pub fn result(mut self) -> Self {
         self.receive(true);
         let covered = self.export.coverage();
+        let span = self.held_span;
         for index in std::mem::take(&mut self.outside) {
-            let (first, last) = self.held_span.unwrap_or((u64::MAX, 0));
             let excused = match covered {
-                Some(covered) if index < covered.from => index < first,
-                Some(covered) if index >= covered.size => index > last || self.held_span.is_none(),
+                Some(covered) if index < covered.from => {
+                    span.is_none_or(|(first, _)| index < first)
+                }
+                Some(covered) if index >= covered.size => span.is_none_or(|(_, last)| index > last),
                 _ => false,
             };
             match excused {
@@ -555,8 +550,10 @@ impl CrossCheck {
     }
 
     /// Holds a pair the log revealed against the export, when it has
-    /// arrived; else keeps it for then.
-    fn revealed(&mut self, reveal: super::cross::PairDigest) {
+    /// arrived; else keeps it for then. From the checker as it reads a
+    /// reveal, or from a monitor's ledger for the pairs revealed before the
+    /// snapshot the checker resumed from.
+    pub(crate) fn revealed(&mut self, reveal: super::cross::PairDigest) {
         self.revealed_pairs += 1;
         self.revealed_rounds += reveal.count;
         if self.arriving.is_some() {
@@ -582,10 +579,11 @@ impl CrossCheck {
         if covered.is_some_and(|c| c.from > 0 && reveal.index == c.from - 1) {
             self.resumed_after = Some(reveal.pair.to_string());
         }
+        let outside = covered.is_some_and(|c| reveal.index < c.from || reveal.index >= c.size);
         if held != super::cross::Held::Absent {
             let (first, last) = self.held_span.unwrap_or((reveal.index, reveal.index));
             self.held_span = Some((first.min(reveal.index), last.max(reveal.index)));
-            if covered.is_some_and(|c| reveal.index < c.from || reveal.index >= c.size) {
+            if outside {
                 if self.held_outside.len() < MAX_FINDINGS {
                     self.held_outside
                         .push((reveal.pair.to_string(), reveal.index));
@@ -601,9 +599,7 @@ impl CrossCheck {
             // export.
             super::cross::Held::Absent if reveal.count == 0 => false,
             // Outside what the export says it covers: settled at the end.
-            super::cross::Held::Absent
-                if covered.is_some_and(|c| reveal.index < c.from || reveal.index >= c.size) =>
-            {
+            super::cross::Held::Absent if outside => {
                 self.outside.push(reveal.index);
                 false
             }
@@ -1564,7 +1560,7 @@ impl LogChecker {
 
     /// Holds every pair the log reveals against the export whose digests
     /// (sealed) arrive on `export`, from the thread reading it:
-    /// [`LogChecker::cross_check_result`] after the last entry. The pairs
+    /// [`LogChecker::take_cross_check`] after the last entry. The pairs
     /// the log reveals before the digests arrive wait for them (a bounded
     /// number; then the reveal waits).
     pub fn cross_check(&mut self, export: std::sync::mpsc::Receiver<super::cross::ExportDigests>) {
@@ -1575,7 +1571,7 @@ impl LogChecker {
     }
 
     /// Keeps a ledger of every revealed pair's digests
-    /// ([`super::cross::LedgerRecord`]), taken a bundle at a time with
+    /// ([`super::cross::PairDigest`]), taken a bundle at a time with
     /// [`LogChecker::take_ledger`]: what `audit --log --state` holds an
     /// export against instead of these entries. Before
     /// [`LogChecker::resume`], which then takes only a snapshot that kept
@@ -1606,18 +1602,10 @@ impl LogChecker {
         self.cross.as_ref().is_some_and(|cross| cross.export_lost)
     }
 
-    /// The cross-check's result, once every entry is read (waiting for
-    /// the export's digests, if they have not arrived).
-    pub fn cross_check_result(&mut self) -> Option<CrossCheck> {
-        let mut cross = self.take_cross_check()?;
-        cross.receive(true);
-        Some(cross)
-    }
-
     /// The cross-check as it stands, without waiting for the export: the
     /// checker can be finished (and its memory let go) while pairs a
-    /// ledger recorded are still held ([`CrossCheck::ledger_revealed`]),
-    /// before [`CrossCheck::result`].
+    /// ledger recorded are still held ([`CrossCheck::revealed`]), before
+    /// [`CrossCheck::result`].
     pub fn take_cross_check(&mut self) -> Option<CrossCheck> {
         self.cross.take()
     }
@@ -2085,12 +2073,13 @@ impl LogChecker {
                 count: digest.count,
             };
             if let Some(mark) = self.memory.ledger.as_mut() {
-                let mut record = Vec::with_capacity(reveal.size() as usize);
-                reveal.write(&mut record);
-                *mark = mark.after(&record);
-                if let Some(out) = self.ledger_out.as_mut() {
-                    out.extend_from_slice(&record);
-                }
+                // Written where it goes (or, with no one to take it, aside)
+                // and chained from there.
+                let mut aside = Vec::new();
+                let out = self.ledger_out.as_mut().unwrap_or(&mut aside);
+                let start = out.len();
+                reveal.write(out);
+                *mark = mark.after(&out[start..]);
             }
             if let Some(cross) = self.cross.as_mut() {
                 cross.revealed(reveal);
@@ -3849,14 +3838,13 @@ mod cross_check_tests {
                 count: 0,
             },
         ];
+        // A record's size: its id's length and text, then 48 bytes.
+        let size = |record: &PairDigest| 4 + record.pair.len() + 48;
         let mut bytes = Vec::new();
         for record in &records {
             record.write(&mut bytes);
         }
-        assert_eq!(
-            bytes.len() as u64,
-            records.iter().map(PairDigest::size).sum::<u64>()
-        );
+        assert_eq!(bytes.len(), records.iter().map(size).sum::<usize>());
         let mut from = bytes.as_slice();
         for record in &records {
             assert_eq!(
@@ -3867,7 +3855,7 @@ mod cross_check_tests {
         assert_eq!(PairDigest::read(&mut from).expect("the end"), None);
         // Cut short anywhere inside a record, or an id too long to be one:
         // an error, never a record.
-        for cut in 1..records[0].size() as usize {
+        for cut in 1..size(&records[0]) {
             let mut from = &bytes[..cut];
             assert!(PairDigest::read(&mut from).is_err(), "cut at {cut}");
         }
@@ -3876,9 +3864,9 @@ mod cross_check_tests {
         assert!(PairDigest::read(&mut long.as_slice()).is_err());
         // Any one byte changed: another record, or none, and another
         // link of the hash chain.
-        let chain = LedgerMark::default().after(&bytes[..records[0].size() as usize]);
-        for at in 0..records[0].size() as usize {
-            let mut damaged = bytes[..records[0].size() as usize].to_vec();
+        let chain = LedgerMark::default().after(&bytes[..size(&records[0])]);
+        for at in 0..size(&records[0]) {
+            let mut damaged = bytes[..size(&records[0])].to_vec();
             damaged[at] ^= 0x10;
             let read = PairDigest::read(&mut damaged.as_slice());
             assert!(

@@ -693,10 +693,9 @@ fn open_ledger(
     Ok((out, path))
 }
 
-/// A monitor's ledger read through once, every record's check and the
-/// hash chain against the snapshot's mark, and kept open: the records
-/// held against an export are the ones checked, whatever a monitor does
-/// to the file meanwhile.
+/// A monitor's ledger, read through once against the hash chain of the
+/// snapshot's mark before the snapshot is used, and again as its records
+/// are held against an export.
 pub(crate) struct CheckedLedger {
     file: std::fs::File,
     mark: crate::audit::monitor::LedgerMark,
@@ -728,7 +727,7 @@ impl CheckedLedger {
         mut self,
         cross: &mut crate::audit::monitor::CrossCheck,
     ) -> anyhow::Result<()> {
-        self.read(|record| cross.ledger_revealed(record))
+        self.read(|record| cross.revealed(record))
             .context("the ledger changed while it was read (a monitor run at the same time?): run the audit again")
     }
 
