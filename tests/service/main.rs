@@ -41,6 +41,7 @@ mod migrations;
 mod monitor;
 mod ops;
 mod outages;
+mod player_evidence;
 mod process;
 mod rounds;
 mod seed_pairs;

@@ -115,8 +115,24 @@ async fn wait_proven(api: &Client, path: &str) {
     panic!("{path} was never proven");
 }
 
+/// Runs the browser part `script` (a file of web/tests) with `config` in
+/// `FAIRDEAL_E2E`; asserts it succeeded and printed `done`: its output.
+pub(crate) fn run_page_script(script: &str, config: &Value, done: &str) -> String {
+    let out = Command::new("node")
+        .arg(format!("{ROOT}/web/tests/{script}"))
+        .env("FAIRDEAL_E2E", config.to_string())
+        .current_dir(format!("{ROOT}/web"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains(done), "{stdout}");
+    stdout
+}
+
 /// Chromium and playwright-core, or why they are missing.
-fn browser_tools() -> Result<(), String> {
+pub(crate) fn browser_tools() -> Result<(), String> {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
     if !Path::new(&chromium).exists() {
         return Err(format!(
@@ -455,16 +471,7 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
             "tampered_slot": "hands[0][1]",
         },
     });
-    let out = Command::new("node")
-        .arg(format!("{ROOT}/web/tests/e2e.mjs"))
-        .env("FAIRDEAL_E2E", config.to_string())
-        .current_dir(format!("{ROOT}/web"))
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("e2e: all checks passed"), "{stdout}");
+    let stdout = run_page_script("e2e.mjs", &config, "e2e: all checks passed");
     for line in stdout
         .lines()
         .filter(|line| line.starts_with("# measured:"))
@@ -607,11 +614,16 @@ async fn the_page_requires_the_witnesses_a_player_trusts_in_chromium() {
     let stranger = fairdeal::tlog::cosignature::Cosigner::generate("witness.example/stranger")
         .expect("key")
         .vkey();
+    // The operator's own witness, named as the player's witness two.
+    let impostor = fairdeal::tlog::cosignature::Cosigner::generate("witness.example/two")
+        .expect("key")
+        .vkey();
     let config = json!({
         "base": server.base,
         "one": one.vkey,
         "two": two_v.vkey(),
         "stranger": stranger,
+        "impostor": impostor,
         "witnessed_size": witnessed.text.lines().nth(1).expect("size").parse::<u64>().expect("size"),
         "both_round": both_round,
         "both_pair": both_pair,
@@ -619,18 +631,10 @@ async fn the_page_requires_the_witnesses_a_player_trusts_in_chromium() {
         "one_pair": one_pair,
         "screenshot": std::env::var("FAIRDEAL_WITNESS_SCREENSHOT").ok(),
     });
-    let out = Command::new("node")
-        .arg(format!("{ROOT}/web/tests/e2e-witnesses.mjs"))
-        .env("FAIRDEAL_E2E", config.to_string())
-        .current_dir(format!("{ROOT}/web"))
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("e2e witnesses: all checks passed"),
-        "{stdout}"
+    run_page_script(
+        "e2e-witnesses.mjs",
+        &config,
+        "e2e witnesses: all checks passed",
     );
     drop(server);
     drop(one);

@@ -53,13 +53,14 @@ const roundSeedEntry = (round) => (entry) => entry.type === "round_seed" && entr
  * the round's own): `{ box, ok, verdict }`, ok null while its seed is
  * hidden. `onHashProgress(done, of)` follows the hashing down the chain.
  */
-async function chainRoundReport(round, box, facts, { onHashProgress } = {}) {
+async function chainRoundReport(round, box, facts, { onHashProgress, shared } = {}) {
   const nonce = Number(round.nonce);
   const position = Number(round.chain && round.chain.position);
   const length = Number(round.chain && round.chain.length);
   fact(facts, "Protocol", "fairdeal-chain-v1 (every round has its own seed, from a chain committed before play)");
   fact(facts, "Place in the chain", `seed ${position} of ${length}`);
   if (!round.server_seed) {
+    const evidence = await roundEvidence(round, shared);
     const why = await chainHiddenWhy(round);
     const inPlay = why.blocking && why.blocking.status === "in_play" ? Number(why.blocking.nonce)
       : round.status === "in_play" ? nonce : null;
@@ -70,8 +71,14 @@ async function chainRoundReport(round, box, facts, { onHashProgress } = {}) {
       note.append(" ", el("a", { href: `?round=${encodeURIComponent(why.blocking.id)}`, text: `See the round with nonce ${why.blocking.nonce}` }), ".");
     }
     box.append(note);
+    box.append(el("div", { class: "checks" }, ...evidence.nodes.filter((node) => node.tagName === "SPAN")),
+      ...evidence.nodes.filter((node) => node.tagName !== "SPAN"));
+    if (!evidence.ok) {
+      return { box, ok: false, evidence, verdict: verdictEl("fail", "The transparency log does not back this round as the "
+        + "service shows it (details below): the log is what the operator signed when it dealt.") };
+    }
     const verdict = verdictEl("pending", why.text);
-    return { box, ok: null, verdict };
+    return { box, ok: null, verdict, evidence, untrusted: evidence.untrusted };
   }
   fact(facts, "Server seed", round.server_seed, true);
 
@@ -127,7 +134,8 @@ async function chainRoundReport(round, box, facts, { onHashProgress } = {}) {
   const dealOk = Boolean(result && result.deal.ok);
 
   // The log: the round's own entry, and the entry that published its seed.
-  const logged = await logChecks(`/v1/rounds/${encodeURIComponent(round.id)}/receipt`, roundEntry(round));
+  const evidence = await roundEvidence(round, shared);
+  const logged = evidence.nodes;
   const seedLogged = await logChecks(`/v1/rounds/${encodeURIComponent(round.id)}/seed-receipt`, roundSeedEntry(round),
     { name: "seed log", required: true });
   const spans = (nodes) => nodes.filter((node) => node.tagName === "SPAN");
@@ -171,7 +179,7 @@ async function chainRoundReport(round, box, facts, { onHashProgress } = {}) {
   } else if (result) {
     box.append(dealEl(round.deal));
   }
-  const logOk = !logged.some(failedLog) && !seedLogged.some(failedLog);
+  const logOk = evidence.ok && !seedLogged.some(failedLog);
   if (!logOk) reasons.push("the transparency log does not back it");
   if (!linkOk && chainOk && nonce > 0 && against !== null) {
     reasons.push(`this seed is in the committed chain, so it is the record of round ${nonce - 1}, before it, whose seed is wrong`);
@@ -191,5 +199,5 @@ async function chainRoundReport(round, box, facts, { onHashProgress } = {}) {
     verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds this round, "
       + "so it is not yet shown that everyone is shown the same log (details below). Check again later.");
   }
-  return { box, ok, verdict, untrusted };
+  return { box, ok, verdict, untrusted, evidence };
 }

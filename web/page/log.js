@@ -7,13 +7,40 @@
 
 let logKey = null;
 
-/** The log's verifier key, read once. */
-async function logVkey() {
+/**
+ * The log's verifier key this page trusts, read once: the key the service
+ * serves at `/log/key`, held against the one this browser pinned
+ * (pinLogKey, trust.js). `{ vkey, pin }`; vkey "" when the service serves
+ * none (every log check then fails: a service with a log must show its key).
+ */
+async function logKeyState() {
   if (logKey === null) {
-    const response = await fetch("/log/key").catch(() => null);
-    logKey = response && response.ok ? (await response.text()).trim() : "";
+    logKey = (async () => {
+      const response = await fetch("/log/key").catch(() => null);
+      const served = response && response.ok ? (await response.text()).trim() : "";
+      if (!served) return { vkey: "", pin: null };
+      const pin = pinLogKey(location.origin, served);
+      return { vkey: pin.vkey, pin };
+    })();
   }
   return logKey;
+}
+
+/** The log's verifier key this page checks signatures with ("" when the service serves none). */
+async function logVkey() {
+  return (await logKeyState()).vkey;
+}
+
+/** The notice of the log key's pin, for the top of a lookup (null when the key is the one pinned). */
+async function logPinNoticeEl() {
+  if (!onServer) return null;
+  const { pin } = await logKeyState();
+  return logPinNotice(pin, () => {
+    acceptLogKey(location.origin, pin.served);
+    logKey = null;
+    resetWitnessView();
+    lookUpAgain();
+  });
 }
 
 /**
@@ -79,17 +106,11 @@ const WITNESS_WORDS = "A witness is an independent party that keeps its own copy
   + "and signs (cosigns) a newer one only when the log proves it only grew since: it never signs two different histories.";
 
 /**
- * The player's witness policy, as given: `witness=<vkey>` (repeatable) and
- * `quorum=<k>` in the URL, which are kept, else the one kept in this
- * browser. `{ vkeys, quorum }` or null.
+ * The player's witness policy kept in this browser, `{ vkeys, quorum }`, or
+ * null. A link's `witness=` parameters never replace it: they are a
+ * proposal (proposedWitnessPolicy, trust.js) the player may accept.
  */
 function givenWitnessPolicy() {
-  const params = new URLSearchParams(location.search);
-  if (params.has("witness")) {
-    const vkeys = witnessKeysFromParams(params);
-    const quorum = (params.get("quorum") || "").trim();
-    return { vkeys, quorum: quorum || null, fromUrl: true };
-  }
   try {
     const kept = JSON.parse(localStorage.getItem(WITNESS_POLICY_KEY) || "null");
     // A value this page did not write is ignored.
@@ -122,7 +143,6 @@ async function loadWitnessPolicy(given) {
   if (!given) return { given: null, policy: null, error: null };
   try {
     const policy = await witnessPolicy(given.vkeys, given.quorum);
-    if (given.fromUrl) keepWitnessPolicy(given);
     return { given, policy, error: null };
   } catch (error) {
     return { given, policy: null, error: error.message || String(error) };
@@ -289,7 +309,17 @@ async function witnessCheck(vkey, checkpoint, index) {
   return { state: "trusted", names: trusted.names, size, parts: [node] };
 }
 
-/** Shows the policy in force in the "Witnesses you trust" section, and fills its form. */
+/** "ONE (fingerprint), TWO (fingerprint)": a policy's witnesses, told apart by key. */
+async function witnessListEl(witnesses, attrs = () => ({})) {
+  const parts = [];
+  for (const [i, w] of witnesses.entries()) parts.push(i ? ", " : "", keyEl(w.name, await keyFingerprint(w.vkey), attrs(w)));
+  return parts;
+}
+
+/**
+ * Shows the policy in force in the "Witnesses you trust" section, and fills
+ * its form; and a link's proposal beside it, with a button to accept it.
+ */
 async function showWitnessPolicy() {
   const { given, policy, error } = await currentWitnessPolicy();
   const current = document.getElementById("witness-current");
@@ -305,13 +335,71 @@ async function showWitnessPolicy() {
     current.dataset.witnesses = policy.witnesses.map((w) => w.name).join(" ");
     current.replaceChildren(`This page trusts the log only where ${policy.quorum} of these ${policy.witnesses.length} `
       + `witness${policy.witnesses.length === 1 ? "" : "es"} signed its checkpoint: `,
-    ...policy.witnesses.flatMap((w, i) => [i ? ", " : "", el("span", { class: "mono", text: w.name })]), ".");
+    ...await witnessListEl(policy.witnesses), ".");
   } else {
     delete current.dataset.quorum;
     current.dataset.witnesses = "";
     current.textContent = "You have named no witness: the page checks the log's own signature, and shows which witnesses "
       + "signed its checkpoint without checking them.";
   }
+  await showWitnessProposal(policy);
+}
+
+/**
+ * A link's witness policy, shown as a proposal beside the kept one: never
+ * used until the player accepts it. A proposed witness with the name of a
+ * kept one and another key is flagged: it could pose as the player's.
+ */
+async function showWitnessProposal(kept) {
+  const box = document.getElementById("witness-proposal");
+  const given = proposedWitnessPolicy();
+  box.hidden = true;
+  box.replaceChildren();
+  delete box.dataset.impostors;
+  if (!given) return;
+  let proposed;
+  try {
+    proposed = await witnessPolicy(given.vkeys, given.quorum);
+  } catch (error) {
+    box.hidden = false;
+    box.replaceChildren(el("p", { class: "error", "data-proposal-error": "" },
+      `This link proposes witness keys that are not usable, and they are ignored: ${error.message || error}`));
+    return;
+  }
+  const { same, impostors } = compareWitnessPolicies(kept, proposed);
+  if (same) return;
+  box.hidden = false;
+  const accept = el("button", { type: "button", "data-witness-accept": "", text: "Use the proposed witnesses instead" });
+  accept.addEventListener("click", async () => {
+    const state = { given: { vkeys: proposed.witnesses.map((w) => w.vkey), quorum: given.quorum }, policy: proposed, error: null };
+    setWitnessPolicy(state);
+    keepWitnessPolicy(state.given);
+    dropWitnessParams();
+    await showWitnessPolicy();
+    lookUpAgain();
+  });
+  const ignore = el("button", { type: "button", class: "secondary", "data-witness-ignore": "", text: "Ignore the proposal" });
+  ignore.addEventListener("click", async () => {
+    dropWitnessParams();
+    await showWitnessPolicy();
+  });
+  const impostorNames = impostors.map((w) => w.name);
+  box.dataset.witnesses = proposed.witnesses.map((w) => w.name).join(" ");
+  box.append(el("p", { "data-witness-proposal-text": "" },
+    el("strong", { text: "This link proposes other witnesses. " }),
+    `It asks this page to trust the log where ${proposed.quorum} of `,
+    ...await witnessListEl(proposed.witnesses, (w) => (impostorNames.includes(w.name) ? { "data-impostor": "" } : {})),
+    ` signed. They are not used: ${kept ? "the witnesses you keep stay in force" : "you have named no witness"} `
+    + "until you accept them. Anyone can put witnesses in a link, the operator too: accept only keys you took from the "
+    + "witnesses themselves."));
+  if (impostors.length) {
+    box.dataset.impostors = impostorNames.join(" ");
+    box.append(el("p", { class: "error", role: "alert", "data-witness-impostor": "" },
+      `Warning: ${namesText(impostorNames)} in this link ${impostors.length === 1 ? "has" : "have"} the name of a witness `
+      + "you trust but another key (compare the fingerprints). A witness's signature names the witness, not its key, so a "
+      + "party holding that key could pose as your witness. Do not accept this unless the witness itself told you its key changed."));
+  }
+  box.append(el("div", { class: "row" }, accept, " ", ignore));
 }
 
 /** Drops `witness=` and `quorum=` from the address: the form's choice replaces them. */
@@ -343,8 +431,7 @@ async function submitWitnessPolicy(event) {
   keepWitnessPolicy(state.given);
   dropWitnessParams();
   await showWitnessPolicy();
-  const id = document.getElementById("lookup-id").value.trim();
-  if (id && onServer) lookUp(id, null);
+  lookUpAgain();
 }
 
 async function forgetWitnessPolicy() {
@@ -362,29 +449,48 @@ function untrustedLog(node) {
 }
 
 /**
- * The log receipt and proof at `path` (a round's or a pair's), checked in
- * this browser: the signature, that the entry says what `says(entry)`
- * expects, the inclusion proof against the signed checkpoint, and that the
- * checkpoint extends the one this browser saw before. `name` names the
- * check; `required`: a receipt the server does not have (404) fails it
- * (a chain round's published seed must be in the log).
+ * How long an entry may wait for its checkpoint before its absence is a
+ * failure: the service integrates new entries within `--log-interval` (1 s
+ * by default) and a checkpoint follows at once, so two minutes is a wide
+ * margin. The page counts from the entry's own time and from the moment it
+ * first saw the entry waiting, whichever is earlier: a clock set ahead
+ * cannot keep an entry waiting longer.
  */
-async function logChecks(path, says, { name = "log", required = false } = {}) {
+const INTEGRATION_WINDOW_MS = 120_000;
+
+/** When this page first saw an entry waiting for its checkpoint, by log index. */
+const firstSeenWaiting = new Map();
+
+/**
+ * The log receipt and proof at `path` (a round's, a pair's, an entry's),
+ * checked in this browser: the signature, that the entry says what
+ * `says(entry)` expects, the inclusion proof against the signed checkpoint,
+ * and that the checkpoint extends the one this browser saw before. `name`
+ * names the check. A record the log must hold: a receipt the server does
+ * not have (404), or a service that shows no log key, fails it
+ * (`required`, the default; false only where no entry is due). An entry
+ * not yet in a checkpoint is pending (its signature checked already) for
+ * INTEGRATION_WINDOW_MS, then a failure. The first node carries the entry's
+ * log index (`data-log-index`); the array carries the parsed entry as
+ * `.entry`.
+ */
+async function logChecks(path, says, { name = "log", required = true } = {}) {
   if (!onServer) return [];
   const vkey = await logVkey();
-  if (!vkey) return [];
-  const { status, body } = await getJson(path);
-  if (status === 202) {
-    return [el("span", { class: "check", "data-check": name, "data-result": "pending", text: `${name}: not yet in a checkpoint` })];
+  if (!vkey) {
+    return required ? [checkEl(name, false, "the service shows no transparency log key (GET /log/key), so nothing it "
+      + "says can be held against its log")] : [];
   }
-  if (status === 404 && required) {
-    return [checkEl(name, false, `the server has no receipt for it (${body.detail || "not found"})`)];
+  const { status, body } = await getJson(path);
+  if (status === 202) return waitingChecks(vkey, body, says, name);
+  if (status === 404 && required) {    return [checkEl(name, false, `the server has no receipt for it (${body.detail || "not found"})`)];
   }
   if (status !== 200) return [];
   try {
     const signed = await verifyReceipt(vkey, body);
     const { checkpoint } = await verifyInclusion(vkey, body.proof, body.entry);
-    const entryOk = signed && says(JSON.parse(body.entry));
+    const entry = JSON.parse(body.entry);
+    const entryOk = signed && says(entry);
     const witnessed = await witnessCheck(vkey, checkpoint, body.log_index);
     const detail = `entry ${body.log_index} of the log's ${checkpoint.size}, signed by ${vkey.split("+")[0]}`;
     const parts = [entryOk && witnessed.state === "untrusted"
@@ -407,20 +513,128 @@ async function logChecks(path, says, { name = "log", required = false } = {}) {
         `This browser saw the log at ${compared.seen.size} entries before; the server did not give the proof `
         + `that the ${checkpoint.size} entries now extend them. Check again later.`));
     }
+    parts.entry = entry;
     return parts;
   } catch (error) {
     return [checkEl(name, false, error.message || String(error))];
   }
 }
 
-/** Whether a log entry is this round's. */
-const roundEntry = (round) => (entry) => entry.type === "round" && entry.round === round.id
-  && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id;
+/**
+ * A receipt whose entry is not yet in a checkpoint (202): its signature and
+ * what it says are checked now; pending within INTEGRATION_WINDOW_MS of the
+ * entry, then a failure. A pending node carries `data-awaiting-checkpoint`,
+ * which makes the page look the record up again by itself (lookUp).
+ */
+async function waitingChecks(vkey, body, says, name) {
+  let entry = null;
+  let signed = false;
+  try {
+    signed = await verifyReceipt(vkey, body);
+    entry = JSON.parse(body.entry);
+  } catch {
+    signed = false;
+  }
+  if (!signed || !Number.isSafeInteger(body.log_index)) {
+    return [checkEl(name, false, "the service's receipt for it is not signed by the log's key")];
+  }
+  if (!says(entry)) {
+    const parts = [checkEl(name, false, `the log's entry ${body.log_index} is not this record's`)];
+    parts.entry = entry;
+    return parts;
+  }
+  const now = Date.now();
+  if (!firstSeenWaiting.has(body.log_index)) firstSeenWaiting.set(body.log_index, now);
+  const logged = Date.parse(entry.time);
+  const since = Math.min(firstSeenWaiting.get(body.log_index), Number.isFinite(logged) ? logged : now);
+  const parts = now - since > INTEGRATION_WINDOW_MS
+    ? [checkEl(name, false, `entry ${body.log_index} is still not in any checkpoint of the log, ${Math.round((now - since) / 1000)} s `
+      + "after it was made: the log must publish every entry within two minutes")]
+    : [el("span", { class: "check", "data-check": name, "data-result": "pending", "data-awaiting-checkpoint": "",
+      title: `entry ${body.log_index}, signed; the page looks again by itself`, text: `${name}: not yet in a checkpoint` })];
+  parts[0].dataset.logIndex = String(body.log_index);
+  parts.entry = entry;
+  return parts;
+}
 
-/** Whether a log entry is this pair's commitment (a chain pair's: with its length). */
-const commitEntry = (pair) => (entry) => entry.type === "commit" && entry.seed_pair === pair.id
-  && entry.server_seed_hash === pair.server_seed_hash && entry.next_server_seed_hash === pair.next_server_seed_hash
-  && (pair.chain ? Number(entry.chain_length) === Number(pair.chain.length) : entry.chain_length === undefined);
+/** Whether two game objects are one game, whatever their keys' order (a game that is not one: false). */
+function sameGame(a, b) {
+  try {
+    return JSON.stringify(normaliseGame(a)) === JSON.stringify(normaliseGame(b));
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a log entry is this round's: its id, nonce, pair and game. */
+const roundEntry = (round) => (entry) => entry.type === "round" && entry.round === round.id
+  && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id && sameGame(entry.game, round.game);
+
+/** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
+async function sha256Hex(text) {
+  return bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
+}
+
+/** Whether a log entry is this pair's client seed (`digest`: SHA-256 of the seed shown). */
+const clientSeedEntry = (pairId, digest) => (entry) => entry.type === "client_seed" && entry.seed_pair === pairId
+  && String(entry.client_seed_sha256).toLowerCase() === digest;
+
+/** The log index a logChecks result proved or saw, or null. */
+function loggedIndex(nodes) {
+  const index = nodes.length && nodes[0].dataset.logIndex !== undefined ? Number(nodes[0].dataset.logIndex) : NaN;
+  return Number.isSafeInteger(index) ? index : null;
+}
+
+/**
+ * What the log binds a pair's rounds to, checked from the log's own
+ * entries and never from the API's word: the pair's `commit` entry (the
+ * commitment the operator was bound to before any client seed existed; a
+ * chain pair's with its length) and its `client_seed` entry (the SHA-256 of
+ * the client seed every round is dealt with), and that the commitment came
+ * first. `record`: `{ id, server_seed_hash, client_seed, chain }` as the
+ * API shows them (a round's or its pair's). Returns `{ nodes, commitIndex,
+ * clientSeedIndex, ok }` (`nodes` as logChecks gives them; ok false when a
+ * check failed).
+ */
+async function pairEntryChecks(record, { commitName = "commitment in log" } = {}) {
+  const pair = { id: record.id, server_seed_hash: record.server_seed_hash, next_server_seed_hash: record.next_server_seed_hash,
+    chain: record.chain };
+  const says = (entry) => entry.type === "commit" && entry.seed_pair === pair.id
+    && String(entry.server_seed_hash).toLowerCase() === String(pair.server_seed_hash).toLowerCase()
+    && (pair.next_server_seed_hash === undefined || entry.next_server_seed_hash === pair.next_server_seed_hash)
+    && (pair.chain ? Number(entry.chain_length) === Number(pair.chain.length) : entry.chain_length === undefined);
+  const commit = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/receipt`, says, { name: commitName });
+  if (commit.entry && !says(commit.entry)) {
+    commit.push(el("p", { class: "error", "data-explain": "commit-entry" },
+      `The log's commit entry for this pair (entry ${loggedIndex(commit)}) states the commitment `,
+      el("span", { class: "mono", text: String(commit.entry.server_seed_hash) }),
+      `${commit.entry.chain_length !== undefined ? ` (a chain of ${commit.entry.chain_length})` : ""}, but the service shows `,
+      el("span", { class: "mono", text: String(pair.server_seed_hash) }),
+      `${pair.chain ? ` (a chain of ${pair.chain.length})` : ""}: the commitment was changed after it was published.`));
+  }
+  const nodes = [...commit];
+  let clientSeedIndex = null;
+  if (typeof record.client_seed === "string" && onServer) {
+    const digest = await sha256Hex(record.client_seed);
+    const seeded = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/client-seed-receipt`,
+      clientSeedEntry(pair.id, digest), { name: "client seed in log" });
+    if (seeded.entry && !clientSeedEntry(pair.id, digest)(seeded.entry)) {
+      seeded.push(el("p", { class: "error", "data-explain": "client-seed-entry" },
+        `The log's client seed entry for this pair (entry ${loggedIndex(seeded)}) states SHA-256 `,
+        el("span", { class: "mono", text: String(seeded.entry.client_seed_sha256) }),
+        ", but the client seed shown hashes to ", el("span", { class: "mono", text: digest }),
+        ": the client seed was changed after it was set, and the cards shown are not dealt from the seed you gave."));
+    }
+    clientSeedIndex = loggedIndex(seeded);
+    nodes.push(...seeded);
+  }
+  const commitIndex = loggedIndex(commit);
+  if (commitIndex !== null && clientSeedIndex !== null && !(commitIndex < clientSeedIndex)) {
+    nodes.push(checkEl("log order", false, `the pair's commitment (entry ${commitIndex}) is not logged before its client seed `
+      + `(entry ${clientSeedIndex}): the operator could have chosen the commitment knowing the client seed`));
+  }
+  return { nodes, commitIndex, clientSeedIndex, ok: !nodes.some(failedLog) };
+}
 
 /**
  * The other pairs the log shows with this pair's client seed, or one that
@@ -431,7 +645,7 @@ const commitEntry = (pair) => (entry) => entry.type === "commit" && entry.seed_p
  * information only: two players may choose the same seed.
  */
 async function sameClientSeed(pair) {
-  if (!onServer || pair.client_seed === null) return { parts: [], shopped: [] };
+  if (!onServer || pair.client_seed === null || pair.client_seed === undefined) return { parts: [], shopped: [], foreign: [] };
   let answer;
   try {
     answer = await getJson(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/same-client-seed`);
@@ -440,14 +654,19 @@ async function sameClientSeed(pair) {
   }
   const { status, body } = answer;
   if (status !== 200) {
-    return { parts: [el("p", { class: "note", text: "The other pairs with this client seed could not be read; check again later." })], shopped: [] };
+    return { parts: [el("p", { class: "note", text: "The other pairs with this client seed could not be read; check again later." })], shopped: [], foreign: [] };
   }
   const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(pair.client_seed))));
   if (body.client_seed_sha256 !== digest) {
     return { parts: [checkEl("same client seed", false,
-      `the server names the hash ${shownText(String(body.client_seed_sha256))}, not ${digest}, the SHA-256 of the client seed shown`)], shopped: [] };
+      `the log's client seed entry states the hash ${shownText(String(body.client_seed_sha256))}, not ${digest}, `
+      + "the SHA-256 of the client seed shown")], shopped: [], foreign: [] };
   }
   const { others, shopped } = sameSeedFindings(body);
+  // Live at the same time under another tenant: a second brand's player, or
+  // a tenant the operator made to deal this seed twice. The page cannot
+  // tell them apart (the tenant is an opaque id), so it warns.
+  const foreign = others.filter((o) => o.overlap && !o.sameTenant);
   const alike = others.filter((o) => o.lookalike).length;
   const parts = [checkEl("same client seed", shopped.length === 0,
     `${others.length}${body.truncated ? "+" : ""} other pair(s) in the log carry this client seed (SHA-256 ${digest})`
@@ -457,8 +676,8 @@ async function sameClientSeed(pair) {
     for (const other of others) {
       const seed = other.lookalike ? "a client seed that looks like this one (other bytes)" : "this client seed";
       const when = other.shopped ? `held ${seed} AT THE SAME TIME as this pair, at the same tenant`
-        : other.overlap ? `held ${seed} at the same time, but at another tenant (brand) of this service: `
-          + "another operator's player chose the same seed; not deal-shopping"
+        : other.overlap ? `held ${seed} AT THE SAME TIME, at another tenant (brand) of this service: another brand's `
+          + "player chose the same seed, or the operator made that tenant to deal your seed twice (a warning)"
         : other.when === "after" ? `got ${seed} after this pair was revealed (a kept or a common seed: normal)`
         : `held ${seed} before this pair got it (a kept or a common seed: normal)`;
       list.append(el("li", {
@@ -473,11 +692,21 @@ async function sameClientSeed(pair) {
     }
     parts.push(el("p", { text: "Other seed pairs given this client seed, or one that looks like it, as the transparency log orders them"
       + `${body.truncated ? " (the first 100; every one that overlaps this pair is among them)" : ""}:` }), list);
-    if (!shopped.length) {
+    if (!shopped.length && !foreign.length) {
       parts.push(el("p", { class: "note", "data-same-seed-note": "" },
-        "None of them held it while this pair was live at the same tenant, so no deal could have been dealt on both "
-        + "and the better one shown. A seed shared with another tenant, or reused after a reveal, is not deal-shopping."));
+        "None of them held it while this pair was live, so no deal could have been dealt on both and the better one "
+        + "shown. A seed held before this pair got it, or after its reveal, is a kept or a common seed."));
     }
+  }
+  if (foreign.length && !shopped.length) {
+    parts.push(el("p", { class: "warning", role: "status", "data-other-tenant": String(foreign.length) },
+      el("strong", { text: "Warning: " }),
+      `this client seed${foreign.some((o) => o.lookalike) ? ", or one that looks like it," : ""} was live on ${foreign.length} `
+      + `pair${foreign.length === 1 ? "" : "s"} of another tenant (brand) of this service while this pair was dealing. `
+      + "If another brand's player chose the same seed, that is chance (a common seed) and harmless. But the tenant is "
+      + "an opaque id the operator makes, so this page cannot tell a real second brand from one made to deal your seed "
+      + "twice and show you the better hand. Choose a seed of your own that no one else would (the page's seed generator "
+      + "makes one), and ask the operator which brand that is."));
   }
   if (shopped.length) {
     const alikeShopped = shopped.some((o) => o.lookalike);
@@ -488,5 +717,5 @@ async function sameClientSeed(pair) {
       + (alikeShopped ? " A seed that looks like yours but has other bytes (an invisible character, a letter from "
         + "another alphabet) deals other cards, and you could not have told them apart." : "")));
   }
-  return { parts, shopped };
+  return { parts, shopped, foreign };
 }

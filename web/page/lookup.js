@@ -67,16 +67,19 @@ async function roundReport(round, options = {}) {
   box.append(facts);
   if (isChainRecord(round)) return chainRoundReport(round, box, facts, options);
   if (!round.server_seed) {
-    box.append(el("p", { class: "check", "data-check": "reveal", "data-result": "pending",
-      text: "Not yet verifiable: the server seed is still secret." }));
+    const evidence = await roundEvidence(round, options.shared);
+    box.append(el("div", { class: "checks" }, el("span", { class: "check", "data-check": "reveal", "data-result": "pending",
+      text: "Not yet verifiable: the server seed is still secret." }), ...evidence.nodes.filter((node) => node.tagName === "SPAN")),
+    ...evidence.nodes.filter((node) => node.tagName !== "SPAN"));
     box.append(el("p", { class: "note", text: "The operator committed to this hash before your client seed was set. " +
       "It reveals the seed when the seed pair is rotated, after its last hand; then this page can recompute every card. " +
       "The cards are not shown before then." }));
-    return { box, ok: null };
+    return { box, ok: evidence.ok ? null : false, untrusted: evidence.untrusted, evidence };
   }
   fact(facts, "Server seed", round.server_seed, true);
   const result = await verifyRound(round);
-  const logged = await logChecks(`/v1/rounds/${encodeURIComponent(round.id)}/receipt`, roundEntry(round));
+  const evidence = await roundEvidence(round, options.shared);
+  const logged = evidence.nodes;
   const checks = el("div", { class: "checks" },
     checkEl("commitment", result.commitment.ok,
       `SHA-256 of the revealed seed is ${result.commitment.computed}`),
@@ -98,26 +101,81 @@ async function roundReport(round, options = {}) {
   } else {
     box.append(dealEl(round.deal));
   }
-  const logOk = !logged.some(failedLog);
-  return { box, ok: result.commitment.ok && result.deal.ok && logOk, untrusted: logged.some(untrustedLog) };
+  return { box, ok: result.commitment.ok && result.deal.ok && evidence.ok, untrusted: evidence.untrusted, evidence };
 }
 
-async function lookUpRound(id, target) {
+/**
+ * Everything the log says of a round, checked in this browser: its own
+ * `round` entry, its pair's `commit` and `client_seed` entries (what the
+ * cards must be dealt from), their order, and the other pairs given its
+ * client seed. `{ nodes, roundIndex, ok, untrusted, foreign, shopped }`:
+ * nodes as logChecks gives them (checks as SPANs, then explanations); ok
+ * false when any failed; foreign, the other tenants' pairs live with the
+ * same seed (a warning); shopped, the same tenant's (a failure).
+ */
+async function roundEvidence(round, shared = null) {
+  const logged = await logChecks(`/v1/rounds/${encodeURIComponent(round.id)}/receipt`, roundEntry(round));
+  const roundIndex = loggedIndex(logged);
+  // Within a pair's page, the pair's entries are checked (and shown) once, for every round.
+  const pair = shared ? shared.entries : await pairEntryChecks({ id: round.seed_pair_id,
+    server_seed_hash: round.server_seed_hash, client_seed: round.client_seed, chain: round.chain });
+  const nodes = shared ? [...logged] : [...logged, ...pair.nodes];
+  if (roundIndex !== null && pair.clientSeedIndex !== null && !(pair.clientSeedIndex < roundIndex)) {
+    nodes.push(checkEl("round order", false, `the round (entry ${roundIndex}) is logged before its pair's client seed `
+      + `(entry ${pair.clientSeedIndex})`));
+  }
+  const sharing = shared ? shared.sharing : await sameClientSeed({ id: round.seed_pair_id, client_seed: round.client_seed });
+  if (!shared) nodes.push(...sharing.parts);
+  // One explanation of the witnesses and the checkpoint is enough for all the entries.
+  const said = new Set();
+  const shown = nodes.filter((node) => {
+    if (node.tagName === "SPAN") return true;
+    const text = node.textContent.replace(/\d+ entries|entry \d+/g, "#");
+    if (said.has(text)) return false;
+    said.add(text);
+    return true;
+  });
+  const failed = nodes.some(failedLog) || sharing.shopped.length > 0 || !pair.ok;
+  return { nodes: shown, roundIndex, ok: !failed, untrusted: nodes.some(untrustedLog),
+    foreign: sharing.foreign, shopped: sharing.shopped };
+}
+
+/**
+ * A round, by id; `logIndex` (from the link a game hands its player, the
+ * deal's `verify_url`) is the log index of the round's entry: the page
+ * reads that entry from the log itself, so a round the API no longer knows,
+ * or shows differently, is a FAIL naming both. Resolves false when neither
+ * the API nor the link knows the round.
+ */
+async function lookUpRound(id, target, logIndex = null) {
+  const linked = logIndex === null ? null : await linkedEntry(id, logIndex);
   const { status, body } = await getJson(`/v1/rounds/${encodeURIComponent(id)}`);
+  if (status === 404 && linked) {
+    target.replaceChildren(...linkedRoundMissing(id, logIndex, linked));
+    return true;
+  }
   if (status === 404) return false;
   if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
   const hashing = el("p", { "data-chain-progress": "", text: "Checking…" });
   target.replaceChildren(hashing);
-  const { box, ok, verdict: own, untrusted } = await roundReport(body, {
+  const { box, ok: recordOk, verdict: ownVerdict, untrusted, evidence } = await roundReport(body, {
     onHashProgress: (done, of) => {
       hashing.textContent = `Checking… hashing down the seed chain: ${done.toLocaleString("en")} of ${of.toLocaleString("en")} hashes`;
     },
   });
+  // The link's entry must be this round's, as the API shows it, at the index its receipt proves.
+  const linkParts = linked ? linkedRoundChecks(body, logIndex, linked, evidence) : { ok: true, nodes: [] };
+  const ok = recordOk === false || !linkParts.ok ? false : recordOk;
+  const own = linkParts.ok ? ownVerdict : null;
   // A table pair's round: its client seed must be the one derived from every seat.
   const table = await roundTable(body);
   const fromSeats = table.report && table.report.checked.seed.status === "pass"
     ? " Its client seed is the one derived from every seat's contribution." : "";
-  const verdict = own && ok === false ? own
+  const logFailed = (evidence && !evidence.ok) || !linkParts.ok;
+  let verdict = own && ok === false ? own
+    : ok === false && logFailed
+    ? verdictEl("fail", "The transparency log does not back this round as the service shows it (details below): "
+      + `${linkParts.ok ? "" : `${linkParts.reason}; `}the log is what the operator signed when it dealt, so the record shown is not the round dealt.`)
     : ok === false
     ? verdictEl("fail", "This record does not match what fairdeal-v1 deals from the committed seed (details below).")
     : table.report && !table.report.ok
@@ -131,9 +189,103 @@ async function lookUpRound(id, target) {
         + `fairdeal-v1 deals.${fromSeats} But the witnesses you trust have not yet signed a checkpoint of the log that holds `
         + "this round, so it is not yet shown that everyone is shown the same log (details below). Check again later.")
       : verdictEl("pass", `The seed matches its published commitment, and every card is what fairdeal-v1 deals.${fromSeats}`);
-  target.replaceChildren(verdict, el("h3", { text: "Round" }), box, ...table.parts,
+  verdict = withForeignWarning(verdict, evidence);
+  target.replaceChildren(verdict, ...linkParts.nodes, el("h3", { text: "Round" }), box, ...table.parts,
     el("p", {}, el("a", { href: `?pair=${encodeURIComponent(body.seed_pair_id)}`, text: "See every round of its seed pair" })));
   return true;
+}
+
+/**
+ * A PASS becomes a WARNING (never a FAIL) when the pair's client seed was
+ * live on another tenant's pair at the same time: the page cannot tell a
+ * second brand from a tenant made for deal-shopping.
+ */
+function withForeignWarning(verdict, evidence) {
+  if (!evidence || !evidence.foreign || !evidence.foreign.length || verdict.dataset.verdict === "fail") return verdict;
+  verdict.dataset.warning = "other-tenant";
+  if (verdict.dataset.verdict === "pass") {
+    verdict.dataset.verdict = "warning";
+    verdict.firstChild.textContent = "CHECKED, WITH A WARNING";
+  }
+  verdict.append(` But this client seed was live on ${evidence.foreign.length} pair${evidence.foreign.length === 1 ? "" : "s"} `
+    + "of another tenant of this service at the same time: read the warning below.");
+  return verdict;
+}
+
+/** The log entry a round's link names, read from the log: logChecks' nodes (with `.entry`). */
+async function linkedEntry(id, logIndex) {
+  return logChecks(`/v1/log/entries/${logIndex}`, (entry) => entry.type === "round" && entry.round === id, { name: "link" });
+}
+
+/** A round's entry in words: "round R, nonce N of seed pair P (game)". */
+function entryWords(entry) {
+  let game = "";
+  try {
+    game = entry.game ? `, ${gameText(entry.game)}` : "";
+  } catch {
+    game = "";
+  }
+  return `round ${entry.round}, nonce ${entry.nonce} of seed pair ${entry.seed_pair}${game}`;
+}
+
+/** The verdict and evidence when the API has no round the link's log entry records. */
+function linkedRoundMissing(id, logIndex, linked) {
+  const entry = linked.entry;
+  const isIt = entry && entry.type === "round" && entry.round === id;
+  const spans = linked.filter((node) => node.tagName === "SPAN");
+  const logOk = !linked.some(failedLog);
+  const pending = spans.some((node) => node.dataset.result === "pending");
+  const verdict = isIt && logOk && !pending
+    ? verdictEl("fail", `The transparency log's entry ${logIndex} records ${entryWords(entry)}, but the service says it has `
+      + "no round with that id: a round that was dealt has been removed or hidden (the same nonce may have been dealt "
+      + "again as another hand). Keep this link: it is your evidence.")
+    : isIt && pending
+      ? verdictEl("fail", `The service has no round ${id}, though its entry ${logIndex}, signed by the log, records `
+        + `${entryWords(entry)} (not yet in a checkpoint).`)
+      : verdictEl("fail", `The service has no round ${id}, and the log's entry ${logIndex}, which the link names, is not `
+        + `that round's${entry ? ` (it is a ${String(entry.type)} entry)` : ""}: this link does not lead to a dealt round.`);
+  verdict.dataset.linkedMissing = "";
+  const parts = [verdict, el("div", { class: "checks" }, ...spans), ...linked.filter((node) => node.tagName !== "SPAN")];
+  if (isIt) {
+    parts.push(el("p", {}, el("a", { href: `?pair=${encodeURIComponent(entry.seed_pair)}`, text: "See every round of its seed pair" })));
+  }
+  return parts;
+}
+
+/**
+ * The link's entry against the round the API shows: the same round, nonce,
+ * pair and game, at the index the round's own receipt proves.
+ * `{ ok, reason, nodes }`.
+ */
+function linkedRoundChecks(round, logIndex, linked, evidence) {
+  const entry = linked.entry;
+  const spans = linked.filter((node) => node.tagName === "SPAN");
+  if (linked.some(failedLog) || !entry) {
+    return { ok: false, reason: `the log's entry ${logIndex}, which your link names, is not this round's`,
+      nodes: [el("div", { class: "checks" }, ...spans), ...linked.filter((node) => node.tagName !== "SPAN")] };
+  }
+  const differences = [];
+  if (!roundEntry(round)(entry)) {
+    differences.push(`the log's entry ${logIndex} records ${entryWords(entry)}; the service shows round ${round.id}, nonce `
+      + `${round.nonce} of seed pair ${round.seed_pair_id}`);
+  } else if (!sameGame(entry.game, round.game)) {
+    differences.push(`the log's entry ${logIndex} records the game ${JSON.stringify(entry.game)}; the service shows `
+      + JSON.stringify(round.game));
+  }
+  if (evidence && evidence.roundIndex !== null && evidence.roundIndex !== logIndex) {
+    differences.push(`your link names entry ${logIndex} of the log; the service's receipt for this round names entry `
+      + `${evidence.roundIndex}`);
+  }
+  const node = checkEl("link", differences.length === 0, differences.length ? differences.join("; ")
+    : `entry ${logIndex} of the log, named by your link, records this round`);
+  node.dataset.logIndex = String(logIndex);
+  const nodes = [el("div", { class: "checks", "data-link-checks": "" }, node)];
+  if (differences.length) {
+    nodes.push(el("p", { class: "error", role: "alert", "data-explain": "link" },
+      `Your link's log entry and the service's record differ: ${differences.join("; ")}. The log entry was signed when the `
+      + "round was dealt; the record shown now is not that round."));
+  }
+  return { ok: differences.length === 0, reason: differences[0] || "", nodes };
 }
 
 /** The table of a round's seed pair, when the pair is a table: `{ report, parts }`. */
@@ -161,16 +313,53 @@ function voidedWhy(table) {
     + `${table.void.phase === "commit" ? "commit" : "reveal"} before the ${table.void.phase} phase's deadline.`];
 }
 
-async function lookUp(id, kind) {
+/** How often, and how many times, a lookup with entries awaiting their checkpoint is looked up again. */
+const RECHECK_MS = 4000;
+const RECHECKS = Math.ceil(INTEGRATION_WINDOW_MS / RECHECK_MS) + 2;
+let recheckTimer = null;
+
+/** The lookup shown now: what a change of trust (witnesses, the log's key) checks again. */
+let currentLookup = null;
+
+/** Looks the record shown up again (after the player changed what they trust). */
+function lookUpAgain() {
+  if (currentLookup && onServer) lookUp(currentLookup.id, currentLookup.kind, { logIndex: currentLookup.logIndex });
+}
+
+async function lookUp(id, kind, { logIndex = null, recheck = 0 } = {}) {
+  currentLookup = { id, kind, logIndex };
   const target = document.getElementById("lookup-result");
-  target.replaceChildren(el("p", { text: "Checking…" }));
+  clearTimeout(recheckTimer);
+  if (!recheck) target.replaceChildren(el("p", { text: "Checking…" }));
   resetWitnessView();
+  const shown = recheck ? el("div") : target;
   try {
-    const found = kind === "pair" ? await lookUpPair(id, target)
-      : kind === "round" ? await lookUpRound(id, target)
-      : (await lookUpRound(id, target)) || (await lookUpPair(id, target));
-    if (!found) target.replaceChildren(el("p", { class: "error", role: "alert" }, "No round or seed pair has the id ", quoted(id), "."));
+    const found = kind === "pair" ? await lookUpPair(id, shown)
+      : kind === "round" ? await lookUpRound(id, shown, logIndex)
+      : (await lookUpRound(id, shown, logIndex)) || (await lookUpPair(id, shown));
+    if (!found) shown.replaceChildren(el("p", { class: "error", role: "alert" }, "No round or seed pair has the id ", quoted(id), "."));
   } catch (error) {
-    showError(target, error);
+    showError(shown, error);
   }
+  // What the player trusts comes first: a changed log key, a link's witnesses.
+  const notices = [await logPinNoticeEl(), proposalNotice()].filter(Boolean);
+  if (recheck) target.replaceChildren(...shown.childNodes);
+  const verdict = target.querySelector(":scope > [data-verdict]");
+  for (const notice of notices.reverse()) target.insertBefore(notice, verdict ? verdict.nextSibling : target.firstChild);
+  // Entries not yet in a checkpoint: looked up again by itself, until they are or the window has passed.
+  if (target.querySelector("[data-awaiting-checkpoint]") && recheck < RECHECKS) {
+    target.dataset.rechecking = "";
+    recheckTimer = setTimeout(() => lookUp(id, kind, { logIndex, recheck: recheck + 1 }), RECHECK_MS);
+  } else {
+    delete target.dataset.rechecking;
+  }
+}
+
+/** A note at the top of a lookup when the link proposes witnesses the player has not accepted. */
+function proposalNotice() {
+  const box = document.getElementById("witness-proposal");
+  if (!box || box.hidden || !box.dataset.witnesses) return null;
+  return el("p", { class: "warning", "data-proposal-notice": "" },
+    "This link proposes witnesses you have not accepted; the verdict uses the witnesses you keep. ",
+    el("a", { href: "#witness-proposal", text: "See the proposal" }), ".");
 }

@@ -44,9 +44,12 @@ if (!onServer) {
   const [kind, id] = params.has("round") ? ["round", params.get("round")]
     : params.has("pair") ? ["pair", params.get("pair")]
     : params.has("id") ? [null, params.get("id")] : [null, null];
+  // A round's link from the service (`verify_url`) names its log entry: `log=INDEX`.
+  const logText = (params.get("log") || "").trim();
+  const logIndex = kind === "round" && /^[0-9]{1,15}$/.test(logText) ? Number(logText) : null;
   if (id) {
     document.getElementById("lookup-id").value = id;
-    lookUp(id, kind);
+    lookUp(id, kind, { logIndex });
   }
 }
 document.documentElement.dataset.ready = "true";

@@ -117,13 +117,17 @@ function progressEl(total) {
   return node;
 }
 
-/** A round's full report, drawn when asked for (its own request and receipt). */
-async function roundDetailEl(id) {
+/**
+ * A round's full report, drawn when asked for (its own request and
+ * receipt); `shared`: its pair's entries and same-seed findings, checked
+ * once by the pair's page.
+ */
+async function roundDetailEl(id, shared = null) {
   const { status, body } = await getJson(`/v1/rounds/${encodeURIComponent(id)}`);
   if (status !== 200) {
     return el("p", { class: "error", "data-round": id }, `Round ${id} could not be read: ${body.detail || `the server answered ${status}`}.`);
   }
-  const { box } = await roundReport(body);
+  const { box } = await roundReport(body, { shared });
   return box;
 }
 
@@ -211,13 +215,16 @@ async function lookUpPair(id, target) {
   target.replaceChildren(el("p", { text: `Checking seed pair ${pair.id}: every round's cards and its place in the log, in this browser.` }), progress);
 
   const vkey = onServer ? await logVkey() : "";
-  const logged = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/receipt`, commitEntry(pair));
+  // The pair's commit and client seed entries: what the log bound its rounds to.
+  const entries = await pairEntryChecks(pair, { commitName: "log" });
+  const logged = entries.nodes;
   // With a witness policy, every round is proven against the latest
   // checkpoint the player's witnesses cosigned.
   const view = vkey ? await witnessView(vkey) : null;
   const policy = view && view.policy;
   const [bulk, sharing] = await Promise.all([
-    bulkCheckPair(pair, vkey, logged.length > 0, (checked, of) => progress.update(checked, of),
+    // Every round of a pair must be in the log: a round without an entry fails.
+    bulkCheckPair(pair, vkey, Boolean(vkey), (checked, of) => progress.update(checked, of),
       policy && view.trusted ? view.trusted.note : null),
     sameClientSeed(pair),
   ]);
@@ -327,7 +334,7 @@ async function lookUpPair(id, target) {
     detail.replaceChildren(el("p", { text: `Reading round ${roundId}…` }));
     detail.scrollIntoView({ block: "nearest" });
     try {
-      detail.replaceChildren(el("h3", { text: "Round" }), await roundDetailEl(roundId));
+      detail.replaceChildren(el("h3", { text: "Round" }), await roundDetailEl(roundId, { entries, sharing }));
     } catch (error) {
       showError(detail, error);
     }
@@ -337,7 +344,7 @@ async function lookUpPair(id, target) {
     chain ? "seed not published yet" : "after reveal"), detail);
   if (n <= PAIR_DETAILS_AT_ONCE) {
     const boxes = [];
-    for (const roundId of rows.ids) boxes.push(await roundDetailEl(roundId));
+    for (const roundId of rows.ids) boxes.push(await roundDetailEl(roundId, { entries, sharing }));
     detail.replaceChildren(...boxes);
   } else {
     detail.append(el("p", { class: "note", text: "Choose Show on a round to see its cards and every check of it." }));
@@ -395,6 +402,6 @@ async function lookUpPair(id, target) {
     verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds all of it, so it is "
       + "not yet shown that everyone is shown the same log (details below). Check again later.");
   }
-  target.replaceChildren(verdict, ...parts);
+  target.replaceChildren(withForeignWarning(verdict, sharing), ...parts);
   return true;
 }

@@ -5,20 +5,14 @@
 // a round only witness one cosigned, and passes what to expect as JSON in
 // FAIRDEAL_E2E.
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.mjs";
 
 const config = JSON.parse(process.env.FAIRDEAL_E2E);
 const base = config.base;
 const ONE = "witness.example/one";
 const TWO = "witness.example/two";
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-  ],
-});
+const browser = await launchChromium();
 const problems = [];
 const sent = [];
 
@@ -50,10 +44,26 @@ const attribute = (page, selector, name) => page.$eval(selector, (n, a) => n.get
 const policyUrl = (keys, quorum) => keys.map((k) => `witness=${encodeURIComponent(k)}`).join("&") + (quorum ? `&quorum=${quorum}` : "");
 const step = (name) => console.log(`# ${name}`);
 
+/**
+ * A page opened by a link that proposes witnesses: the proposal is shown and
+ * not used; the player accepts it, and the page (reloaded, without the
+ * link's parameters) uses the witnesses kept.
+ */
+async function openAccepting(context, url) {
+  const page = await open(context, url);
+  await page.waitForSelector("[data-witness-accept]");
+  assert.equal(await attribute(page, "#witness-current", "data-witnesses"), "", "a link's witnesses are not used before they are accepted");
+  await page.click("[data-witness-accept]");
+  await page.waitForFunction(() => !location.search.includes("witness="));
+  await page.reload();
+  await page.waitForSelector("html[data-ready=true]");
+  return page;
+}
+
 step("a policy of both witnesses: a round they both cosigned passes, naming both");
 {
   const context = await fresh();
-  const page = await open(context, `${base}/verify?round=${config.both_round}&${policyUrl([config.one, config.two])}`);
+  const page = await openAccepting(context, `${base}/verify?round=${config.both_round}&${policyUrl([config.one, config.two])}`);
   const verdict = await verdictOf(page);
   assert.equal(verdict.result, "pass", verdict.text);
   assert.deepEqual(await results(page, "[data-check=log]"), ["pass"]);
@@ -116,10 +126,45 @@ step("a policy of both witnesses: a round they both cosigned passes, naming both
   await context.close();
 }
 
+step("a link proposing other witnesses never replaces the player's: shown beside them, an impostor flagged");
+{
+  const context = await fresh();
+  const kept = await openAccepting(context, `${base}/verify?round=${config.one_round}&${policyUrl([config.one, config.two])}`);
+  assert.equal((await verdictOf(kept)).result, "pending", "witness two did not cosign this round's checkpoint");
+  await kept.close();
+  // The operator's link: witness one alone would do, and its own key under witness two's name.
+  const page = await open(context, `${base}/verify?round=${config.one_round}&${policyUrl([config.one, config.impostor], 1)}`);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "pending", `the kept policy decides: ${verdict.text}`);
+  assert.ok(verdict.text.startsWith("NOT YET TRUSTED"), verdict.text);
+  await page.waitForSelector("[data-witness-proposal]:not([hidden]) [data-witness-accept]");
+  assert.equal(await attribute(page, "#witness-current", "data-witnesses"), `${ONE} ${TWO}`);
+  assert.equal(await attribute(page, "#witness-proposal", "data-impostors"), TWO);
+  const flagged = await page.textContent("[data-witness-impostor]");
+  assert.ok(flagged.includes(TWO) && flagged.includes("another key"), flagged);
+  // Told apart by key: the two witnesses named two show different fingerprints.
+  const printOf = (where, name) => page.$$eval(`${where} .key-name`, (nodes, n) => nodes
+    .filter((node) => node.querySelector(".mono").textContent === n).map((node) => node.querySelector(".fingerprint").textContent), name);
+  const [keptTwo, proposedTwo] = [await printOf("#witness-current", TWO), await printOf("#witness-proposal", TWO)];
+  assert.equal(keptTwo.length, 1);
+  assert.equal(proposedTwo.length, 1);
+  assert.notEqual(keptTwo[0], proposedTwo[0], "the player's witness two and the link's show different fingerprints");
+  assert.deepEqual(await printOf("#witness-current", ONE), await printOf("#witness-proposal", ONE), "one key, one fingerprint");
+  assert.notEqual(await page.$("[data-proposal-notice]"), null, "the lookup says a proposal waits");
+  await page.close();
+  // Later, the player's own link: still the kept policy.
+  const later = await open(context, `${base}/verify?round=${config.one_round}`);
+  assert.equal((await verdictOf(later)).result, "pending");
+  assert.equal(await attribute(later, "#witness-current", "data-witnesses"), `${ONE} ${TWO}`);
+  assert.equal(await later.$("[data-witness-accept]"), null);
+  await later.close();
+  await context.close();
+}
+
 step("a policy naming a witness that did not cosign: not yet trusted");
 {
   const context = await fresh();
-  const page = await open(context, `${base}/verify?round=${config.both_round}&${policyUrl([config.stranger])}`);
+  const page = await openAccepting(context, `${base}/verify?round=${config.both_round}&${policyUrl([config.stranger])}`);
   const verdict = await verdictOf(page);
   assert.equal(verdict.result, "pending", verdict.text);
   assert.ok(verdict.text.startsWith("NOT YET TRUSTED"), verdict.text);
@@ -134,7 +179,7 @@ step("a policy naming a witness that did not cosign: not yet trusted");
 step("a key in the address whose '+' signs were not encoded still reads");
 {
   const context = await fresh();
-  const page = await open(context, `${base}/verify?round=${config.both_round}&witness=${config.one.replace(/\//g, "%2F")}`);
+  const page = await openAccepting(context, `${base}/verify?round=${config.both_round}&witness=${config.one.replace(/\//g, "%2F")}`);
   assert.equal((await verdictOf(page)).result, "pass");
   assert.equal(await attribute(page, "[data-check=log]", "data-witnessed-by"), ONE);
   await page.close();
@@ -166,7 +211,7 @@ step("a whole pair with a policy: proven against the witnessed checkpoint, or no
 {
   const context = await fresh();
   const policy = policyUrl([config.one, config.two]);
-  const page = await open(context, `${base}/verify?pair=${config.both_pair}&${policy}`);
+  const page = await openAccepting(context, `${base}/verify?pair=${config.both_pair}&${policy}`);
   const verdict = await verdictOf(page);
   assert.equal(verdict.result, "pass", verdict.text);
   assert.deepEqual(await results(page, "[data-pair-checks] > [data-check='rounds in log']"), ["pass"]);

@@ -170,6 +170,8 @@ documented_routes![
     receipts::round_seed,
     transparency::witnessed_checkpoint,
     receipts::pair,
+    receipts::client_seed,
+    receipts::entry,
     transparency::consistency,
     transparency::same_client_seed,
     evidence::pair,

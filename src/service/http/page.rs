@@ -7,7 +7,8 @@
 //! (`web/tlog.mjs`, and `web/witness.mjs`, which checks the cosignatures
 //! of the witnesses a player trusts) and the display code (`web/seed-display.mjs`, which
 //! marks every character of a user's string outside printable ASCII, and
-//! `web/page/*.js`) are inlined
+//! `web/page/*.js`, with `trust.js` keeping the player's log-key pin and
+//! the witnesses a link proposes) are inlined
 //! into one module script, the style sheet into one style element, both
 //! pinned by SHA-256 in a strict Content-Security-Policy (no other origin, no
 //! eval, no inline code but these two). The policy is sent as a header and
@@ -44,8 +45,9 @@ const BULK_JS: &str = include_str!("../../../web/bulk.mjs");
 const WORKER_JS: &str = include_str!("../../../web/verify-worker.mjs");
 /// The page's own code, in the order it is inlined (each file uses the
 /// names of those before it and of the protocol files).
-const PAGE_JS: [&str; 9] = [
+const PAGE_JS: [&str; 10] = [
     include_str!("../../../web/page/views.js"),
+    include_str!("../../../web/page/trust.js"),
     include_str!("../../../web/page/log.js"),
     include_str!("../../../web/page/chain.js"),
     include_str!("../../../web/page/tables.js"),

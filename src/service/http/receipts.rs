@@ -42,6 +42,41 @@ pub struct ProvenReceipt {
     pub proof: Option<String>,
 }
 
+/// The two answers of a receipt endpoint: 200 with the proof, 202 until the
+/// entry is in a checkpoint (with `Retry-After`).
+#[derive(Debug)]
+pub struct ProvenReceiptResponses;
+
+impl utoipa::IntoResponses for ProvenReceiptResponses {
+    fn responses() -> std::collections::BTreeMap<
+        String,
+        utoipa::openapi::RefOr<utoipa::openapi::response::Response>,
+    > {
+        use utoipa::openapi::{ContentBuilder, ResponseBuilder};
+        let answer = |description: &str| {
+            ResponseBuilder::new()
+                .description(description)
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(utoipa::openapi::Ref::from_schema_name(
+                            "ProvenReceipt",
+                        )))
+                        .build(),
+                )
+                .build()
+                .into()
+        };
+        std::collections::BTreeMap::from([
+            ("200".to_owned(), answer("The receipt and its proof")),
+            (
+                "202".to_owned(),
+                answer("The receipt; the proof follows once the entry is in a checkpoint"),
+            ),
+        ])
+    }
+}
+
 /// The receipt of the entry at `index`.
 pub(super) async fn receipt(
     state: &AppState,
@@ -56,6 +91,15 @@ pub(super) async fn receipt(
         .next()
         .ok_or_else(|| anyhow::anyhow!("log entry {index} is missing"))?;
     signed(state, index, entry).map(Some)
+}
+
+/// The receipt of the entry at `index`, or None when the log is shorter.
+async fn receipt_at(state: &AppState, index: u64) -> Result<Option<Receipt>, ApiError> {
+    let entries = state.dealer.store().log_entries(index, index + 1).await?;
+    match entries.into_iter().next() {
+        Some(entry) => signed(state, index, entry).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// The receipt of `entry`, at `index`, signed.
@@ -78,6 +122,12 @@ async fn proven(
     let receipt = receipt(state, index)
         .await?
         .ok_or_else(|| ApiError::not_found(&format!("{what} receipt"), id))?;
+    with_proof(state, receipt).await
+}
+
+/// `receipt` with its proof, as a response: 200 with the proof, or 202 with
+/// `Retry-After` while the entry awaits its checkpoint.
+async fn with_proof(state: &AppState, receipt: Receipt) -> Result<Response, ApiError> {
     let store = state.dealer.store();
     // With the witnesses' cosignatures of it, when there are some.
     let checkpoint = match store.log_checkpoint().await? {
@@ -135,8 +185,7 @@ async fn round_row(
     params(("id" = String, Path, description = "Round id")),
     security((), ("operator_key" = [])),
     responses(
-        (status = 200, description = "The receipt and its proof", body = ProvenReceipt),
-        (status = 202, description = "The receipt; the proof follows once the entry is in a checkpoint", body = ProvenReceipt),
+        ProvenReceiptResponses,
         DatabaseUnavailable,
         RoundNotFound,
         ViewerAuthProblems,
@@ -161,8 +210,7 @@ pub async fn round(
     params(("id" = String, Path, description = "Round id")),
     security((), ("operator_key" = [])),
     responses(
-        (status = 200, description = "The receipt and its proof", body = ProvenReceipt),
-        (status = 202, description = "The receipt; the proof follows once the entry is in a checkpoint", body = ProvenReceipt),
+        ProvenReceiptResponses,
         DatabaseUnavailable,
         RoundNotFound,
         ViewerAuthProblems,
@@ -190,8 +238,7 @@ pub async fn round_seed(
     params(("id" = String, Path, description = "Seed pair id")),
     security((), ("operator_key" = [])),
     responses(
-        (status = 200, description = "The receipt and its proof", body = ProvenReceipt),
-        (status = 202, description = "The receipt; the proof follows once the entry is in a checkpoint", body = ProvenReceipt),
+        ProvenReceiptResponses,
         DatabaseUnavailable,
         PairNotFound,
         ViewerAuthProblems,
@@ -203,4 +250,83 @@ pub async fn pair(
 ) -> Result<Response, ApiError> {
     let pair = super::load_pair(&state, &id).await?;
     proven(&state, pair.commit_log_index, "seed pair", &id).await
+}
+
+/// A seed pair's client seed receipt, with its inclusion proof.
+///
+/// The `client_seed` entry: the SHA-256 of the client seed the pair's rounds
+/// are dealt with, logged after the pair's `commit` entry and before its
+/// first round. A verifier compares it with the client seed a round shows:
+/// a client seed changed after it was set is caught here. 404 while the
+/// pair has no client seed (and for a pair given it before the log existed).
+#[utoipa::path(get, path = "/v1/seed-pairs/{id}/client-seed-receipt", tag = "transparency log",
+    params(("id" = String, Path, description = "Seed pair id")),
+    security((), ("operator_key" = [])),
+    responses(
+        ProvenReceiptResponses,
+        DatabaseUnavailable,
+        PairNotFound,
+        ViewerAuthProblems,
+    ))]
+pub async fn client_seed(
+    State(state): State<AppState>,
+    _viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let pair = super::load_pair(&state, &id).await?;
+    if pair.client_seed_log_index.is_none() {
+        return Err(ApiError::not_found_detail(match pair.client_seed {
+            Some(_) => format!(
+                "seed pair {} has a client seed but the service holds no log entry for it",
+                pair.id
+            ),
+            None => format!("seed pair {} has no client seed yet", pair.id),
+        }));
+    }
+    proven(&state, pair.client_seed_log_index, "client seed", &id).await
+}
+
+/// Any log entry by its index, with its inclusion proof.
+///
+/// The entry at `index` as a receipt (its exact bytes, signed by the log
+/// key) with its inclusion proof in the latest checkpoint: the same evidence
+/// as the log's entry tiles, for one entry. A round's `verify_url` names its
+/// entry's index, so a verifier holding the link reads the round's entry
+/// from the log itself, whatever the API says of the round now. 202 (with
+/// `Retry-After`) until the entry is in a signed checkpoint; 404 beyond the
+/// log's last entry.
+#[utoipa::path(get, path = "/v1/log/entries/{index}", tag = "transparency log",
+    params(("index" = u64, Path, description = "The entry's log index, from 0")),
+    security(()),
+    responses(
+        ProvenReceiptResponses,
+        (status = 404, description = "The log has no entry at this index yet", body = super::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The index is not a whole number from 0", body = super::error::Problem, content_type = "application/problem+json"),
+        DatabaseUnavailable,
+    ))]
+pub async fn entry(
+    State(state): State<AppState>,
+    ApiPath(index): ApiPath<String>,
+) -> Result<Response, ApiError> {
+    let index = parse_index(&index)?;
+    let receipt = receipt_at(&state, index)
+        .await?
+        .ok_or_else(|| ApiError::not_found_detail(format!("the log has no entry {index} (yet)")))?;
+    with_proof(&state, receipt).await
+}
+
+/// A log index in a path: decimal digits, at most 2^63 − 1.
+fn parse_index(text: &str) -> Result<u64, ApiError> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|i| !text.starts_with('+') && i64::try_from(*i).is_ok())
+        .ok_or_else(|| {
+            let shown: String = text.chars().take(32).collect();
+            ApiError::invalid(
+                "index",
+                format!(
+                    "must be a whole number from 0 to 2^63 - 1 in decimal digits; got {shown:?}"
+                ),
+            )
+        })
 }

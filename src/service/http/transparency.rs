@@ -130,11 +130,12 @@ impl ClientSeedPair {
 /// The pairs sharing one pair's client seed.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SameClientSeed {
-    /// Lowercase hex SHA-256 of the client seed, as the log's
-    /// `client_seed` entries state it; null while the pair has none.
+    /// Lowercase hex SHA-256 of the client seed, read from the pair's own
+    /// `client_seed` log entry (not from the seed stored now); null while
+    /// the pair has none, or none in the log.
     pub client_seed_sha256: Option<String>,
-    /// Lowercase hex SHA-256 of its lookalike-folded form, as the log's
-    /// `client_seed` entries state it beside the first.
+    /// Lowercase hex SHA-256 of its lookalike-folded form, from the same
+    /// entry (null in entries written before it was logged).
     pub client_seed_lookalike_sha256: Option<String>,
     /// The pair itself, with its live interval.
     pub pair: ClientSeedPair,
@@ -218,13 +219,39 @@ pub async fn same_client_seed(
     // The overlapping pairs come first, so none is cut; then log order.
     others.truncate(MAX_OTHERS);
     others.sort_by_key(|other| (other.client_seed_log_index, other.seed_pair.clone()));
+    // The hashes as the log states them, not as the stored seed gives them
+    // now: a seed changed in the database after its entry shows as a
+    // difference between this answer and the seed a round shows.
+    let (client_seed_sha256, client_seed_lookalike_sha256) =
+        logged_client_seed(&state, pair.client_seed_log_index).await?;
     Ok(Json(SameClientSeed {
-        client_seed_sha256: Some(crate::tlog::entry::client_seed_sha256(client_seed)),
-        client_seed_lookalike_sha256: Some(crate::text::lookalike_sha256(client_seed)),
+        client_seed_sha256,
+        client_seed_lookalike_sha256,
         pair: this,
         others,
         truncated,
     }))
+}
+
+/// The two hashes the `client_seed` entry at `index` states (none without
+/// an entry, as for a pair given its seed before the log existed).
+async fn logged_client_seed(
+    state: &AppState,
+    index: Option<i64>,
+) -> Result<(Option<String>, Option<String>), ApiError> {
+    let Some(index) = index.and_then(|i| u64::try_from(i).ok()) else {
+        return Ok((None, None));
+    };
+    let entries = state.dealer.store().log_entries(index, index + 1).await?;
+    let entry = entries
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("log entry {index} is missing"))?;
+    let entry: serde_json::Value = serde_json::from_slice(entry).map_err(anyhow::Error::from)?;
+    let field = |name: &str| entry.get(name).and_then(|v| v.as_str()).map(str::to_owned);
+    Ok((
+        field("client_seed_sha256"),
+        field("client_seed_lookalike_sha256"),
+    ))
 }
 
 /// The largest checkpoint the log's witnesses vouched for.

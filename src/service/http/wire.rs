@@ -279,6 +279,19 @@ pub struct Round {
     /// The signed receipt of the deal, in the response that dealt it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<Receipt>,
+    /// The link a game hands its player for this round, relative to the
+    /// service's address: `/verify?round=ID&log=INDEX`. `log` is the log
+    /// index of the round's entry, so the page reads the round's entry from
+    /// the log itself: a round the API later loses or shows otherwise is a
+    /// FAIL naming both. Absent for a round dealt before the log existed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "/verify?round=0193a1b2-0000-7000-8000-000000000000&log=42")]
+    pub verify_url: Option<String>,
+}
+
+/// A round's verification link: see [`Round::verify_url`].
+pub fn verify_url(round: &str, log_index: Option<i64>) -> Option<String> {
+    log_index.map(|index| format!("/verify?round={round}&log={index}"))
 }
 
 impl Round {
@@ -309,6 +322,7 @@ impl Round {
                 round_commitment: None,
             }),
             receipt: None,
+            verify_url: verify_url(&row.id, row.log_index),
         })
     }
 }

@@ -1,0 +1,395 @@
+//! What a player's verifier reads from the log rather than from the
+//! operator's API (docs/THREAT-MODEL.md): a round's link names its log
+//! entry, any entry is served with its proof, a pair's client seed entry
+//! has a receipt, and `same-client-seed` states the hash the log holds.
+//! Then the page itself in Chromium (web/tests/e2e-player.mjs), against a
+//! dishonest operator who edits the database with the master key in hand.
+
+use fairdeal::service::store::Store;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::harness::{Backend, TestApp, on_both_backends, spawn_app};
+
+/// Waits until `path` (a receipt) answers 200: its entry is in a checkpoint.
+async fn proven(app: &TestApp, path: &str) -> Value {
+    for _ in 0..400 {
+        let reply = app.public.get(path).await;
+        if reply.status == StatusCode::OK {
+            return reply.json;
+        }
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{path}: {}", reply.text);
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("{path} was never proven");
+}
+
+fn sha256_hex(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// The deal's answer and every later view carry the round's link with its
+/// log index; the log serves that entry, signed and proven, to anyone, and
+/// still does once the round is gone from the database.
+async fn a_rounds_link_names_its_log_entry_and_the_log_serves_it(app: &TestApp) {
+    let pair = app.operator.active_pair("linked player").await;
+    let dealt = app
+        .operator
+        .deal(&pair, json!({"type": "holdem", "players": 2}))
+        .await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    let round = dealt.id();
+    let index = dealt.json["receipt"]["log_index"]
+        .as_u64()
+        .expect("a receipt");
+    let link = format!("/verify?round={round}&log={index}");
+    assert_eq!(dealt.json["verify_url"], link, "{}", dealt.text);
+    let viewed = app.public.get(&format!("/v1/rounds/{round}")).await;
+    assert_eq!(viewed.json["verify_url"], link, "{}", viewed.text);
+
+    let receipt = proven(app, &format!("/v1/rounds/{round}/receipt")).await;
+    let entry = proven(app, &format!("/v1/log/entries/{index}")).await;
+    assert_eq!(entry["log_index"], index);
+    assert_eq!(entry["entry"], receipt["entry"]);
+    assert_eq!(entry["signature"], receipt["signature"]);
+    assert!(
+        entry["proof"]
+            .as_str()
+            .is_some_and(|p| p.starts_with(&format!("c2sp.org/tlog-proof@v1\nindex {index}\n"))),
+        "{entry:#}"
+    );
+    let said: Value = serde_json::from_str(entry["entry"].as_str().expect("entry")).expect("JSON");
+    assert_eq!(said["type"], "round");
+    assert_eq!(said["round"], round);
+
+    // The round removed behind the service's back: the API forgets it, the
+    // log does not.
+    assert_eq!(
+        app.tamper("DELETE FROM rounds WHERE id = $1", round.clone())
+            .await,
+        1
+    );
+    assert_eq!(
+        app.public.get(&format!("/v1/rounds/{round}")).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let still = app.public.get(&format!("/v1/log/entries/{index}")).await;
+    assert_eq!(still.status, StatusCode::OK, "{}", still.text);
+    assert_eq!(still.json["entry"], receipt["entry"]);
+
+    // Beyond the log, and indexes that are not indexes.
+    let size = app.number("SELECT next_index FROM log_state").await;
+    let beyond = app.public.get(&format!("/v1/log/entries/{size}")).await;
+    assert_eq!(beyond.status, StatusCode::NOT_FOUND, "{}", beyond.text);
+    assert!(beyond.text.contains("no entry"), "{}", beyond.text);
+    for bad in [
+        "abc",
+        "-1",
+        "%2B1",
+        "1.0",
+        "9223372036854775808",
+        "99999999999999999999",
+    ] {
+        let reply = app.public.get(&format!("/v1/log/entries/{bad}")).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{bad}: {}",
+            reply.text
+        );
+        assert_eq!(reply.json["field"], "index", "{bad}: {}", reply.text);
+        assert!(reply.text.contains("whole number"), "{bad}: {}", reply.text);
+    }
+}
+on_both_backends!(a_rounds_link_names_its_log_entry_and_the_log_serves_it);
+
+/// The client seed's receipt states the hash of the seed the player set, and
+/// `same-client-seed` states the log's hash, not the stored seed's: a seed
+/// changed in the database after it was set shows as a difference.
+async fn the_client_seed_is_read_from_the_log(app: &TestApp) {
+    let created = app.operator.post("/v1/seed-pairs").await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let pair = created.id();
+    let before = app
+        .public
+        .get(&format!("/v1/seed-pairs/{pair}/client-seed-receipt"))
+        .await;
+    assert_eq!(before.status, StatusCode::NOT_FOUND, "{}", before.text);
+    assert!(before.text.contains("client seed"), "{}", before.text);
+
+    let seed = "the player's own 7f3a9c";
+    app.operator
+        .put_json(
+            &format!("/v1/seed-pairs/{pair}/client-seed"),
+            &json!({"client_seed": seed}),
+        )
+        .await
+        .success();
+    let receipt = proven(app, &format!("/v1/seed-pairs/{pair}/client-seed-receipt")).await;
+    let entry: Value =
+        serde_json::from_str(receipt["entry"].as_str().expect("entry")).expect("JSON");
+    assert_eq!(entry["type"], "client_seed");
+    assert_eq!(entry["seed_pair"], pair);
+    assert_eq!(entry["client_seed_sha256"], sha256_hex(seed));
+    let commit = proven(app, &format!("/v1/seed-pairs/{pair}/receipt")).await;
+    assert!(
+        commit["log_index"].as_u64() < receipt["log_index"].as_u64(),
+        "the commitment is logged before the client seed"
+    );
+
+    // Two characters of the seed changed in the database.
+    let changed = app
+        .tamper(
+            "UPDATE seed_pairs SET client_seed = $1 WHERE client_seed = 'the player''s own 7f3a9c'",
+            "the player's own 7f3a9d".to_owned(),
+        )
+        .await;
+    assert_eq!(changed, 1);
+    let shown = app.public.get(&format!("/v1/seed-pairs/{pair}")).await;
+    assert_eq!(shown.json["client_seed"], "the player's own 7f3a9d");
+    let same = app
+        .public
+        .get(&format!("/v1/seed-pairs/{pair}/same-client-seed"))
+        .await;
+    assert_eq!(same.status, StatusCode::OK, "{}", same.text);
+    assert_eq!(
+        same.json["client_seed_sha256"],
+        sha256_hex(seed),
+        "the log's hash, not the changed seed's: {}",
+        same.text
+    );
+    assert_eq!(
+        same.json["client_seed_lookalike_sha256"],
+        entry["client_seed_lookalike_sha256"]
+    );
+    let again = app
+        .public
+        .get(&format!("/v1/seed-pairs/{pair}/client-seed-receipt"))
+        .await;
+    assert_eq!(again.json["entry"], receipt["entry"]);
+}
+on_both_backends!(the_client_seed_is_read_from_the_log);
+
+/// Runs `sql` with two bound values on a SQLite app's database.
+async fn tamper2(app: &TestApp, sql: &'static str, a: &str, b: &str) -> u64 {
+    let Store::Sqlite(pool, _) = app.dealer.store() else {
+        panic!("the page's scenario runs on SQLite");
+    };
+    sqlx::query(sql)
+        .bind(a)
+        .bind(b)
+        .execute(pool)
+        .await
+        .expect("the statement runs")
+        .rows_affected()
+}
+
+/// Deals `game` on `pair`: the round's JSON.
+async fn deal(app: &TestApp, pair: &str, game: Value) -> Value {
+    let dealt = app.operator.deal(pair, game).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    dealt.json
+}
+
+/// Closes `round` and rotates `pair`.
+async fn close_and_rotate(app: &TestApp, pair: &str, rounds: &[&Value]) {
+    for round in rounds {
+        app.operator.close(round["id"].as_str().expect("id")).await;
+    }
+    let next = format!("next of {pair}");
+    let rotated = app.operator.rotate(pair, &next).await;
+    assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
+}
+
+fn id(value: &Value) -> String {
+    value["id"].as_str().expect("id").to_owned()
+}
+
+fn link(round: &Value) -> String {
+    round["verify_url"].as_str().expect("verify_url").to_owned()
+}
+
+/// The page against the attacks of issue 35, each with an honest control:
+/// a changed client seed, a swapped commitment (with and without its log
+/// reference), a deleted round whose nonce is dealt again, a new log key at
+/// the same site, and the player's seed live at a second tenant.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
+    if let Err(missing) = crate::web_page::browser_tools() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the browser test: {missing}"
+        );
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), "SKIPPED: browser test ({missing})");
+        return;
+    }
+    let app = spawn_app(Backend::Sqlite)
+        .await
+        .expect("SQLite always runs");
+    let holdem = json!({"type": "holdem", "players": 2});
+
+    // Honest: a revealed fairdeal-v1 round, opened by the link the deal gave.
+    let honest_pair = app.operator.active_pair("honest player seed 1").await;
+    let honest = deal(&app, &honest_pair, holdem.clone()).await;
+    close_and_rotate(&app, &honest_pair, &[&honest]).await;
+
+    // A chain pair whose client seed the operator changed (two hex
+    // characters) after the player set it, then dealt from: every record is
+    // consistent with the changed seed; only the log's entry is not.
+    let chain = app
+        .operator
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"protocol": "fairdeal-chain-v1", "chain_length": 4}),
+        )
+        .await;
+    assert_eq!(chain.status, StatusCode::CREATED, "{}", chain.text);
+    let chain_pair = chain.id();
+    let player_seed = "c0ffee11c0ffee11";
+    app.operator
+        .put_json(
+            &format!("/v1/seed-pairs/{chain_pair}/client-seed"),
+            &json!({"client_seed": player_seed}),
+        )
+        .await
+        .success();
+    assert_eq!(
+        tamper2(
+            &app,
+            "UPDATE seed_pairs SET client_seed = $1 WHERE id = $2",
+            "c0ffee11c0ffee22",
+            &chain_pair
+        )
+        .await,
+        1
+    );
+    let chain_round = deal(&app, &chain_pair, json!({"type": "deck"})).await;
+    app.operator.close(&id(&chain_round)).await;
+    // An honest chain pair, the control.
+    let honest_chain = app
+        .operator
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"protocol": "fairdeal-chain-v1", "chain_length": 4}),
+        )
+        .await
+        .id();
+    app.operator
+        .put_json(
+            &format!("/v1/seed-pairs/{honest_chain}/client-seed"),
+            &json!({"client_seed": "honest chain seed"}),
+        )
+        .await
+        .success();
+    let honest_chain_round = deal(&app, &honest_chain, json!({"type": "deck"})).await;
+    app.operator.close(&id(&honest_chain_round)).await;
+
+    // A revealed fairdeal-v1 pair whose seed and commitment the operator
+    // swapped for another pair's (dealt with the same client seed, nonce
+    // and game after the first was revealed), its round's cards with them:
+    // a record consistent in itself, bound to another commitment than the
+    // one logged before the client seed existed.
+    let swapped_pair = app.operator.active_pair("swap victim seed").await;
+    let swapped = deal(&app, &swapped_pair, holdem.clone()).await;
+    close_and_rotate(&app, &swapped_pair, &[&swapped]).await;
+    let donor_pair = app.operator.active_pair("swap victim seed").await;
+    let donor = deal(&app, &donor_pair, holdem.clone()).await;
+    close_and_rotate(&app, &donor_pair, &[&donor]).await;
+    // The same, with the pair's log reference cleared too.
+    let cleared_pair = app.operator.active_pair("clear victim seed").await;
+    let cleared = deal(&app, &cleared_pair, holdem.clone()).await;
+    close_and_rotate(&app, &cleared_pair, &[&cleared]).await;
+    let cleared_donor_pair = app.operator.active_pair("clear victim seed").await;
+    let cleared_donor = deal(&app, &cleared_donor_pair, holdem.clone()).await;
+    close_and_rotate(&app, &cleared_donor_pair, &[&cleared_donor]).await;
+    for (victim, victim_round, donor_pair, donor_round) in [
+        (&swapped_pair, &swapped, &donor_pair, &donor),
+        (&cleared_pair, &cleared, &cleared_donor_pair, &cleared_donor),
+    ] {
+        for column in ["server_seed", "server_seed_hash"] {
+            let sql: &'static str = match column {
+                "server_seed" => {
+                    "UPDATE seed_pairs SET server_seed = (SELECT server_seed FROM seed_pairs WHERE id = $1) WHERE id = $2"
+                }
+                _ => {
+                    "UPDATE seed_pairs SET server_seed_hash = (SELECT server_seed_hash FROM seed_pairs WHERE id = $1) WHERE id = $2"
+                }
+            };
+            assert_eq!(tamper2(&app, sql, donor_pair, victim).await, 1);
+        }
+        assert_eq!(
+            tamper2(
+                &app,
+                "UPDATE rounds SET deal = (SELECT deal FROM rounds WHERE id = $1) WHERE id = $2",
+                &id(donor_round),
+                &id(victim_round)
+            )
+            .await,
+            1
+        );
+    }
+    assert_eq!(
+        app.tamper(
+            "UPDATE seed_pairs SET commit_log_index = NULL WHERE id = $1",
+            cleared_pair.clone()
+        )
+        .await,
+        1
+    );
+
+    // A round in play deleted, the nonce put back and dealt again as
+    // another game: the first link must still say what was dealt.
+    let redealt_pair = app.operator.active_pair("redealt player seed").await;
+    let first = deal(&app, &redealt_pair, holdem.clone()).await;
+    assert_eq!(
+        app.tamper("DELETE FROM rounds WHERE id = $1", id(&first))
+            .await,
+        1
+    );
+    assert_eq!(
+        app.tamper(
+            "UPDATE seed_pairs SET next_nonce = next_nonce - 1 WHERE id = $1",
+            redealt_pair.clone()
+        )
+        .await,
+        1
+    );
+    let second = deal(&app, &redealt_pair, json!({"type": "deck"})).await;
+    assert_eq!(second["nonce"], first["nonce"], "the nonce was dealt again");
+
+    // The player's exact seed live on a pair of a second tenant.
+    let player = "my very own seed 8c1f";
+    let shared_pair = app.operator.active_pair(player).await;
+    let shared_round = deal(&app, &shared_pair, holdem.clone()).await;
+    let shadow = crate::tenants::operator_of(&app, "shadow-backend", "shadow-brand").await;
+    let shadow_pair = shadow.active_pair(player).await;
+    assert_ne!(shadow_pair, shared_pair);
+    close_and_rotate(&app, &shared_pair, &[&shared_round]).await;
+
+    // Every entry in a checkpoint.
+    proven(&app, &format!("/v1/rounds/{}/receipt", id(&second))).await;
+    let size = app.number("SELECT next_index FROM log_state").await;
+    for _ in 0..400 {
+        if app.number("SELECT integrated_size FROM log_state").await >= size {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+
+    let config = json!({
+        "base": app.public.base(),
+        "honest": {"link": link(&honest), "pair": honest_pair},
+        "changed_seed": {"link": link(&chain_round), "pair": chain_pair,
+            "logged": sha256_hex(player_seed), "shown": sha256_hex("c0ffee11c0ffee22")},
+        "honest_chain": {"link": link(&honest_chain_round), "pair": honest_chain},
+        "swapped": {"link": link(&swapped), "pair": swapped_pair},
+        "cleared": {"link": link(&cleared), "pair": cleared_pair},
+        "redealt": {"first": link(&first), "first_id": id(&first), "second": link(&second),
+            "pair": redealt_pair, "nonce": first["nonce"]},
+        "shared": {"link": link(&shared_round), "pair": shared_pair},
+    });
+    crate::web_page::run_page_script("e2e-player.mjs", &config, "e2e player: all checks passed");
+    app.stop().await;
+}

@@ -1,0 +1,188 @@
+// The page against a dishonest operator, in a real headless Chromium
+// (Debian's /usr/bin/chromium, driven by playwright-core): every verdict
+// from the log's signed entries, not from the operator's API. Started by
+// tests/service/player_evidence.rs, which deals, tampers with the database
+// and passes what to expect as JSON in FAIRDEAL_E2E.
+import assert from "node:assert/strict";
+import { createHash, generateKeyPairSync } from "node:crypto";
+import { launchChromium } from "./chromium.mjs";
+
+const config = JSON.parse(process.env.FAIRDEAL_E2E);
+const base = config.base;
+
+const browser = await launchChromium();
+const problems = [];
+const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+
+async function open(url, where = context) {
+  const page = await where.newPage();
+  page.on("console", (msg) => {
+    // A receipt the service does not have (404) is a finding the page shows, not an error of the page.
+    if (msg.type() === "error" && !/status of 404/.test(msg.text())) problems.push(`${url}: console error: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`${url}: page error: ${err.message}`));
+  await page.goto(url);
+  await page.waitForSelector("html[data-ready=true]");
+  return page;
+}
+
+/** The lookup's verdict, once drawn (it comes first): `{ result, text, warning }`. */
+async function verdictOf(page) {
+  await page.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+  await page.waitForFunction(() => !document.querySelector("#lookup-result").hasAttribute("data-rechecking")
+    || document.querySelector("#lookup-result > [data-verdict]").dataset.verdict !== "pending", null, { timeout: 60_000 });
+  return page.$eval("#lookup-result", (n) => ({
+    first: n.firstElementChild.dataset.verdict !== undefined,
+    result: n.querySelector(":scope > [data-verdict]").dataset.verdict,
+    warning: n.querySelector(":scope > [data-verdict]").dataset.warning || null,
+    text: n.querySelector(":scope > [data-verdict]").textContent,
+  }));
+}
+
+const results = (page, selector) => page.$$eval(selector, (nodes) => nodes.map((n) => n.getAttribute("data-result")));
+const step = (name) => console.log(`# ${name}`);
+
+step("honest: a revealed round by the link its deal gave, and its pair, pass on the log's entries");
+{
+  const page = await open(`${base}${config.honest.link}`);
+  const verdict = await verdictOf(page);
+  assert.ok(verdict.first, "the verdict comes first");
+  assert.equal(verdict.result, "pass", verdict.text);
+  assert.deepEqual(await results(page, "[data-check=link]"), ["pass"]);
+  assert.deepEqual(await results(page, "[data-check='commitment in log']"), ["pass"]);
+  assert.deepEqual(await results(page, "[data-check='client seed in log']"), ["pass"]);
+  // The first visit pinned the log's key, and says so with its fingerprint.
+  assert.match(await page.textContent("[data-log-pin=new]"), /remembers this log's key.*\([0-9a-f]{4}(:[0-9a-f]{4}){3}\)/);
+  await page.close();
+  const pair = await open(`${base}/verify?pair=${config.honest.pair}`);
+  assert.equal((await verdictOf(pair)).result, "pass");
+  assert.equal(await pair.$("[data-log-pin]"), null, "the same key: nothing to say");
+  assert.deepEqual(await results(pair, "[data-pair-checks] > [data-check='client seed in log']"), ["pass"]);
+  await pair.close();
+  const chain = await open(`${base}${config.honest_chain.link}`);
+  assert.equal((await verdictOf(chain)).result, "pass", "an honest chain round passes");
+  await chain.close();
+}
+
+step("a client seed changed in the database after the player set it fails, naming both hashes");
+{
+  const page = await open(`${base}${config.changed_seed.link}`);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "fail", verdict.text);
+  assert.match(verdict.text, /transparency log does not back/);
+  assert.deepEqual(await results(page, "[data-check='client seed in log']"), ["fail"]);
+  // Every card is what the chain deals from the changed seed: only the log tells.
+  assert.deepEqual(await results(page, "[data-check=deal]"), ["pass"]);
+  const why = await page.textContent("[data-explain=client-seed-entry]");
+  assert.ok(why.includes(config.changed_seed.logged) && why.includes(config.changed_seed.shown), why);
+  await page.close();
+  const pair = await open(`${base}/verify?pair=${config.changed_seed.pair}`);
+  assert.equal((await verdictOf(pair)).result, "fail");
+  assert.deepEqual(await results(pair, "[data-pair-checks] > [data-check='client seed in log']"), ["fail"]);
+  await pair.close();
+}
+
+step("a commitment swapped after the client seed was set fails on the round and the pair");
+{
+  const page = await open(`${base}${config.swapped.link}`);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "fail", verdict.text);
+  assert.deepEqual(await results(page, "[data-check='commitment in log']"), ["fail"]);
+  assert.deepEqual(await results(page, "[data-check=commitment]"), ["pass"], "the swapped seed opens the swapped hash");
+  assert.deepEqual(await results(page, "[data-check=deal]"), ["pass"], "and deals the swapped cards");
+  assert.match(await page.textContent("[data-explain=commit-entry]"), /changed after it was published/);
+  await page.close();
+  const pair = await open(`${base}/verify?pair=${config.swapped.pair}`);
+  assert.equal((await verdictOf(pair)).result, "fail");
+  assert.deepEqual(await results(pair, "[data-pair-checks] > [data-check=log]"), ["fail"]);
+  await pair.close();
+}
+
+step("the same with the pair's log reference cleared: a missing commit receipt fails, it is not skipped");
+{
+  const page = await open(`${base}${config.cleared.link}`);
+  assert.equal((await verdictOf(page)).result, "fail");
+  assert.deepEqual(await results(page, "[data-check='commitment in log']"), ["fail"]);
+  await page.close();
+  const pair = await open(`${base}/verify?pair=${config.cleared.pair}`);
+  assert.equal((await verdictOf(pair)).result, "fail");
+  assert.deepEqual(await results(pair, "[data-pair-checks] > [data-check=log]"), ["fail"]);
+  await pair.close();
+}
+
+step("a round deleted and its nonce dealt again: the first round's link fails, naming the log's entry");
+{
+  const page = await open(`${base}${config.redealt.first}`);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "fail", verdict.text);
+  assert.ok(verdict.text.includes(config.redealt.first_id) && verdict.text.includes(`nonce ${config.redealt.nonce}`)
+    && verdict.text.includes(config.redealt.pair) && verdict.text.includes("no round with that id"), verdict.text);
+  assert.notEqual(await page.$("[data-linked-missing]"), null);
+  assert.deepEqual(await results(page, "[data-check=link]"), ["pass"], "the entry itself is the log's, proven");
+  await page.close();
+  // The round dealt in its place is honest in itself (its pair is not revealed yet).
+  const second = await open(`${base}${config.redealt.second}`);
+  assert.notEqual((await verdictOf(second)).result, "fail");
+  assert.deepEqual(await results(second, "[data-check=link]"), ["pass"]);
+  await second.close();
+  // A link naming another round's entry is not this round's.
+  const other = await open(`${base}${config.honest.link.replace(/log=\d+/, `log=${new URL(config.redealt.second, base).searchParams.get("log")}`)}`);
+  const mismatched = await verdictOf(other);
+  assert.equal(mismatched.result, "fail", mismatched.text);
+  assert.deepEqual(await results(other, "[data-check=link]"), ["fail"]);
+  await other.close();
+}
+
+step("the player's seed live at a second tenant: a warning, not a PASS and not a FAIL, on the round and the pair");
+{
+  const page = await open(`${base}${config.shared.link}`);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "warning", verdict.text);
+  assert.equal(verdict.warning, "other-tenant");
+  assert.match(await page.textContent("[data-other-tenant]"), /cannot tell a real second brand/);
+  await page.close();
+  const pair = await open(`${base}/verify?pair=${config.shared.pair}`);
+  const pairVerdict = await verdictOf(pair);
+  assert.equal(pairVerdict.result, "warning", pairVerdict.text);
+  assert.equal(await pair.getAttribute("[data-other-tenant]", "data-other-tenant"), "1");
+  await pair.close();
+}
+
+step("a new log key at the same site: a red warning, the pinned key's checks, and a knowing acceptance");
+{
+  // A browser that first met this site serving another log (another key of the same name).
+  const vkey = await (await fetch(`${base}/log/key`)).text();
+  const name = vkey.trim().split("+")[0];
+  const { publicKey } = generateKeyPairSync("ed25519");
+  const raw = Buffer.from(publicKey.export({ format: "jwk" }).x, "base64url");
+  const material = Buffer.concat([Buffer.from([1]), raw]);
+  const keyId = createHash("sha256").update(Buffer.concat([Buffer.from(`${name}\n`), material])).digest("hex").slice(0, 8);
+  const other = `${name}+${keyId}+${material.toString("base64")}`;
+  const fresh = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const before = await fresh.newPage();
+  await before.route("**/log/key", (route) => route.fulfill({ status: 200, contentType: "text/plain", body: other }));
+  await before.goto(`${base}${config.honest.link}`);
+  await before.waitForSelector("[data-log-pin=new]", { timeout: 60_000 });
+  await before.close();
+
+  const page = await open(`${base}${config.honest.link}`, fresh);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "fail", `the new key's signatures fail under the pinned one: ${verdict.text}`);
+  const warning = await page.textContent("[data-log-pin=changed]");
+  assert.match(warning, /log's key has changed/);
+  assert.ok(warning.includes(name), warning);
+  await page.click("[data-log-pin-accept]");
+  await page.waitForFunction(() => document.querySelector("#lookup-result > [data-verdict]")?.dataset.verdict === "pass",
+    null, { timeout: 60_000 });
+  assert.equal(await page.$("[data-log-pin=changed]"), null);
+  await page.close();
+  const later = await open(`${base}${config.honest.link}`, fresh);
+  assert.equal((await verdictOf(later)).result, "pass");
+  assert.equal(await later.$("[data-log-pin]"), null, "the accepted key is pinned now");
+  await later.close();
+  await fresh.close();
+}
+
+await browser.close();
+assert.deepEqual(problems, [], "no console errors (a CSP violation would show here)");
+console.log("e2e player: all checks passed");
