@@ -443,6 +443,11 @@ async function forgetWitnessPolicy() {
   await showWitnessPolicy();
 }
 
+/** Whether a node from logChecks reports an entry still waiting for its checkpoint. */
+function awaitingLog(node) {
+  return node.dataset.awaitingCheckpoint !== undefined;
+}
+
 /** Whether a node from logChecks reports a log part the player's witnesses do not vouch for. */
 function untrustedLog(node) {
   return node.dataset.result === "untrusted";

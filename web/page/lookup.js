@@ -136,7 +136,7 @@ async function roundEvidence(round, shared = null) {
     return true;
   });
   const failed = nodes.some(failedLog) || sharing.shopped.length > 0 || !pair.ok;
-  return { nodes: shown, roundIndex, ok: !failed, untrusted: nodes.some(untrustedLog),
+  return { nodes: shown, roundIndex, ok: !failed, untrusted: nodes.some(untrustedLog), waiting: nodes.some(awaitingLog),
     foreign: sharing.foreign, shopped: sharing.shopped };
 }
 
@@ -189,10 +189,21 @@ async function lookUpRound(id, target, logIndex = null) {
         + `fairdeal-v1 deals.${fromSeats} But the witnesses you trust have not yet signed a checkpoint of the log that holds `
         + "this round, so it is not yet shown that everyone is shown the same log (details below). Check again later.")
       : verdictEl("pass", `The seed matches its published commitment, and every card is what fairdeal-v1 deals.${fromSeats}`);
-  verdict = withForeignWarning(verdict, evidence);
+  verdict = withForeignWarning(awaitingVerdict(verdict, evidence), evidence);
   target.replaceChildren(verdict, ...linkParts.nodes, el("h3", { text: "Round" }), box, ...table.parts,
     el("p", {}, el("a", { href: `?pair=${encodeURIComponent(body.seed_pair_id)}`, text: "See every round of its seed pair" })));
   return true;
+}
+
+/**
+ * A PASS whose log entries are not all in a checkpoint yet is NOT YET
+ * VERIFIABLE: the page looks again by itself (lookUp), and after
+ * INTEGRATION_WINDOW_MS the missing entry fails.
+ */
+function awaitingVerdict(verdict, evidence) {
+  if (!evidence || !evidence.waiting || verdict.dataset.verdict !== "pass") return verdict;
+  return verdictEl("pending", "Everything checked so far holds, but the log has not yet put all of this record's entries in a "
+    + "signed checkpoint (it does within seconds). This page checks again by itself.");
 }
 
 /**

@@ -267,6 +267,8 @@ async function lookUpPair(id, target) {
       : checkEl("rounds in log", logFailed === 0,
         `${roundsText}${policy && view.trusted ? `; witnessed by ${view.trusted.names.join(", ")}` : ""}`);
   if (roundsLog) roundsLog.dataset.proven = String(summary.log.proven);
+  // Rounds not in the checkpoint yet: the page looks again by itself (lookUp).
+  if (roundsLog && summary.log.pending > 0) roundsLog.dataset.awaitingCheckpoint = "";
   if (roundsLog && policy && view.trusted) roundsLog.dataset.witnessedBy = view.trusted.names.join(" ");
   const pairUntrusted = roundsUntrusted || logged.some(untrustedLog);
   const sharingChecks = sharing.parts.filter((node) => node.tagName === "SPAN");
@@ -402,6 +404,7 @@ async function lookUpPair(id, target) {
     verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds all of it, so it is "
       + "not yet shown that everyone is shown the same log (details below). Check again later.");
   }
-  target.replaceChildren(withForeignWarning(verdict, sharing), ...parts);
+  const awaiting = logged.some(awaitingLog) || Boolean(summary.log && summary.log.pending > 0);
+  target.replaceChildren(withForeignWarning(awaitingVerdict(verdict, { waiting: awaiting }), sharing), ...parts);
   return true;
 }

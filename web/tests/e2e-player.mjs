@@ -64,6 +64,22 @@ step("honest: a revealed round by the link its deal gave, and its pair, pass on 
   await chain.close();
 }
 
+step("an entry kept out of every checkpoint (202 forever) is never a PASS: not yet verifiable, looked at again");
+{
+  const page = await context.newPage();
+  await page.route("**/receipt", async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    await route.fulfill({ status: 202, headers: { "retry-after": "1" }, json: { ...body, proof: null } });
+  });
+  await page.goto(`${base}${config.honest.link}`);
+  await page.waitForSelector("#lookup-result[data-rechecking] > [data-verdict]", { timeout: 60_000 });
+  const verdict = await page.$eval("#lookup-result > [data-verdict]", (n) => n.dataset.verdict);
+  assert.equal(verdict, "pending");
+  assert.notEqual(await page.$("[data-check='commitment in log'][data-awaiting-checkpoint]"), null);
+  await page.close();
+}
+
 step("a client seed changed in the database after the player set it fails, naming both hashes");
 {
   const page = await open(`${base}${config.changed_seed.link}`);
