@@ -49,24 +49,69 @@ export async function verifyReceipt(vkey, receipt) {
   return ed25519Verify(publicKey, fromBase64(receipt.signature), message);
 }
 
-/** Verifies a signed checkpoint; its origin, size and root, or throws. */
-export async function verifyCheckpoint(vkey, note) {
+/**
+ * Verifies a signed note (c2sp.org/signed-note) with a signed-note Ed25519
+ * verifier key; its body (with its final newline), or throws (`what`
+ * names the note in the message).
+ */
+export async function verifySignedNote(vkey, note, what = "the note") {
   const { name, id, publicKey } = parseVkey(vkey);
   const split = note.indexOf("\n\n");
-  if (split < 0) throw new Error("the checkpoint is not a signed note");
+  if (split < 0) throw new Error(`${what} is not a signed note`);
   const body = note.slice(0, split + 1);
   const prefix = `\u2014 ${name} `;
   for (const line of note.slice(split + 2).split("\n")) {
     if (!line.startsWith(prefix)) continue;
-    const blob = fromBase64(line.slice(prefix.length));
-    const keyId = Array.from(blob.slice(0, 4), (b) => b.toString(16).padStart(2, "0")).join("");
-    if (keyId !== id) continue;
-    if (await ed25519Verify(publicKey, blob.slice(4), encoder.encode(body))) {
-      const [origin, size, root] = body.split("\n");
-      return { origin, size: Number(size), root };
+    let blob;
+    try {
+      blob = fromBase64(line.slice(prefix.length));
+    } catch {
+      continue;
     }
+    const keyId = Array.from(blob.slice(0, 4), (b) => b.toString(16).padStart(2, "0")).join("");
+    if (keyId !== id || blob.length !== 68) continue;
+    if (await ed25519Verify(publicKey, blob.slice(4), encoder.encode(body))) return body;
   }
-  throw new Error(`the checkpoint has no valid signature by ${name}`);
+  throw new Error(`${what} has no valid signature by ${name}`);
+}
+
+/** Verifies a signed checkpoint; its origin, size and root, or throws. */
+export async function verifyCheckpoint(vkey, note) {
+  const body = await verifySignedNote(vkey, note, "the checkpoint");
+  const [origin, size, root] = body.split("\n");
+  return { origin, size: Number(size), root };
+}
+
+/**
+ * Reads a monitor's statement body (fairdeal-monitor-statement/v1, docs/
+ * TRANSPARENCY.md "Monitor statements"): `{ origin, size, root, time,
+ * found, findings: [{ kind, index, detail }] }`, or throws naming the line.
+ */
+export function parseStatement(body) {
+  if (!body.endsWith("\n")) throw new Error("the statement does not end with a newline");
+  const lines = body.slice(0, -1).split("\n");
+  if (lines[0] !== "fairdeal-monitor-statement/v1") throw new Error("the statement's first line is not fairdeal-monitor-statement/v1");
+  if (lines.length < 6) throw new Error("the statement is cut short");
+  const whole = (text, what) => {
+    if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) throw new Error(`the statement's ${what} is not a decimal number`);
+    return Number(text);
+  };
+  const origin = lines[1];
+  const size = whole(lines[2], "tree size");
+  const root = lines[3];
+  if (!/^[A-Za-z0-9+/]{43}=$/.test(root)) throw new Error("the statement's root is not a base64 SHA-256 hash");
+  if (!lines[4].startsWith("time ")) throw new Error("the statement has no time line");
+  const time = whole(lines[4].slice(5), "time");
+  if (!lines[5].startsWith("findings ")) throw new Error("the statement has no findings line");
+  const found = whole(lines[5].slice(9), "findings");
+  const findings = lines.slice(6).map((line) => {
+    const [kind, index, ...rest] = line.split(" ");
+    if (!/^[a-z_]{1,64}$/.test(kind || "")) throw new Error("a finding's kind is not a word");
+    if (index === undefined) throw new Error("a finding has no log index (or -)");
+    return { kind, index: index === "-" ? null : whole(index, "finding's log index"), detail: rest.join(" ") };
+  });
+  if (findings.length > found) throw new Error("the statement lists more findings than it counts");
+  return { origin, size, root, time, found, findings };
 }
 
 /**

@@ -78,6 +78,96 @@ pub struct MonitorOpts {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Sign a statement of this run with the monitor's own key in FILE (64
+    /// hex characters, made with mode 0600 on first use): the checkpoint
+    /// checked and every finding (docs/TRANSPARENCY.md, "Monitor
+    /// statements"). Players who keep the monitor's verifier key see it on
+    /// the page. Made only when the checkpoint is accepted.
+    #[arg(long, value_name = "FILE", requires = "statement_name")]
+    pub statement_key: Option<PathBuf>,
+    /// The monitor's name in its statements and verifier key (for example
+    /// `monitor.example/fairdeal`): no white space and no '+'.
+    #[arg(long, value_name = "NAME", requires = "statement_key")]
+    pub statement_name: Option<String>,
+    /// Write the signed statement to FILE (to publish it where the monitor
+    /// publishes its key).
+    #[arg(long, value_name = "FILE", requires = "statement_key")]
+    pub statement_out: Option<PathBuf>,
+    /// Post the signed statement to the service
+    /// (`URL/v1/log/monitor-statements`), which serves it to players' pages
+    /// when it was started with this monitor's key (`serve --monitor`).
+    #[arg(long, requires = "statement_key")]
+    pub publish: bool,
+    /// Print the monitor's verifier key (made on first use) and exit.
+    #[arg(long, requires = "statement_key")]
+    pub print_vkey: bool,
+}
+
+/// The monitor's statement key: read from `path`, or made there (mode
+/// 0600) when the file does not exist.
+fn statement_key(path: &std::path::Path, name: &str) -> anyhow::Result<crate::tlog::key::LogKey> {
+    use crate::tlog::key::LogKey;
+    if !path.exists() {
+        let key = LogKey::generate(name)?;
+        let seed = zeroize::Zeroizing::new(hex::encode(*key.seed()));
+        match crate::secret_file::write_private(path, &seed) {
+            Ok(()) => {
+                eprintln!(
+                    "created the monitor's statement key file {}",
+                    path.display()
+                );
+                return Ok(key);
+            }
+            // Another process made it first: use that one.
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(err) => {
+                return Err(err)
+                    .with_context(|| format!("creating the key file {}", path.display()));
+            }
+        }
+    }
+    LogKey::read_file(path, name)
+}
+
+/// The signed statement of `report` (an accepted checkpoint), by `key`.
+fn statement_of(report: &MonitorReport, key: &crate::tlog::key::LogKey) -> anyhow::Result<String> {
+    use crate::tlog::statement::{StatedFinding, Statement};
+    let time = u64::try_from(crate::time::now_ms() / 1000).unwrap_or_default();
+    Statement::new(
+        &report.origin,
+        report.size,
+        &report.root,
+        time,
+        report.problems(),
+        report.findings.iter().map(|f| StatedFinding {
+            kind: f.kind.to_owned(),
+            index: f.index,
+            detail: f.detail.clone(),
+        }),
+    )
+    .sign(key)
+}
+
+/// Posts `note` to the service's monitor statements.
+fn publish_statement(base: &str, note: &str) -> anyhow::Result<()> {
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .context("starting the HTTP client")?;
+    let url = format!("{base}/v1/log/monitor-statements");
+    let response = client
+        .post(&url)
+        .header(reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(note.to_owned())
+        .send()
+        .with_context(|| format!("posting the statement to {url}"))?;
+    let status = response.status();
+    if !status.is_success() {
+        let detail = response.text().unwrap_or_default();
+        let detail: String = detail.chars().take(400).collect();
+        anyhow::bail!("{url} answered {status}: {}", printable(&detail));
+    }
+    Ok(())
 }
 
 /// The winners a draw's revealed seeds draw (nonce 0), if the record holds
@@ -916,6 +1006,17 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     if !(opts.reveal_within.is_finite() && opts.reveal_within > 0.0) {
         return Err(InputError::new("--reveal-within", "must be a positive number of days").into());
     }
+    let signer = match (&opts.statement_key, &opts.statement_name) {
+        (Some(path), Some(name)) => Some(
+            statement_key(path, name)
+                .map_err(|e| InputError::unreadable("--statement-key", format!("{e:#}")))?,
+        ),
+        _ => None,
+    };
+    if let (true, Some(key)) = (opts.print_vkey, &signer) {
+        println!("{}", key.vkey());
+        return Ok(ExitCode::SUCCESS);
+    }
     let previous = read_state(opts.state.as_deref())?;
     let snapshot_path = opts.state.as_ref().map(|path| snapshot_path(path));
     let ledger_path = opts.state.as_deref().map(ledger_path);
@@ -973,6 +1074,20 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
         write_atomically(path, true, |out| {
             Ok(std::io::Write::write_all(out, text.as_bytes())?)
         })?;
+    }
+    // The monitor's signed word on what it checked: only of a checkpoint it accepted.
+    if let (Some(key), true) = (&signer, report.checkpoint_accepted) {
+        let note = statement_of(&report, key)?;
+        if let Some(path) = &opts.statement_out {
+            write_atomically(path, false, |out| {
+                Ok(std::io::Write::write_all(out, note.as_bytes())?)
+            })
+            .map_err(|e| InputError::unreadable("--statement-out", format!("{e:#}")))?;
+        }
+        if opts.publish {
+            publish_statement(&base, &note)
+                .map_err(|e| InputError::unreadable("--publish", format!("{e:#}")))?;
+        }
     }
     if resumed && !opts.json {
         eprintln!(

@@ -159,6 +159,18 @@ pub struct ServeOpts {
     /// witnessed (`GET /v1/log/witnessed-checkpoint`); default: all of them.
     #[arg(long, env = "FAIRDEAL_WITNESS_QUORUM", value_name = "K")]
     pub witness_quorum: Option<usize>,
+    /// A monitor whose signed statements about the log this service keeps
+    /// and serves to players' pages (`fairdeal monitor --publish`), as its
+    /// verifier key (`<name>+<key id>+<base64 key>`, from `fairdeal monitor
+    /// --print-vkey`). Repeat for several, or give them space-separated in
+    /// FAIRDEAL_MONITORS.
+    #[arg(
+        long = "monitor",
+        env = "FAIRDEAL_MONITORS",
+        value_delimiter = ' ',
+        value_name = "VKEY"
+    )]
+    pub monitors: Vec<String>,
 }
 
 /// The `keys create` command that reaches this server's database, spelled
@@ -413,6 +425,10 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
             usize::from(opts.log_tile_cache_mib) << 20,
         )),
         witnesses: witnesses.clone(),
+        monitors: Arc::new(
+            crate::service::http::statements::Monitors::new(&opts.monitors)
+                .map_err(|rule| InputError::new("--monitor", rule))?,
+        ),
     };
     let log_interval = Duration::from_secs_f64(opts.log_interval);
     let integrating = tokio::spawn(integrator::run(store.clone(), log_key, log_interval));

@@ -151,6 +151,14 @@ pub fn verify_note(note: &str, vkey: &str) -> anyhow::Result<String> {
     Ok(String::from_utf8(note.text().to_vec())?)
 }
 
+/// Checks that `vkey` is a signed-note Ed25519 verifier key
+/// (`<name>+<key id>+<base64(0x01 ‖ key)>`, its key id matching).
+pub fn check_vkey(vkey: &str) -> anyhow::Result<()> {
+    StandardVerifier::new(vkey)
+        .map(|_| ())
+        .map_err(|e| anyhow::anyhow!("not a signed-note Ed25519 verifier key: {e}"))
+}
+
 /// Verifies a receipt signature made by [`LogKey::sign_receipt`].
 pub fn verify_receipt(vkey: &str, log_index: u64, entry: &[u8], signature_b64: &str) -> bool {
     // `<name>+<key id>+<base64 key>`: the name has no '+', the base64 may.

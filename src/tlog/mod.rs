@@ -23,5 +23,6 @@
 pub mod cosignature;
 pub mod entry;
 pub mod key;
+pub mod statement;
 pub mod tiles;
 pub mod tree;

@@ -6,11 +6,13 @@
 //! dishonest operator who edits the database with the master key in hand.
 
 use fairdeal::service::store::Store;
+use fairdeal::tlog::key::LogKey;
+use fairdeal::tlog::statement::Statement;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::harness::{Backend, TestApp, on_both_backends, spawn_app};
+use crate::harness::{Backend, TestApp, on_both_backends, run_monitor, spawn_app_monitored};
 
 /// Waits until `path` (a receipt) answers 200: its entry is in a checkpoint.
 async fn proven(app: &TestApp, path: &str) -> Value {
@@ -171,6 +173,202 @@ async fn the_client_seed_is_read_from_the_log(app: &TestApp) {
 }
 on_both_backends!(the_client_seed_is_read_from_the_log);
 
+/// A monitor's statement key, written where `fairdeal monitor
+/// --statement-key` reads it: (the key, its file, the directory that holds
+/// it).
+fn monitor_key(name: &str) -> (LogKey, std::path::PathBuf, tempfile::TempDir) {
+    let key = LogKey::generate(name).expect("key");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("monitor.key");
+    std::fs::write(&path, hex::encode(*key.seed())).expect("write the key");
+    (key, path, dir)
+}
+
+/// Runs the real monitor, signing and posting its statement: its report.
+async fn monitor_publishing(app: &TestApp, key_file: &std::path::Path, name: &str) -> Value {
+    let args = [
+        "--statement-key".to_owned(),
+        key_file.display().to_string(),
+        "--statement-name".to_owned(),
+        name.to_owned(),
+        "--publish".to_owned(),
+    ];
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    report
+}
+
+/// Waits until every log entry is in a checkpoint.
+async fn integrated(app: &TestApp) {
+    let size = app.number("SELECT next_index FROM log_state").await;
+    for _ in 0..400 {
+        if app.number("SELECT integrated_size FROM log_state").await >= size {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("the log did not integrate {size} entries");
+}
+
+/// A monitor's signed statement, posted by the real `fairdeal monitor
+/// --publish`, is kept and served; anything else is refused naming the
+/// rule, and an older statement does not replace a newer one. A nonce
+/// dealt twice shows in the statement at the second entry's index.
+async fn monitor_statements_are_checked_kept_and_served(backend: Backend) {
+    let name = "monitor.example/one";
+    let (key, key_file, _dir) = monitor_key(name);
+    let Some(app) = spawn_app_monitored(backend, &[key.vkey()]).await else {
+        return;
+    };
+    let pair = app.operator.active_pair("monitored player").await;
+    let first = deal(&app, &pair, json!({"type": "deck"})).await;
+    integrated(&app).await;
+    let report = monitor_publishing(&app, &key_file, name).await;
+    assert_eq!(report["verdict"], "pass", "{report:#}");
+    let served = app.public.get("/v1/log/monitor-statements").await;
+    assert_eq!(served.status, StatusCode::OK, "{}", served.text);
+    let statements = served.json["statements"].as_array().expect("statements");
+    assert_eq!(statements.len(), 1, "{}", served.text);
+    assert_eq!(statements[0]["monitor"], key.vkey());
+    let note = statements[0]["note"].as_str().expect("note");
+    let said = Statement::verify(note, &key.vkey()).expect("the monitor's signature");
+    assert_eq!(said.origin, app.log.origin());
+    assert_eq!(said.size, report["size"].as_u64().expect("size"));
+    assert_eq!(said.findings, []);
+    let older = note.to_owned();
+
+    // The nonce dealt again after its round was deleted: the next statement names it.
+    assert_eq!(
+        app.tamper("DELETE FROM rounds WHERE id = $1", id(&first))
+            .await,
+        1
+    );
+    assert_eq!(
+        app.tamper(
+            "UPDATE seed_pairs SET next_nonce = next_nonce - 1 WHERE id = $1",
+            pair.clone()
+        )
+        .await,
+        1
+    );
+    let again = deal(&app, &pair, json!({"type": "deck"})).await;
+    let again_index = again["receipt"]["log_index"].as_u64().expect("index");
+    integrated(&app).await;
+    let report = monitor_publishing(&app, &key_file, name).await;
+    assert_eq!(report["verdict"], "fail", "{report:#}");
+    let served = app.public.get("/v1/log/monitor-statements").await;
+    let note = served.json["statements"][0]["note"]
+        .as_str()
+        .expect("note")
+        .to_owned();
+    let said = Statement::verify(&note, &key.vkey()).expect("verifies");
+    let repeat = said
+        .findings
+        .iter()
+        .find(|f| f.index == Some(again_index))
+        .unwrap_or_else(|| panic!("the repeat is named at {again_index}: {note}"));
+    assert_eq!(repeat.kind, "order");
+    assert!(repeat.detail.contains(&pair), "{}", repeat.detail);
+
+    // The older statement again: checked, not kept.
+    let post = |body: String, content_type: &'static str| {
+        let request = app
+            .public
+            .request(reqwest::Method::POST, "/v1/log/monitor-statements")
+            .header("content-type", content_type)
+            .body(body);
+        app.public.send(request)
+    };
+    let stale = post(older.clone(), "text/plain; charset=utf-8").await;
+    assert_eq!(stale.status, StatusCode::OK, "{}", stale.text);
+    assert_eq!(stale.json["kept"], false);
+    let kept = app.public.get("/v1/log/monitor-statements").await;
+    assert_eq!(kept.json["statements"][0]["note"], note.as_str());
+
+    // What is refused, each naming the rule.
+    let checkpoint = app
+        .dealer
+        .store()
+        .log_checkpoint()
+        .await
+        .expect("read")
+        .expect("one");
+    let root = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &checkpoint.root);
+    let stranger = LogKey::generate(name).expect("key");
+    let statement =
+        |origin: &str, size: u64, root: &str| Statement::new(origin, size, root, 1, 0, []);
+    for (note, says) in [
+        (
+            statement(app.log.origin(), checkpoint.size, &root)
+                .sign(&stranger)
+                .expect("signed"),
+            "not a statement signed by a monitor this service publishes",
+        ),
+        (
+            statement("another.example/log", checkpoint.size, &root)
+                .sign(&key)
+                .expect("signed"),
+            "is about the log",
+        ),
+        (
+            statement(app.log.origin(), checkpoint.size + 1000, &root)
+                .sign(&key)
+                .expect("signed"),
+            "never signed",
+        ),
+        (
+            statement(app.log.origin(), checkpoint.size, BASE64_ZERO)
+                .sign(&key)
+                .expect("signed"),
+            "not this log's",
+        ),
+        ("not a note at all".to_owned(), "not a statement"),
+    ] {
+        let refused = post(note, "text/plain").await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{says}: {}",
+            refused.text
+        );
+        assert_eq!(refused.json["field"], "statement", "{}", refused.text);
+        assert!(refused.text.contains(says), "{says}: {}", refused.text);
+    }
+    let json = post(older.clone(), "application/json").await;
+    assert_eq!(
+        json.status,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "{}",
+        json.text
+    );
+    let huge = post("x".repeat((1 << 20) + 1), "text/plain").await;
+    assert_eq!(huge.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", huge.text);
+    let kept = app.public.get("/v1/log/monitor-statements").await;
+    assert_eq!(kept.json["statements"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        kept.json["statements"][0]["note"],
+        note.as_str(),
+        "nothing refused replaced it"
+    );
+    app.stop().await;
+}
+
+const BASE64_ZERO: &str = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn monitor_statements_sqlite() {
+    monitor_statements_are_checked_kept_and_served(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn monitor_statements_postgres() {
+    monitor_statements_are_checked_kept_and_served(Backend::Postgres).await;
+}
+
 /// Runs `sql` with two bound values on a SQLite app's database.
 async fn tamper2(app: &TestApp, sql: &'static str, a: &str, b: &str) -> u64 {
     let Store::Sqlite(pool, _) = app.dealer.store() else {
@@ -225,7 +423,9 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
         let _ = writeln!(std::io::stderr(), "SKIPPED: browser test ({missing})");
         return;
     }
-    let app = spawn_app(Backend::Sqlite)
+    let monitor_name = "monitor.example/player";
+    let (monitor, monitor_file, _dir) = monitor_key(monitor_name);
+    let app = spawn_app_monitored(Backend::Sqlite, &[monitor.vkey()])
         .await
         .expect("SQLite always runs");
     let holdem = json!({"type": "holdem", "players": 2});
@@ -368,15 +568,20 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
     assert_ne!(shadow_pair, shared_pair);
     close_and_rotate(&app, &shared_pair, &[&shared_round]).await;
 
-    // Every entry in a checkpoint.
+    // Every entry in a checkpoint; a monitor's statement of the whole log
+    // (it names the nonce dealt twice).
     proven(&app, &format!("/v1/rounds/{}/receipt", id(&second))).await;
-    let size = app.number("SELECT next_index FROM log_state").await;
-    for _ in 0..400 {
-        if app.number("SELECT integrated_size FROM log_state").await >= size {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-    }
+    integrated(&app).await;
+    let report = monitor_publishing(&app, &monitor_file, monitor_name).await;
+    let second_index = second["receipt"]["log_index"].as_u64().expect("index");
+    assert!(
+        report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["index"] == second_index),
+        "{report:#}"
+    );
 
     let config = json!({
         "base": app.public.base(),
@@ -389,6 +594,7 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
         "redealt": {"first": link(&first), "first_id": id(&first), "second": link(&second),
             "pair": redealt_pair, "nonce": first["nonce"]},
         "shared": {"link": link(&shared_round), "pair": shared_pair},
+        "monitor": {"vkey": monitor.vkey(), "name": monitor_name},
     });
     crate::web_page::run_page_script("e2e-player.mjs", &config, "e2e player: all checks passed");
     app.stop().await;

@@ -519,6 +519,7 @@ async function logChecks(path, says, { name = "log", required = true } = {}) {
         + `that the ${checkpoint.size} entries now extend them. Check again later.`));
     }
     parts.entry = entry;
+    parts.checkpoint = checkpoint;
     return parts;
   } catch (error) {
     return [checkEl(name, false, error.message || String(error))];
@@ -638,7 +639,7 @@ async function pairEntryChecks(record, { commitName = "commitment in log" } = {}
     nodes.push(checkEl("log order", false, `the pair's commitment (entry ${commitIndex}) is not logged before its client seed `
       + `(entry ${clientSeedIndex}): the operator could have chosen the commitment knowing the client seed`));
   }
-  return { nodes, commitIndex, clientSeedIndex, ok: !nodes.some(failedLog) };
+  return { nodes, commitIndex, clientSeedIndex, ok: !nodes.some(failedLog), checkpoint: commit.checkpoint || null };
 }
 
 /**

@@ -126,6 +126,10 @@ async function roundEvidence(round, shared = null) {
   }
   const sharing = shared ? shared.sharing : await sameClientSeed({ id: round.seed_pair_id, client_seed: round.client_seed });
   if (!shared) nodes.push(...sharing.parts);
+  // What the monitors the player keeps signed about these entries (within a pair's page: once, for the pair).
+  const monitored = shared ? [] : await monitorChecks(logged.checkpoint || pair.checkpoint,
+    [roundIndex, pair.commitIndex, pair.clientSeedIndex], [round.id, round.seed_pair_id]);
+  nodes.push(...monitored);
   // One explanation of the witnesses and the checkpoint is enough for all the entries.
   const said = new Set();
   const shown = nodes.filter((node) => {
@@ -137,6 +141,7 @@ async function roundEvidence(round, shared = null) {
   });
   const failed = nodes.some(failedLog) || sharing.shopped.length > 0 || !pair.ok;
   return { nodes: shown, roundIndex, ok: !failed, untrusted: nodes.some(untrustedLog), waiting: nodes.some(awaitingLog),
+    monitorFailed: monitored.some(failedLog),
     foreign: sharing.foreign, shopped: sharing.shopped };
 }
 
@@ -172,7 +177,10 @@ async function lookUpRound(id, target, logIndex = null) {
   const fromSeats = table.report && table.report.checked.seed.status === "pass"
     ? " Its client seed is the one derived from every seat's contribution." : "";
   const logFailed = (evidence && !evidence.ok) || !linkParts.ok;
-  let verdict = own && ok === false ? own
+  let verdict = own && ok === false && !(evidence && evidence.monitorFailed) ? own
+    : ok === false && evidence && evidence.monitorFailed
+    ? verdictEl("fail", "A monitor you keep read the whole log and signed that it found problems with this round or its "
+      + "seed pair (details below).")
     : ok === false && logFailed
     ? verdictEl("fail", "The transparency log does not back this round as the service shows it (details below): "
       + `${linkParts.ok ? "" : `${linkParts.reason}; `}the log is what the operator signed when it dealt, so the record shown is not the round dealt.`)
@@ -343,6 +351,7 @@ async function lookUp(id, kind, { logIndex = null, recheck = 0 } = {}) {
   clearTimeout(recheckTimer);
   if (!recheck) target.replaceChildren(el("p", { text: "Checking…" }));
   resetWitnessView();
+  monitorViewNow = null;
   const shown = recheck ? el("div") : target;
   try {
     const found = kind === "pair" ? await lookUpPair(id, shown)

@@ -26,8 +26,10 @@ document.getElementById("lookup-form").addEventListener("submit", (event) => {
 });
 document.getElementById("witness-form").addEventListener("submit", submitWitnessPolicy);
 document.getElementById("witness-forget").addEventListener("click", forgetWitnessPolicy);
+document.getElementById("monitor-form").addEventListener("submit", submitMonitors);
 showGameFields();
 showWitnessPolicy();
+showMonitors();
 if (!onServer) {
   document.getElementById("lookup-offline").hidden = false;
   for (const node of document.querySelectorAll("#lookup-form input, #lookup-form button")) node.disabled = true;

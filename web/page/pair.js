@@ -217,7 +217,9 @@ async function lookUpPair(id, target) {
   const vkey = onServer ? await logVkey() : "";
   // The pair's commit and client seed entries: what the log bound its rounds to.
   const entries = await pairEntryChecks(pair, { commitName: "log" });
-  const logged = entries.nodes;
+  // What the monitors the player keeps signed about the pair (a finding names its entries or its id).
+  const monitored = await monitorChecks(entries.checkpoint, [entries.commitIndex, entries.clientSeedIndex], [pair.id]);
+  const logged = [...entries.nodes, ...monitored];
   // With a witness policy, every round is proven against the latest
   // checkpoint the player's witnesses cosigned.
   const view = vkey ? await witnessView(vkey) : null;
@@ -362,6 +364,9 @@ async function lookUpPair(id, target) {
     : sharing.shopped.length
       ? verdictEl("fail", `This pair's client seed${sharing.shopped.some((o) => o.lookalike) ? ", or one that looks like it," : ""} `
         + "was given to another pair of the same tenant at the same time: deals could have been shopped (details below).")
+    : monitored.some(failedLog)
+      ? verdictEl("fail", "A monitor you keep read the whole log and signed that it found problems with this seed pair "
+        + "(details below).")
     : !pairLogOk
       ? verdictEl("fail", "The transparency log does not back this pair's record (details below).")
     : table && !table.ok

@@ -149,6 +149,41 @@ step("a round deleted and its nonce dealt again: the first round's link fails, n
   await other.close();
 }
 
+step("with a monitor the player keeps, the nonce dealt again fails on the round dealt in its place, and on its pair");
+{
+  const kept = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const setup = await open(`${base}/verify`, kept);
+  await setup.fill("#monitor-keys", config.monitor.vkey);
+  await setup.click("#monitor-form button[type=submit]");
+  await setup.waitForFunction((name) => document.querySelector("#monitor-current").dataset.monitors === name, config.monitor.name);
+  await setup.close();
+  const page = await open(`${base}${config.redealt.second}`, kept);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "fail", verdict.text);
+  assert.match(verdict.text, /monitor you keep/);
+  assert.deepEqual(await results(page, `[data-check='monitor ${config.monitor.name}']`), ["fail"]);
+  const findings = await page.textContent("[data-monitor-findings]");
+  assert.ok(findings.includes(config.redealt.pair) && /order/.test(findings), findings);
+  await page.close();
+  const pair = await open(`${base}/verify?pair=${config.redealt.pair}`, kept);
+  assert.equal((await verdictOf(pair)).result, "fail");
+  await pair.close();
+  // The honest control: the monitor read past it and found nothing there.
+  const honest = await open(`${base}${config.honest.link}`, kept);
+  assert.equal((await verdictOf(honest)).result, "pass");
+  assert.deepEqual(await results(honest, `[data-check='monitor ${config.monitor.name}']`), ["pass"]);
+  assert.match(await honest.textContent("[data-monitor-state=clear]"), /found nothing on this record/);
+  await honest.close();
+  // Not a monitor key: refused, naming why.
+  const wrong = await open(`${base}/verify`, kept);
+  await wrong.fill("#monitor-keys", "monitor.example/x+00000000+AQ==");
+  await wrong.click("#monitor-form button[type=submit]");
+  await wrong.waitForSelector("#monitor-error:not([hidden])");
+  assert.match(await wrong.textContent("#monitor-error"), /not used/);
+  await wrong.close();
+  await kept.close();
+}
+
 step("the player's seed live at a second tenant: a warning, not a PASS and not a FAIL, on the round and the pair");
 {
   const page = await open(`${base}${config.shared.link}`);

@@ -37,6 +37,7 @@ pub mod receipts;
 pub mod rounds;
 pub mod seed_pairs;
 pub mod server;
+pub mod statements;
 pub mod tables;
 pub mod transparency;
 pub mod verify;
@@ -73,6 +74,9 @@ pub struct AppState {
     /// The witnesses asked to cosign the log's checkpoints (none by
     /// default), and what each last did.
     pub witnesses: Arc<crate::service::witnessing::Witnesses>,
+    /// The monitors whose signed statements about the log the service
+    /// keeps and serves (none by default).
+    pub monitors: Arc<statements::Monitors>,
 }
 
 /// A route: where and how it is served, how it is described, and its handler.
@@ -172,6 +176,8 @@ documented_routes![
     receipts::pair,
     receipts::client_seed,
     receipts::entry,
+    statements::post,
+    statements::list,
     transparency::consistency,
     transparency::same_client_seed,
     evidence::pair,

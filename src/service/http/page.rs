@@ -45,10 +45,11 @@ const BULK_JS: &str = include_str!("../../../web/bulk.mjs");
 const WORKER_JS: &str = include_str!("../../../web/verify-worker.mjs");
 /// The page's own code, in the order it is inlined (each file uses the
 /// names of those before it and of the protocol files).
-const PAGE_JS: [&str; 10] = [
+const PAGE_JS: [&str; 11] = [
     include_str!("../../../web/page/views.js"),
     include_str!("../../../web/page/trust.js"),
     include_str!("../../../web/page/log.js"),
+    include_str!("../../../web/page/monitors.js"),
     include_str!("../../../web/page/chain.js"),
     include_str!("../../../web/page/tables.js"),
     include_str!("../../../web/page/lookup.js"),

@@ -426,6 +426,46 @@ impl Store {
         Ok(out)
     }
 
+    /// Keeps `note`, `monitor`'s verified statement about the checkpoint of
+    /// `size`, unless the one kept is of a larger size: whether it was
+    /// kept.
+    pub async fn store_monitor_statement(
+        &self,
+        monitor: &str,
+        size: u64,
+        note: &str,
+        at_ms: i64,
+    ) -> Result<bool, sqlx::Error> {
+        Ok(write_tx!(self, |tx| {
+            sqlx::query(
+                "INSERT INTO monitor_statements (monitor, size, note, received_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (monitor) DO UPDATE \
+                 SET size = excluded.size, note = excluded.note, received_at = excluded.received_at \
+                 WHERE monitor_statements.size <= excluded.size",
+            )
+            .bind(monitor)
+            .bind(size as i64)
+            .bind(note)
+            .bind(at_ms)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+        }) == 1)
+    }
+
+    /// Every monitor's kept statement: (its verifier key, size, note), by key.
+    pub async fn monitor_statements(&self) -> Result<Vec<(String, u64, String)>, sqlx::Error> {
+        let rows: Vec<(String, i64, String)> = with_pool!(self, |pool| {
+            sqlx::query_as("SELECT monitor, size, note FROM monitor_statements ORDER BY monitor")
+                .fetch_all(pool)
+                .await
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(m, size, note)| (m, size as u64, note))
+            .collect())
+    }
+
     /// Deletes the cosignatures of sizes below `size` (kept: those of
     /// `size` and above).
     pub async fn prune_cosignatures(&self, size: u64) -> Result<u64, sqlx::Error> {

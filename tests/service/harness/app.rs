@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fairdeal::service::dealer::Dealer;
+use fairdeal::service::http::statements::Monitors;
 use fairdeal::service::http::{self, AppState, Limits};
 use fairdeal::service::integrator;
 use fairdeal::service::metrics::Metrics;
@@ -107,6 +108,25 @@ pub async fn serve_app_witnessed(
     limits: Limits,
     witnesses: Witnesses,
 ) -> TestApp {
+    serve_app_full(db, store, limits, witnesses, Monitors::default()).await
+}
+
+/// A server that keeps and serves the statements of `monitors` (their
+/// verifier keys), as `serve --monitor` does.
+pub async fn spawn_app_monitored(backend: Backend, monitors: &[String]) -> Option<TestApp> {
+    let db = TestDatabase::create(backend).await?;
+    let store = db.store(8).await;
+    let monitors = Monitors::new(monitors).expect("monitor keys");
+    Some(serve_app_full(db, store, Limits::default(), Witnesses::default(), monitors).await)
+}
+
+async fn serve_app_full(
+    db: TestDatabase,
+    store: Store,
+    limits: Limits,
+    witnesses: Witnesses,
+    monitors: Monitors,
+) -> TestApp {
     store.migrate().await.expect("migrate");
     let key = MasterKey::from_hex(&random_master_key_hex()).expect("key");
     assert!(
@@ -152,6 +172,7 @@ pub async fn serve_app_witnessed(
         log_size_seen: Default::default(),
         tiles: Default::default(),
         witnesses,
+        monitors: Arc::new(monitors),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -186,6 +207,7 @@ impl TestApp {
             log_size_seen: Default::default(),
             tiles: Default::default(),
             witnesses: Arc::new(Witnesses::default()),
+            monitors: Default::default(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
