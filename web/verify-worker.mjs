@@ -249,7 +249,10 @@ async function workerCheck({ origin, pair, vkey, logged, checkpointNote }) {
       // The log entry: this round's, in the checkpoint, proven.
       if (checkpoint) {
         const row = entries.get(round.id);
-        if (!evidence || !row) {
+        if (checkpoint.size === 0) {
+          // A log with no entry signed yet: every round waits for its first checkpoint.
+          logPending += 1;
+        } else if (!evidence || !row) {
           fail(round, "the log evidence has no entry for this round");
         } else if (!Number.isSafeInteger(row.log_index) || typeof row.entry !== "string") {
           if (logged) fail(round, "no log entry: its pair is in the log, so every round of it must be");

@@ -123,13 +123,15 @@ pub struct ServeOpts {
     /// dir>/log.key` from an older version is taken in once).
     #[arg(long, env = "FAIRDEAL_LOG_KEY_FILE", value_name = "PATH")]
     pub log_key_file: Option<PathBuf>,
-    /// Seconds between log checkpoints while entries arrive.
+    /// Seconds between log checkpoints while entries arrive (at most 60:
+    /// players' pages fail an entry that is not in a checkpoint two minutes
+    /// after they first see it).
     #[arg(
         long,
         env = "FAIRDEAL_LOG_INTERVAL",
         default_value_t = 1.0,
         value_name = "SECONDS",
-        value_parser = parse_positive_seconds
+        value_parser = parse_log_interval
     )]
     pub log_interval: f64,
     /// MiB of full log tiles kept in memory for readers going through the
@@ -538,4 +540,16 @@ fn parse_phase_timeout(text: &str) -> Result<f64, String> {
     } else {
         Err(format!("must be 0.1 to 86400 seconds; got {seconds}"))
     }
+}
+
+/// `--log-interval`: above 0 and at most 60 seconds.
+fn parse_log_interval(text: &str) -> Result<f64, String> {
+    parse_positive_seconds(text)
+        .ok()
+        .filter(|seconds| *seconds <= 60.0)
+        .ok_or_else(|| {
+            format!(
+                "must be a number of seconds above 0 and at most 60 (players' pages fail an entry not in a checkpoint within two minutes); got {text:?}"
+            )
+        })
 }

@@ -383,6 +383,102 @@ async fn tamper2(app: &TestApp, sql: &'static str, a: &str, b: &str) -> u64 {
         .rows_affected()
 }
 
+/// The dishonest operator's rewrite of a revealed pair's history: the log
+/// cannot be changed, so it appends a second history for the pair — a
+/// commit of `donor`'s seed (chosen after the client seed was known), the
+/// same client seed, the round again and the reveal — and points the
+/// database at it, the round's cards with the donor's. Every entry the API
+/// now names is signed and in order; only the first entries, and the
+/// player's link to the round, tell. Returns the new round entry's index.
+async fn relog(
+    app: &TestApp,
+    victim: &str,
+    round: &Value,
+    donor: &str,
+    donor_round: &Value,
+) -> i64 {
+    let Store::Sqlite(pool, _) = app.dealer.store() else {
+        panic!("the page's scenario runs on SQLite");
+    };
+    let entry_at = |index: i64| async move {
+        let (bytes,): (Vec<u8>,) = sqlx::query_as("SELECT entry FROM log_entries WHERE idx = $1")
+            .bind(index)
+            .fetch_one(pool)
+            .await
+            .expect("entry");
+        serde_json::from_slice::<Value>(&bytes).expect("JSON")
+    };
+    let index_of = |sql: &'static str, id: String| async move {
+        let (index,): (i64,) = sqlx::query_as(sql)
+            .bind(id)
+            .fetch_one(pool)
+            .await
+            .expect("index");
+        index
+    };
+    const COMMIT: &str = "SELECT commit_log_index FROM seed_pairs WHERE id = $1";
+    const CLIENT_SEED: &str = "SELECT client_seed_log_index FROM seed_pairs WHERE id = $1";
+    const REVEAL: &str = "SELECT reveal_log_index FROM seed_pairs WHERE id = $1";
+    const ROUND: &str = "SELECT log_index FROM rounds WHERE id = $1";
+    let (donor_seed, donor_hash): (String, String) =
+        sqlx::query_as("SELECT server_seed, server_seed_hash FROM seed_pairs WHERE id = $1")
+            .bind(donor)
+            .fetch_one(pool)
+            .await
+            .expect("donor");
+    let mut commit = entry_at(index_of(COMMIT, victim.to_owned()).await).await;
+    commit["server_seed_hash"] = json!(donor_hash);
+    let client_seed = entry_at(index_of(CLIENT_SEED, victim.to_owned()).await).await;
+    let dealt = entry_at(index_of(ROUND, id(round)).await).await;
+    let mut reveal = entry_at(index_of(REVEAL, victim.to_owned()).await).await;
+    reveal["server_seed"] = json!(donor_seed);
+    let mut tx = pool.begin().await.expect("begin");
+    let (next,): (i64,) = sqlx::query_as("SELECT next_index FROM log_state")
+        .fetch_one(&mut *tx)
+        .await
+        .expect("next");
+    for (k, entry) in [&commit, &client_seed, &dealt, &reveal]
+        .into_iter()
+        .enumerate()
+    {
+        sqlx::query("INSERT INTO log_entries (idx, entry) VALUES ($1, $2)")
+            .bind(next + k as i64)
+            .bind(entry.to_string().into_bytes())
+            .execute(&mut *tx)
+            .await
+            .expect("append");
+    }
+    sqlx::query("UPDATE log_state SET next_index = $1")
+        .bind(next + 4)
+        .execute(&mut *tx)
+        .await
+        .expect("next index");
+    sqlx::query(
+        "UPDATE seed_pairs SET server_seed = $1, server_seed_hash = $2, commit_log_index = $3, \
+         client_seed_log_index = $4, reveal_log_index = $5 WHERE id = $6",
+    )
+    .bind(&donor_seed)
+    .bind(&donor_hash)
+    .bind(next)
+    .bind(next + 1)
+    .bind(next + 3)
+    .bind(victim)
+    .execute(&mut *tx)
+    .await
+    .expect("point the pair at the new history");
+    sqlx::query(
+        "UPDATE rounds SET log_index = $1, deal = (SELECT deal FROM rounds WHERE id = $2) WHERE id = $3",
+    )
+    .bind(next + 2)
+    .bind(id(donor_round))
+    .bind(id(round))
+    .execute(&mut *tx)
+    .await
+    .expect("point the round at it");
+    tx.commit().await.expect("commit");
+    next + 2
+}
+
 /// Deals `game` on `pair`: the round's JSON.
 async fn deal(app: &TestApp, pair: &str, game: Value) -> Value {
     let dealt = app.operator.deal(pair, game).await;
@@ -559,6 +655,24 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
     let second = deal(&app, &redealt_pair, json!({"type": "deck"})).await;
     assert_eq!(second["nonce"], first["nonce"], "the nonce was dealt again");
 
+    // A revealed pair whose whole history the operator logged again with
+    // another seed, after the round was dealt.
+    let relogged_pair = app.operator.active_pair("relog victim seed").await;
+    let relogged = deal(&app, &relogged_pair, holdem.clone()).await;
+    close_and_rotate(&app, &relogged_pair, &[&relogged]).await;
+    let relog_donor_pair = app.operator.active_pair("relog victim seed").await;
+    let relog_donor = deal(&app, &relog_donor_pair, holdem.clone()).await;
+    close_and_rotate(&app, &relog_donor_pair, &[&relog_donor]).await;
+    integrated(&app).await;
+    let relogged_at = relog(
+        &app,
+        &relogged_pair,
+        &relogged,
+        &relog_donor_pair,
+        &relog_donor,
+    )
+    .await;
+
     // The player's exact seed live on a pair of a second tenant.
     let player = "my very own seed 8c1f";
     let shared_pair = app.operator.active_pair(player).await;
@@ -595,7 +709,42 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
             "pair": redealt_pair, "nonce": first["nonce"]},
         "shared": {"link": link(&shared_round), "pair": shared_pair},
         "monitor": {"vkey": monitor.vkey(), "name": monitor_name},
+        "relogged": {"link": link(&relogged), "pair": relogged_pair, "index": relogged_at},
     });
-    crate::web_page::run_page_script("e2e-player.mjs", &config, "e2e player: all checks passed");
+    let stdout = crate::web_page::run_page_script(
+        "e2e-player.mjs",
+        &config,
+        "e2e player: all checks passed",
+    );
+    // Every step ran (a step skipped by mistake would pass silently).
+    let steps = stdout.lines().filter(|line| line.starts_with("# ")).count();
+    assert_eq!(steps, 14, "{stdout}");
     app.stop().await;
+}
+
+/// A checkpoint interval longer than players' pages wait for an entry's
+/// checkpoint is refused before anything starts, naming the flag and why;
+/// so is a monitor key that is not one.
+#[test]
+fn serve_refuses_what_would_make_honest_rounds_fail_on_the_page() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let deployment = crate::harness::Deployment {
+        data_dir: dir.path().to_owned(),
+        database_url: format!("sqlite://{}/fairdeal.db", dir.path().display()),
+        master_key_hex: crate::harness::random_master_key_hex(),
+    };
+    for (args, says) in [
+        (
+            ["--log-interval", "61"],
+            "at most 60 (players' pages fail an entry",
+        ),
+        (["--monitor", "monitor.example+00000000+AQ=="], "--monitor"),
+    ] {
+        let mut all = vec!["serve", "--listen", "127.0.0.1:0"];
+        all.extend(args);
+        let out = deployment.run(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says), "{says}: {stderr}");
+    }
 }

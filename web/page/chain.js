@@ -53,14 +53,14 @@ const roundSeedEntry = (round) => (entry) => entry.type === "round_seed" && entr
  * the round's own): `{ box, ok, verdict }`, ok null while its seed is
  * hidden. `onHashProgress(done, of)` follows the hashing down the chain.
  */
-async function chainRoundReport(round, box, facts, { onHashProgress, shared } = {}) {
+async function chainRoundReport(round, box, facts, { onHashProgress, shared, linkIndex } = {}) {
   const nonce = Number(round.nonce);
   const position = Number(round.chain && round.chain.position);
   const length = Number(round.chain && round.chain.length);
   fact(facts, "Protocol", "fairdeal-chain-v1 (every round has its own seed, from a chain committed before play)");
   fact(facts, "Place in the chain", `seed ${position} of ${length}`);
   if (!round.server_seed) {
-    const evidence = await roundEvidence(round, shared);
+    const evidence = await roundEvidence(round, shared, linkIndex);
     const why = await chainHiddenWhy(round);
     const inPlay = why.blocking && why.blocking.status === "in_play" ? Number(why.blocking.nonce)
       : round.status === "in_play" ? nonce : null;
@@ -134,7 +134,7 @@ async function chainRoundReport(round, box, facts, { onHashProgress, shared } = 
   const dealOk = Boolean(result && result.deal.ok);
 
   // The log: the round's own entry, and the entry that published its seed.
-  const evidence = await roundEvidence(round, shared);
+  const evidence = await roundEvidence(round, shared, linkIndex);
   const logged = evidence.nodes;
   const seedLogged = await logChecks(`/v1/rounds/${encodeURIComponent(round.id)}/seed-receipt`, roundSeedEntry(round),
     { name: "seed log", required: true });

@@ -395,9 +395,11 @@ async function showWitnessProposal(kept) {
   if (impostors.length) {
     box.dataset.impostors = impostorNames.join(" ");
     box.append(el("p", { class: "error", role: "alert", "data-witness-impostor": "" },
-      `Warning: ${namesText(impostorNames)} in this link ${impostors.length === 1 ? "has" : "have"} the name of a witness `
-      + "you trust but another key (compare the fingerprints). A witness's signature names the witness, not its key, so a "
-      + "party holding that key could pose as your witness. Do not accept this unless the witness itself told you its key changed."));
+      "Warning: ", ...impostors.flatMap((w, i) => [i ? ", " : "", shownLabel(w.name)]),
+      ` in this link ${impostors.length === 1 ? "has" : "have"} the name of a witness you trust, or a name with characters `
+      + "outside printable ASCII that can pass for one, with another key (compare the fingerprints). A witness's signature "
+      + "names the witness, not its key, so a party holding that key could pose as your witness. Do not accept this unless "
+      + "the witness itself told you its key changed."));
   }
   box.append(el("div", { class: "row" }, accept, " ", ignore));
 }
@@ -456,14 +458,14 @@ function untrustedLog(node) {
 /**
  * How long an entry may wait for its checkpoint before its absence is a
  * failure: the service integrates new entries within `--log-interval` (1 s
- * by default) and a checkpoint follows at once, so two minutes is a wide
- * margin. The page counts from the entry's own time and from the moment it
- * first saw the entry waiting, whichever is earlier: a clock set ahead
- * cannot keep an entry waiting longer.
+ * by default, 60 s at most) and a checkpoint follows at once, so two
+ * minutes is a wide margin. The page counts from the moment this browser
+ * first saw the entry waiting (kept across visits): the entry's own `time`
+ * is the operator's clock, which must neither excuse nor condemn.
  */
 const INTEGRATION_WINDOW_MS = 120_000;
 
-/** When this page first saw an entry waiting for its checkpoint, by log index. */
+/** When this page first saw an entry waiting for its checkpoint, by log name and index. */
 const firstSeenWaiting = new Map();
 
 /**
@@ -488,9 +490,11 @@ async function logChecks(path, says, { name = "log", required = true } = {}) {
   }
   const { status, body } = await getJson(path);
   if (status === 202) return waitingChecks(vkey, body, says, name);
-  if (status === 404 && required) {    return [checkEl(name, false, `the server has no receipt for it (${body.detail || "not found"})`)];
+  if (status === 404 && required) {
+    return [checkEl(name, false, `the server has no receipt for it (${body.detail || "not found"})`)];
   }
-  if (status !== 200) return [];
+  if (status === 404) return [];
+  if (status !== 200) return [unansweredCheckEl(name, status)];
   try {
     const signed = await verifyReceipt(vkey, body);
     const { checkpoint } = await verifyInclusion(vkey, body.proof, body.entry);
@@ -532,6 +536,61 @@ async function logChecks(path, says, { name = "log", required = true } = {}) {
  * entry, then a failure. A pending node carries `data-awaiting-checkpoint`,
  * which makes the page look the record up again by itself (lookUp).
  */
+/**
+ * A record the service did not answer (a 5xx, a 429, anything but 200, 202
+ * and 404): never a PASS. It is pending, and the page looks again by
+ * itself; what the page cannot read it cannot hold against the log.
+ */
+function unansweredCheckEl(name, status) {
+  return el("span", { class: "check", "data-check": name, "data-result": "pending", "data-awaiting-checkpoint": "",
+    "data-unanswered": String(status), title: `the service answered ${status}; the page looks again by itself`,
+    text: `${name}: not answered (${status})` });
+}
+
+/** Where this browser keeps when it first saw each entry waiting for its checkpoint. */
+const WAITING_KEY = "fairdeal-waiting";
+
+/**
+ * When this browser first saw entry `index` of the log `logName` waiting
+ * (its own clock: the entry's `time` is the operator's, and a skewed clock
+ * must neither excuse nor condemn). Kept across visits, at most 200.
+ */
+function firstSeenWaitingAt(logName, index, now) {
+  const key = `${logName}:${index}`;
+  if (firstSeenWaiting.has(key)) return firstSeenWaiting.get(key);
+  let kept = {};
+  try {
+    const read = JSON.parse(localStorage.getItem(WAITING_KEY) || "{}");
+    if (read && typeof read === "object" && !Array.isArray(read)) kept = read;
+  } catch {
+    kept = {};
+  }
+  const seen = Number.isFinite(kept[key]) && kept[key] <= now ? kept[key] : now;
+  firstSeenWaiting.set(key, seen);
+  if (!(key in kept)) {
+    kept[key] = seen;
+    const keys = Object.keys(kept);
+    for (const old of keys.slice(0, Math.max(0, keys.length - 200))) delete kept[old];
+    try {
+      localStorage.setItem(WAITING_KEY, JSON.stringify(kept));
+    } catch {
+      // No storage: this visit's first sight counts.
+    }
+  }
+  return seen;
+}
+
+/** The size of the log's latest checkpoint, verified with `vkey` (0 when it cannot be read). */
+async function latestSignedSize(vkey) {
+  try {
+    const response = await fetch("/log/checkpoint", { headers: { Accept: "text/plain" } });
+    if (!response.ok) return 0;
+    return (await verifyCheckpoint(vkey, await response.text())).size;
+  } catch {
+    return 0;
+  }
+}
+
 async function waitingChecks(vkey, body, says, name) {
   let entry = null;
   let signed = false;
@@ -549,13 +608,19 @@ async function waitingChecks(vkey, body, says, name) {
     parts.entry = entry;
     return parts;
   }
+  // An entry inside a checkpoint the log already signed has its proof: withholding it is a failure at once.
+  const signedSize = await latestSignedSize(vkey);
+  if (body.log_index < signedSize) {
+    const parts = [checkEl(name, false, `entry ${body.log_index} is inside the log's signed checkpoint of ${signedSize} entries, `
+      + "yet the service answers that it is not in a checkpoint and withholds its proof")];
+    parts.entry = entry;
+    return parts;
+  }
   const now = Date.now();
-  if (!firstSeenWaiting.has(body.log_index)) firstSeenWaiting.set(body.log_index, now);
-  const logged = Date.parse(entry.time);
-  const since = Math.min(firstSeenWaiting.get(body.log_index), Number.isFinite(logged) ? logged : now);
+  const since = firstSeenWaitingAt(vkey.split("+")[0], body.log_index, now);
   const parts = now - since > INTEGRATION_WINDOW_MS
-    ? [checkEl(name, false, `entry ${body.log_index} is still not in any checkpoint of the log, ${Math.round((now - since) / 1000)} s `
-      + "after it was made: the log must publish every entry within two minutes")]
+    ? [checkEl(name, false, `entry ${body.log_index} is still not in any checkpoint of the log ${Math.round((now - since) / 1000)} s `
+      + "after this browser first saw it waiting: the log must publish every entry within two minutes")]
     : [el("span", { class: "check", "data-check": name, "data-result": "pending", "data-awaiting-checkpoint": "",
       title: `entry ${body.log_index}, signed; the page looks again by itself`, text: `${name}: not yet in a checkpoint` })];
   parts[0].dataset.logIndex = String(body.log_index);
@@ -602,7 +667,7 @@ function loggedIndex(nodes) {
  * clientSeedIndex, ok }` (`nodes` as logChecks gives them; ok false when a
  * check failed).
  */
-async function pairEntryChecks(record, { commitName = "commitment in log" } = {}) {
+async function pairEntryChecks(record, { commitName = "commitment in log", clientSeedRequired = false } = {}) {
   const pair = { id: record.id, server_seed_hash: record.server_seed_hash, next_server_seed_hash: record.next_server_seed_hash,
     chain: record.chain };
   const says = (entry) => entry.type === "commit" && entry.seed_pair === pair.id
@@ -620,7 +685,12 @@ async function pairEntryChecks(record, { commitName = "commitment in log" } = {}
   }
   const nodes = [...commit];
   let clientSeedIndex = null;
-  if (typeof record.client_seed === "string" && onServer) {
+  if (record.client_seed !== null && record.client_seed !== undefined && typeof record.client_seed !== "string") {
+    nodes.push(checkEl("client seed in log", false, "the client seed the service shows is not a string of text: it cannot be "
+      + "the one the log holds"));
+  } else if (record.client_seed === null || record.client_seed === undefined) {
+    if (clientSeedRequired) nodes.push(checkEl("client seed in log", false, "the service shows no client seed for a pair that has dealt"));
+  } else if (onServer) {
     const digest = await sha256Hex(record.client_seed);
     const seeded = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/client-seed-receipt`,
       clientSeedEntry(pair.id, digest), { name: "client seed in log" });
@@ -660,7 +730,10 @@ async function sameClientSeed(pair) {
   }
   const { status, body } = answer;
   if (status !== 200) {
-    return { parts: [el("p", { class: "note", text: "The other pairs with this client seed could not be read; check again later." })], shopped: [], foreign: [] };
+    // Never a PASS without it (looked at again): a same-tenant pair live with the seed fails, another tenant's warns.
+    return { parts: [unansweredCheckEl("same client seed", status || "no answer"),
+      el("p", { class: "note", text: "The other pairs with this client seed could not be read; the page looks again by itself." })],
+    shopped: [], foreign: [], waiting: true };
   }
   const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(pair.client_seed))));
   if (body.client_seed_sha256 !== digest) {

@@ -67,7 +67,7 @@ async function roundReport(round, options = {}) {
   box.append(facts);
   if (isChainRecord(round)) return chainRoundReport(round, box, facts, options);
   if (!round.server_seed) {
-    const evidence = await roundEvidence(round, options.shared);
+    const evidence = await roundEvidence(round, options.shared, options.linkIndex);
     box.append(el("div", { class: "checks" }, el("span", { class: "check", "data-check": "reveal", "data-result": "pending",
       text: "Not yet verifiable: the server seed is still secret." }), ...evidence.nodes.filter((node) => node.tagName === "SPAN")),
     ...evidence.nodes.filter((node) => node.tagName !== "SPAN"));
@@ -78,7 +78,7 @@ async function roundReport(round, options = {}) {
   }
   fact(facts, "Server seed", round.server_seed, true);
   const result = await verifyRound(round);
-  const evidence = await roundEvidence(round, options.shared);
+  const evidence = await roundEvidence(round, options.shared, options.linkIndex);
   const logged = evidence.nodes;
   const checks = el("div", { class: "checks" },
     checkEl("commitment", result.commitment.ok,
@@ -113,16 +113,24 @@ async function roundReport(round, options = {}) {
  * false when any failed; foreign, the other tenants' pairs live with the
  * same seed (a warning); shopped, the same tenant's (a failure).
  */
-async function roundEvidence(round, shared = null) {
+async function roundEvidence(round, shared = null, linkIndex = null) {
   const logged = await logChecks(`/v1/rounds/${encodeURIComponent(round.id)}/receipt`, roundEntry(round));
   const roundIndex = loggedIndex(logged);
   // Within a pair's page, the pair's entries are checked (and shown) once, for every round.
   const pair = shared ? shared.entries : await pairEntryChecks({ id: round.seed_pair_id,
-    server_seed_hash: round.server_seed_hash, client_seed: round.client_seed, chain: round.chain });
+    server_seed_hash: round.server_seed_hash, client_seed: round.client_seed, chain: round.chain },
+  { clientSeedRequired: true });
   const nodes = shared ? [...logged] : [...logged, ...pair.nodes];
-  if (roundIndex !== null && pair.clientSeedIndex !== null && !(pair.clientSeedIndex < roundIndex)) {
-    nodes.push(checkEl("round order", false, `the round (entry ${roundIndex}) is logged before its pair's client seed `
-      + `(entry ${pair.clientSeedIndex})`));
+  // The round's entry, as its receipt and as the player's link name it, comes after the pair's
+  // commitment and client seed: a commitment logged again after the round was dealt is not the one it was dealt from.
+  for (const [index, whose] of [[roundIndex, "its receipt"], [linkIndex, "your link"]]) {
+    if (!Number.isSafeInteger(index)) continue;
+    for (const [before, what] of [[pair.commitIndex, "commitment"], [pair.clientSeedIndex, "client seed"]]) {
+      if (before !== null && !(before < index)) {
+        nodes.push(checkEl("round order", false, `the round's entry ${index} (as ${whose} names it) comes before its pair's `
+          + `${what} (entry ${before}): the pair's record was logged again after the round was dealt`));
+      }
+    }
   }
   const sharing = shared ? shared.sharing : await sameClientSeed({ id: round.seed_pair_id, client_seed: round.client_seed });
   if (!shared) nodes.push(...sharing.parts);
@@ -164,6 +172,7 @@ async function lookUpRound(id, target, logIndex = null) {
   const hashing = el("p", { "data-chain-progress": "", text: "Checking…" });
   target.replaceChildren(hashing);
   const { box, ok: recordOk, verdict: ownVerdict, untrusted, evidence } = await roundReport(body, {
+    linkIndex: linked ? logIndex : null,
     onHashProgress: (done, of) => {
       hashing.textContent = `Checking… hashing down the seed chain: ${done.toLocaleString("en")} of ${of.toLocaleString("en")} hashes`;
     },
@@ -197,7 +206,9 @@ async function lookUpRound(id, target, logIndex = null) {
         + `fairdeal-v1 deals.${fromSeats} But the witnesses you trust have not yet signed a checkpoint of the log that holds `
         + "this round, so it is not yet shown that everyone is shown the same log (details below). Check again later.")
       : verdictEl("pass", `The seed matches its published commitment, and every card is what fairdeal-v1 deals.${fromSeats}`);
-  verdict = withForeignWarning(awaitingVerdict(verdict, evidence), evidence);
+  verdict = withForeignWarning(awaitingVerdict(verdict, { waiting: Boolean(evidence && evidence.waiting)
+    || Boolean(linkParts.waiting) || Boolean(table.waiting) }),
+    evidence);
   target.replaceChildren(verdict, ...linkParts.nodes, el("h3", { text: "Round" }), box, ...table.parts,
     el("p", {}, el("a", { href: `?pair=${encodeURIComponent(body.seed_pair_id)}`, text: "See every round of its seed pair" })));
   return true;
@@ -254,15 +265,22 @@ function linkedRoundMissing(id, logIndex, linked) {
   const spans = linked.filter((node) => node.tagName === "SPAN");
   const logOk = !linked.some(failedLog);
   const pending = spans.some((node) => node.dataset.result === "pending");
-  const verdict = isIt && logOk && !pending
+  const unread = !entry && logOk;
+  const verdict = unread
+    ? verdictEl("pending", `The service has no round ${id}, and did not give the log's entry ${logIndex}, which your link `
+      + "names. Keep your link: this page looks again by itself, and the entry decides.")
+    : isIt && logOk && !pending
     ? verdictEl("fail", `The transparency log's entry ${logIndex} records ${entryWords(entry)}, but the service says it has `
       + "no round with that id: a round that was dealt has been removed or hidden (the same nonce may have been dealt "
       + "again as another hand). Keep this link: it is your evidence.")
     : isIt && pending
       ? verdictEl("fail", `The service has no round ${id}, though its entry ${logIndex}, signed by the log, records `
         + `${entryWords(entry)} (not yet in a checkpoint).`)
-      : verdictEl("fail", `The service has no round ${id}, and the log's entry ${logIndex}, which the link names, is not `
-        + `that round's${entry ? ` (it is a ${String(entry.type)} entry)` : ""}: this link does not lead to a dealt round.`);
+      : entry
+        ? verdictEl("fail", `The service has no round ${id}, and the log's entry ${logIndex}, which the link names, is not `
+          + `that round's (it is a ${String(entry.type)} entry): this link does not lead to a dealt round.`)
+        : verdictEl("fail", `The service has no round ${id}, and the log's entry ${logIndex}, which the link names, does not `
+          + "verify against the log (details below).");
   verdict.dataset.linkedMissing = "";
   const parts = [verdict, el("div", { class: "checks" }, ...spans), ...linked.filter((node) => node.tagName !== "SPAN")];
   if (isIt) {
@@ -279,9 +297,15 @@ function linkedRoundMissing(id, logIndex, linked) {
 function linkedRoundChecks(round, logIndex, linked, evidence) {
   const entry = linked.entry;
   const spans = linked.filter((node) => node.tagName === "SPAN");
-  if (linked.some(failedLog) || !entry) {
-    return { ok: false, reason: `the log's entry ${logIndex}, which your link names, is not this round's`,
-      nodes: [el("div", { class: "checks" }, ...spans), ...linked.filter((node) => node.tagName !== "SPAN")] };
+  const nodes = [el("div", { class: "checks", "data-link-checks": "" }, ...spans), ...linked.filter((node) => node.tagName !== "SPAN")];
+  if (linked.some(failedLog)) {
+    return { ok: false, reason: entry && !(entry.type === "round" && entry.round === round.id)
+      ? `the log's entry ${logIndex}, which your link names, is not this round's`
+      : `the log's entry ${logIndex}, which your link names, does not verify against the log`, nodes };
+  }
+  if (!entry) {
+    // Not answered: never a PASS, looked at again.
+    return { ok: true, waiting: true, reason: "", nodes };
   }
   const differences = [];
   if (!roundEntry(round)(entry)) {
@@ -298,13 +322,13 @@ function linkedRoundChecks(round, logIndex, linked, evidence) {
   const node = checkEl("link", differences.length === 0, differences.length ? differences.join("; ")
     : `entry ${logIndex} of the log, named by your link, records this round`);
   node.dataset.logIndex = String(logIndex);
-  const nodes = [el("div", { class: "checks", "data-link-checks": "" }, node)];
+  const shown = [el("div", { class: "checks", "data-link-checks": "" }, node)];
   if (differences.length) {
-    nodes.push(el("p", { class: "error", role: "alert", "data-explain": "link" },
+    shown.push(el("p", { class: "error", role: "alert", "data-explain": "link" },
       `Your link's log entry and the service's record differ: ${differences.join("; ")}. The log entry was signed when the `
       + "round was dealt; the record shown now is not that round."));
   }
-  return { ok: differences.length === 0, reason: differences[0] || "", nodes };
+  return { ok: differences.length === 0, reason: differences[0] || "", nodes: shown };
 }
 
 /** The table of a round's seed pair, when the pair is a table: `{ report, parts }`. */
@@ -317,8 +341,10 @@ async function roundTable(round) {
     answer = { status: 0 };
   }
   if (answer.status !== 200) {
-    return { report: null, parts: [el("p", { class: "note", text: "This round's seed pair could not be read, so whether it "
-      + "is a table's (and its client seed derived from every seat) is not checked here; check again later." })] };
+    // Never a PASS without it: a table round's client seed must be the seats' (looked at again).
+    return { report: null, waiting: true, parts: [unansweredCheckEl("seed pair", answer.status),
+      el("p", { class: "note", text: "This round's seed pair could not be read, so whether it is a table's (and its client "
+        + "seed derived from every seat) is not checked yet; the page looks again by itself." })] };
   }
   if (!answer.body.table) return { report: null, parts: [] };
   const report = await tableReport(answer.body, round.client_seed, "round");
@@ -345,7 +371,7 @@ function lookUpAgain() {
   if (currentLookup && onServer) lookUp(currentLookup.id, currentLookup.kind, { logIndex: currentLookup.logIndex });
 }
 
-async function lookUp(id, kind, { logIndex = null, recheck = 0 } = {}) {
+async function lookUp(id, kind, { logIndex = null, recheck = 0, badLog = null } = {}) {
   currentLookup = { id, kind, logIndex };
   const target = document.getElementById("lookup-result");
   clearTimeout(recheckTimer);
@@ -362,7 +388,10 @@ async function lookUp(id, kind, { logIndex = null, recheck = 0 } = {}) {
     showError(shown, error);
   }
   // What the player trusts comes first: a changed log key, a link's witnesses.
-  const notices = [await logPinNoticeEl(), proposalNotice()].filter(Boolean);
+  const notices = [await logPinNoticeEl(), proposalNotice(), badLog === null ? null
+    : el("p", { class: "warning", "data-bad-link": "" }, "This link's log index (", shownLabel(badLog), ") is not a whole "
+      + "number, so the round's entry could not be read from the log itself: the round is checked without it. The link a "
+      + "game gives for a round ends in log= and digits only.")].filter(Boolean);
   if (recheck) target.replaceChildren(...shown.childNodes);
   const verdict = target.querySelector(":scope > [data-verdict]");
   for (const notice of notices.reverse()) target.insertBefore(notice, verdict ? verdict.nextSibling : target.firstChild);

@@ -51,7 +51,7 @@ if (!onServer) {
   const logIndex = kind === "round" && /^[0-9]{1,15}$/.test(logText) ? Number(logText) : null;
   if (id) {
     document.getElementById("lookup-id").value = id;
-    lookUp(id, kind, { logIndex });
+    lookUp(id, kind, { logIndex, badLog: params.has("log") && logIndex === null ? logText : null });
   }
 }
 document.documentElement.dataset.ready = "true";

@@ -216,7 +216,7 @@ async function lookUpPair(id, target) {
 
   const vkey = onServer ? await logVkey() : "";
   // The pair's commit and client seed entries: what the log bound its rounds to.
-  const entries = await pairEntryChecks(pair, { commitName: "log" });
+  const entries = await pairEntryChecks(pair, { commitName: "log", clientSeedRequired: Number(pair.next_nonce) > 0 });
   // What the monitors the player keeps signed about the pair (a finding names its entries or its id).
   const monitored = await monitorChecks(entries.checkpoint, [entries.commitIndex, entries.clientSeedIndex], [pair.id]);
   const logged = [...entries.nodes, ...monitored];
@@ -409,7 +409,7 @@ async function lookUpPair(id, target) {
     verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds all of it, so it is "
       + "not yet shown that everyone is shown the same log (details below). Check again later.");
   }
-  const awaiting = logged.some(awaitingLog) || Boolean(summary.log && summary.log.pending > 0);
+  const awaiting = logged.some(awaitingLog) || Boolean(sharing.waiting) || Boolean(summary.log && summary.log.pending > 0);
   target.replaceChildren(withForeignWarning(awaitingVerdict(verdict, { waiting: awaiting }), sharing), ...parts);
   return true;
 }

@@ -17,15 +17,24 @@ async function keyFingerprint(vkey) {
   return hex.match(/.{4}/g).join(":");
 }
 
-/** A name with its fingerprint, as an element: `name (ab12:cd34:…)`. */
+/** A name with its fingerprint, as an element: `name (ab12:cd34:…)`; a character outside printable ASCII is marked. */
 function keyEl(name, fingerprint, attrs = {}) {
-  return el("span", { class: "key-name", ...attrs },
-    el("span", { class: "mono", text: name }), " ", el("span", { class: "fingerprint mono", text: `(${fingerprint})` }));
+  const shown = isPlainName(name) ? el("span", { class: "mono", text: name }) : el("span", { class: "mono" }, shownLabel(name));
+  return el("span", { class: "key-name", ...attrs }, shown, " ", el("span", { class: "fingerprint mono", text: `(${fingerprint})` }));
+}
+
+/** Whether a key's name is printable ASCII only (anything else can imitate another name). */
+function isPlainName(name) {
+  return /^[\x21-\x7e]+$/.test(name);
 }
 
 // ---- The log's key, pinned on first use -----------------------------------------------
 
-/** Where this browser keeps the pinned log keys: by service address, and by log name. */
+/**
+ * Where this browser keeps the pinned log keys: by service address, and by
+ * log name. (Storage is the page's origin's: the served page pins the
+ * service it came from; a copy opened elsewhere keeps its own.)
+ */
 const LOG_PINS_KEY = "fairdeal-log-pins";
 
 /** The pins kept in this browser: `{ services: { [address]: pin }, logs: { [name]: pin } }`. */
@@ -33,7 +42,8 @@ function readLogPins() {
   try {
     const kept = JSON.parse(localStorage.getItem(LOG_PINS_KEY) || "null");
     // A value this page did not write is replaced, not trusted.
-    if (kept && typeof kept.services === "object" && kept.services && typeof kept.logs === "object" && kept.logs) {
+    const isMap = (value) => Boolean(value) && typeof value === "object" && !Array.isArray(value);
+    if (isMap(kept) && isMap(kept.services) && isMap(kept.logs)) {
       return { pins: kept, storage: true };
     }
     return { pins: { services: {}, logs: {} }, storage: true };
@@ -149,6 +159,9 @@ function proposedWitnessPolicy() {
 function compareWitnessPolicies(kept, proposed) {
   const keys = (policy) => policy ? policy.witnesses.map((w) => w.vkey).sort().join("\n") : "";
   const same = Boolean(kept) && keys(kept) === keys(proposed) && kept.quorum === proposed.quorum;
-  const impostors = !kept ? [] : proposed.witnesses.filter((w) => kept.witnesses.some((k) => k.name === w.name && k.vkey !== w.vkey));
+  // A name outside printable ASCII (an invisible character, a letter of another script) can pass for a kept one.
+  const folded = (name) => name.normalize("NFKC").toLowerCase().replace(/[^\x21-\x7e]/gu, "");
+  const impostors = proposed.witnesses.filter((w) => !isPlainName(w.name)
+    || (kept && kept.witnesses.some((k) => k.vkey !== w.vkey && (k.name === w.name || folded(k.name) === folded(w.name)))));
   return { same, impostors };
 }

@@ -64,7 +64,7 @@ step("honest: a revealed round by the link its deal gave, and its pair, pass on 
   await chain.close();
 }
 
-step("an entry kept out of every checkpoint (202 forever) is never a PASS: not yet verifiable, looked at again");
+step("a receipt withheld as not yet in a checkpoint, though its entry is inside a signed one, fails at once");
 {
   const page = await context.newPage();
   await page.route("**/receipt", async (route) => {
@@ -73,11 +73,72 @@ step("an entry kept out of every checkpoint (202 forever) is never a PASS: not y
     await route.fulfill({ status: 202, headers: { "retry-after": "1" }, json: { ...body, proof: null } });
   });
   await page.goto(`${base}${config.honest.link}`);
-  await page.waitForSelector("#lookup-result[data-rechecking] > [data-verdict]", { timeout: 60_000 });
-  const verdict = await page.$eval("#lookup-result > [data-verdict]", (n) => n.dataset.verdict);
-  assert.equal(verdict, "pending");
-  assert.notEqual(await page.$("[data-check='commitment in log'][data-awaiting-checkpoint]"), null);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "fail", verdict.text);
+  assert.match(await page.getAttribute("[data-check='commitment in log']", "title"), /withholds its proof/);
   await page.close();
+}
+
+step("an error instead of a receipt is never a PASS: not yet verifiable, looked at again");
+{
+  for (const [pattern, status] of [["**/v1/seed-pairs/*/receipt", 500], ["**/receipt", 429], ["**/same-client-seed", 503],
+    ["**/client-seed-receipt", 500]]) {
+    const page = await context.newPage();
+    await page.route(pattern, (route) => route.fulfill({ status, contentType: "application/problem+json", body: "{}" }));
+    await page.goto(`${base}${config.swapped.link}`);
+    await page.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+    const shown = await page.$eval("#lookup-result > [data-verdict]", (n) => n.dataset.verdict);
+    assert.notEqual(shown, "pass", `${pattern} ${status}`);
+    await page.close();
+    // The honest round with the same error: pending, looked at again (never a FAIL for a busy service).
+    const honest = await context.newPage();
+    await honest.route(pattern, (route) => route.fulfill({ status, contentType: "application/problem+json", body: "{}" }));
+    await honest.goto(`${base}${config.honest.link}`);
+    await honest.waitForSelector("#lookup-result[data-rechecking] > [data-verdict]", { timeout: 60_000 });
+    assert.equal(await honest.$eval("#lookup-result > [data-verdict]", (n) => n.dataset.verdict), "pending", `${pattern} ${status}`);
+    assert.notEqual(await honest.$(`[data-unanswered="${status}"]`), null);
+    await honest.close();
+  }
+}
+
+step("a round shown with a client seed that is not text fails");
+{
+  const page = await context.newPage();
+  await page.route("**/v1/rounds/*", async (route) => {
+    const response = await route.fetch();
+    const body = await response.json();
+    await route.fulfill({ response, json: { ...body, client_seed: [body.client_seed] } });
+  });
+  await page.goto(`${base}${config.honest.link}`);
+  assert.equal((await verdictOf(page)).result, "fail");
+  assert.deepEqual(await results(page, "[data-check='client seed in log']"), ["fail"]);
+  await page.close();
+}
+
+step("a link whose log index is not a number says so; the round is checked without it");
+{
+  const page = await open(`${base}${config.honest.link.replace(/log=\d+/, "log=2.0")}`);
+  assert.equal((await verdictOf(page)).result, "pass");
+  assert.match(await page.textContent("[data-bad-link]"), /not a whole number/);
+  await page.close();
+}
+
+step("a pair's history logged again with another seed after its round was dealt: the player's link fails");
+{
+  const page = await open(`${base}${config.relogged.link}`);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "fail", verdict.text);
+  assert.deepEqual(await results(page, "[data-check=link]"), ["fail"], "the receipt names the entry logged again");
+  assert.ok((await results(page, "[data-check='round order']")).includes("fail"));
+  await page.close();
+  // Even with the round's receipt withheld, the link's own entry comes before the new commitment.
+  const withheld = await context.newPage();
+  await withheld.route("**/v1/rounds/*/receipt", (route) => route.fulfill({ status: 500, body: "{}" }));
+  await withheld.goto(`${base}${config.relogged.link}`);
+  const shown = await verdictOf(withheld);
+  assert.equal(shown.result, "fail", shown.text);
+  assert.match(await withheld.getAttribute("[data-check='round order']", "title"), /your link/);
+  await withheld.close();
 }
 
 step("a client seed changed in the database after the player set it fails, naming both hashes");
@@ -126,6 +187,18 @@ step("the same with the pair's log reference cleared: a missing commit receipt f
   await pair.close();
 }
 
+step("a deleted round whose log entry the service will not serve: not yet verifiable, the link not blamed");
+{
+  const page = await context.newPage();
+  await page.route("**/v1/log/entries/*", (route) => route.fulfill({ status: 500, contentType: "application/problem+json", body: "{}" }));
+  await page.goto(`${base}${config.redealt.first}`);
+  await page.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+  const verdict = await page.$eval("#lookup-result > [data-verdict]", (n) => ({ result: n.dataset.verdict, text: n.textContent }));
+  assert.equal(verdict.result, "pending", verdict.text);
+  assert.match(verdict.text, /Keep your link/);
+  await page.close();
+}
+
 step("a round deleted and its nonce dealt again: the first round's link fails, naming the log's entry");
 {
   const page = await open(`${base}${config.redealt.first}`);
@@ -168,6 +241,11 @@ step("with a monitor the player keeps, the nonce dealt again fails on the round 
   const pair = await open(`${base}/verify?pair=${config.redealt.pair}`, kept);
   assert.equal((await verdictOf(pair)).result, "fail");
   await pair.close();
+  // The pair logged again: its second commitment is the monitor's finding, so its page fails too.
+  const relogged = await open(`${base}/verify?pair=${config.relogged.pair}`, kept);
+  assert.equal((await verdictOf(relogged)).result, "fail");
+  assert.deepEqual(await results(relogged, `[data-check='monitor ${config.monitor.name}']`), ["fail"]);
+  await relogged.close();
   // The honest control: the monitor read past it and found nothing there.
   const honest = await open(`${base}${config.honest.link}`, kept);
   assert.equal((await verdictOf(honest)).result, "pass");
@@ -230,6 +308,13 @@ step("a new log key at the same site: a red warning, the pinned key's checks, an
   const later = await open(`${base}${config.honest.link}`, fresh);
   assert.equal((await verdictOf(later)).result, "pass");
   assert.equal(await later.$("[data-log-pin]"), null, "the accepted key is pinned now");
+  // Pins of a shape this page did not write are replaced, and then hold.
+  await later.evaluate(() => localStorage.setItem("fairdeal-log-pins", JSON.stringify({ services: [], logs: [] })));
+  await later.reload();
+  await later.waitForSelector("[data-log-pin=new]", { timeout: 60_000 });
+  await later.reload();
+  assert.equal((await verdictOf(later)).result, "pass");
+  assert.equal(await later.$("[data-log-pin]"), null, "pinned again");
   await later.close();
   await fresh.close();
 }

@@ -5,6 +5,7 @@
 // a round only witness one cosigned, and passes what to expect as JSON in
 // FAIRDEAL_E2E.
 import assert from "node:assert/strict";
+import { createHash, generateKeyPairSync } from "node:crypto";
 import { launchChromium } from "./chromium.mjs";
 
 const config = JSON.parse(process.env.FAIRDEAL_E2E);
@@ -43,6 +44,14 @@ const results = (page, selector) => page.$$eval(selector, (nodes) => nodes.map((
 const attribute = (page, selector, name) => page.$eval(selector, (n, a) => n.getAttribute(a), name);
 const policyUrl = (keys, quorum) => keys.map((k) => `witness=${encodeURIComponent(k)}`).join("&") + (quorum ? `&quorum=${quorum}` : "");
 const step = (name) => console.log(`# ${name}`);
+
+/** A new cosignature/v1 witness key named `name` (nobody holds a witness with it). */
+function witnessKey(name) {
+  const { publicKey } = generateKeyPairSync("ed25519");
+  const material = Buffer.concat([Buffer.from([4]), Buffer.from(publicKey.export({ format: "jwk" }).x, "base64url")]);
+  const id = createHash("sha256").update(Buffer.concat([Buffer.from(`${name}\n`), material])).digest("hex").slice(0, 8);
+  return `${name}+${id}+${material.toString("base64")}`;
+}
 
 /**
  * A page opened by a link that proposes witnesses: the proposal is shown and
@@ -152,6 +161,13 @@ step("a link proposing other witnesses never replaces the player's: shown beside
   assert.deepEqual(await printOf("#witness-current", ONE), await printOf("#witness-proposal", ONE), "one key, one fingerprint");
   assert.notEqual(await page.$("[data-proposal-notice]"), null, "the lookup says a proposal waits");
   await page.close();
+  // A lookalike of a kept name (a Cyrillic letter) with another key is flagged too, its name marked.
+  const lookalike = witnessKey("witness.example/tw\u043e");
+  const look = await open(context, `${base}/verify?round=${config.one_round}&${policyUrl([lookalike], 1)}`);
+  await look.waitForSelector("[data-witness-impostor]");
+  assert.ok((await look.textContent("[data-witness-impostor]")).includes("U+043E"));
+  assert.equal((await verdictOf(look)).result, "pending");
+  await look.close();
   // Later, the player's own link: still the kept policy.
   const later = await open(context, `${base}/verify?round=${config.one_round}`);
   assert.equal((await verdictOf(later)).result, "pending");
