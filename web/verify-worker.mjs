@@ -100,6 +100,8 @@ async function workerCheck({ origin, pair, vkey, logged, checkpointNote }) {
   let pending = 0;
   let listed = 0;
   let logProven = 0;
+  // The largest log index of the pair's rounds: how far a monitor must have read to speak of all of them.
+  let logLast = -1;
   let logPending = 0;
   let expected = 0; // the next nonce due
   const gaps = []; // [from, to] of nonces not listed (the first 20)
@@ -280,6 +282,7 @@ async function workerCheck({ origin, pair, vkey, logged, checkpointNote }) {
           }
           if (logIndexes.has(row.log_index)) fail(round, `its log index ${row.log_index} is another round's too`);
           logIndexes.add(row.log_index);
+          if (row.log_index > logLast) logLast = row.log_index;
           if (!row.in_checkpoint) {
             if (row.log_index < checkpoint.size) fail(round, `its entry ${row.log_index} is said not to be in the checkpoint of ${checkpoint.size}`);
             else logPending += 1;
@@ -376,7 +379,7 @@ async function workerCheck({ origin, pair, vkey, logged, checkpointNote }) {
       hidden: chain.hidden, inPlay: chain.inPlay, firstHidden: chain.firstHidden, tip: chain.tip,
       lastLinked: chain.linker.position,
     } : null,
-    log: checkpoint ? { proven: logProven, pending: logPending, size: checkpoint.size } : null,
+    log: checkpoint ? { proven: logProven, pending: logPending, size: checkpoint.size, last: logLast } : null,
   };
 }
 

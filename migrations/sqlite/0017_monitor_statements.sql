@@ -7,6 +7,8 @@
 CREATE TABLE monitor_statements (
     monitor      TEXT    PRIMARY KEY,
     size         BIGINT  NOT NULL CHECK (size >= 0),
+    -- The statement's own time (POSIX seconds): of two of one size, the later.
+    time         BIGINT  NOT NULL CHECK (time >= 0),
     note         TEXT    NOT NULL,
     received_at  BIGINT  NOT NULL
 );

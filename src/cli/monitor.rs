@@ -1075,20 +1075,13 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
             Ok(std::io::Write::write_all(out, text.as_bytes())?)
         })?;
     }
-    // The monitor's signed word on what it checked: only of a checkpoint it accepted.
-    if let (Some(key), true) = (&signer, report.checkpoint_accepted) {
-        let note = statement_of(&report, key)?;
-        if let Some(path) = &opts.statement_out {
-            write_atomically(path, false, |out| {
-                Ok(std::io::Write::write_all(out, note.as_bytes())?)
-            })
-            .map_err(|e| InputError::unreadable("--statement-out", format!("{e:#}")))?;
-        }
-        if opts.publish {
-            publish_statement(&base, &note)
-                .map_err(|e| InputError::unreadable("--publish", format!("{e:#}")))?;
-        }
-    }
+    // The monitor's signed word on what it checked: of any checkpoint whose
+    // signature verified with the trusted key, a log found unsound
+    // (a changed tile, a fork) included.
+    let statement = match &signer {
+        Some(key) if !report.origin.is_empty() => Some(statement_of(&report, key)?),
+        _ => None,
+    };
     if resumed && !opts.json {
         eprintln!(
             "resumed from the {} entries accepted last time ({}); read {} new",
@@ -1116,6 +1109,27 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
                 path.display()
             );
         }
+    }
+    // After the report is printed, so that a refused post hides nothing.
+    if let Some(note) = &statement {
+        if let Some(path) = &opts.statement_out {
+            write_atomically(path, false, |out| {
+                Ok(std::io::Write::write_all(out, note.as_bytes())?)
+            })
+            .map_err(|e| InputError::unreadable("--statement-out", format!("{e:#}")))?;
+        }
+        if opts.publish {
+            publish_statement(&base, note).map_err(|e| {
+                InputError::new("--publish", format!("the statement was not kept: {e:#}"))
+            })?;
+            eprintln!(
+                "statement of {} entries ({} finding(s)) posted to {base}/v1/log/monitor-statements",
+                report.size,
+                report.problems()
+            );
+        }
+    } else if signer.is_some() {
+        eprintln!("no statement: the log's checkpoint did not verify with the trusted key");
     }
     if !report.passed() {
         return Ok(ExitCode::FAILURE);

@@ -115,7 +115,7 @@ async fn the_client_seed_is_read_from_the_log(app: &TestApp) {
     let pair = created.id();
     let before = app
         .public
-        .get(&format!("/v1/seed-pairs/{pair}/client-seed-receipt"))
+        .get(&format!("/v1/seed-pairs/{pair}/receipt?entry=client_seed"))
         .await;
     assert_eq!(before.status, StatusCode::NOT_FOUND, "{}", before.text);
     assert!(before.text.contains("client seed"), "{}", before.text);
@@ -128,7 +128,11 @@ async fn the_client_seed_is_read_from_the_log(app: &TestApp) {
         )
         .await
         .success();
-    let receipt = proven(app, &format!("/v1/seed-pairs/{pair}/client-seed-receipt")).await;
+    let receipt = proven(
+        app,
+        &format!("/v1/seed-pairs/{pair}/receipt?entry=client_seed"),
+    )
+    .await;
     let entry: Value =
         serde_json::from_str(receipt["entry"].as_str().expect("entry")).expect("JSON");
     assert_eq!(entry["type"], "client_seed");
@@ -167,7 +171,7 @@ async fn the_client_seed_is_read_from_the_log(app: &TestApp) {
     );
     let again = app
         .public
-        .get(&format!("/v1/seed-pairs/{pair}/client-seed-receipt"))
+        .get(&format!("/v1/seed-pairs/{pair}/receipt?entry=client_seed"))
         .await;
     assert_eq!(again.json["entry"], receipt["entry"]);
 }
@@ -288,6 +292,9 @@ async fn monitor_statements_are_checked_kept_and_served(backend: Backend) {
     assert_eq!(stale.json["kept"], false);
     let kept = app.public.get("/v1/log/monitor-statements").await;
     assert_eq!(kept.json["statements"][0]["note"], note.as_str());
+    // The kept one posted again (a replay) is not newer: not kept anew.
+    let replay = post(note.clone(), "text/plain").await;
+    assert_eq!(replay.json["kept"], false, "{}", replay.text);
 
     // What is refused, each naming the rule.
     let checkpoint = app
@@ -708,7 +715,7 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
         "redealt": {"first": link(&first), "first_id": id(&first), "second": link(&second),
             "pair": redealt_pair, "nonce": first["nonce"]},
         "shared": {"link": link(&shared_round), "pair": shared_pair},
-        "monitor": {"vkey": monitor.vkey(), "name": monitor_name},
+        "monitor": {"vkey": monitor.vkey(), "name": monitor_name, "seed": hex::encode(*monitor.seed())},
         "relogged": {"link": link(&relogged), "pair": relogged_pair, "index": relogged_at},
     });
     let stdout = crate::web_page::run_page_script(

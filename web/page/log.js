@@ -692,7 +692,7 @@ async function pairEntryChecks(record, { commitName = "commitment in log", clien
     if (clientSeedRequired) nodes.push(checkEl("client seed in log", false, "the service shows no client seed for a pair that has dealt"));
   } else if (onServer) {
     const digest = await sha256Hex(record.client_seed);
-    const seeded = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/client-seed-receipt`,
+    const seeded = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/receipt?entry=client_seed`,
       clientSeedEntry(pair.id, digest), { name: "client seed in log" });
     if (seeded.entry && !clientSeedEntry(pair.id, digest)(seeded.entry)) {
       seeded.push(el("p", { class: "error", "data-explain": "client-seed-entry" },

@@ -149,7 +149,7 @@ async function roundEvidence(round, shared = null, linkIndex = null) {
   });
   const failed = nodes.some(failedLog) || sharing.shopped.length > 0 || !pair.ok;
   return { nodes: shown, roundIndex, ok: !failed, untrusted: nodes.some(untrustedLog), waiting: nodes.some(awaitingLog),
-    monitorFailed: monitored.some(failedLog),
+    monitorFailed: monitored.some(failedLog), monitorWarned: monitored.some((node) => node.dataset.result === "warning"),
     foreign: sharing.foreign, shopped: sharing.shopped };
 }
 
@@ -206,7 +206,7 @@ async function lookUpRound(id, target, logIndex = null) {
         + `fairdeal-v1 deals.${fromSeats} But the witnesses you trust have not yet signed a checkpoint of the log that holds `
         + "this round, so it is not yet shown that everyone is shown the same log (details below). Check again later.")
       : verdictEl("pass", `The seed matches its published commitment, and every card is what fairdeal-v1 deals.${fromSeats}`);
-  verdict = withForeignWarning(awaitingVerdict(verdict, { waiting: Boolean(evidence && evidence.waiting)
+  verdict = withWarnings(awaitingVerdict(verdict, { waiting: Boolean(evidence && evidence.waiting)
     || Boolean(linkParts.waiting) || Boolean(table.waiting) }),
     evidence);
   target.replaceChildren(verdict, ...linkParts.nodes, el("h3", { text: "Round" }), box, ...table.parts,
@@ -226,19 +226,29 @@ function awaitingVerdict(verdict, evidence) {
 }
 
 /**
- * A PASS becomes a WARNING (never a FAIL) when the pair's client seed was
- * live on another tenant's pair at the same time: the page cannot tell a
- * second brand from a tenant made for deal-shopping.
+ * A PASS becomes CHECKED, WITH A WARNING (never a FAIL) when the pair's
+ * client seed was live on another tenant's pair at the same time (the page
+ * cannot tell a second brand from a tenant made for deal-shopping), or when
+ * a monitor the player keeps has not spoken of all of the record (no
+ * statement, not read that far, findings it did not list, a late reveal).
+ * A pending verdict carries the same warning.
  */
-function withForeignWarning(verdict, evidence) {
-  if (!evidence || !evidence.foreign || !evidence.foreign.length || verdict.dataset.verdict === "fail") return verdict;
-  verdict.dataset.warning = "other-tenant";
+function withWarnings(verdict, evidence) {
+  const foreign = evidence && evidence.foreign ? evidence.foreign.length : 0;
+  const monitor = Boolean(evidence && evidence.monitorWarned);
+  if ((!foreign && !monitor) || verdict.dataset.verdict === "fail") return verdict;
+  verdict.dataset.warning = foreign ? "other-tenant" : "monitor";
   if (verdict.dataset.verdict === "pass") {
     verdict.dataset.verdict = "warning";
     verdict.firstChild.textContent = "CHECKED, WITH A WARNING";
   }
-  verdict.append(` But this client seed was live on ${evidence.foreign.length} pair${evidence.foreign.length === 1 ? "" : "s"} `
-    + "of another tenant of this service at the same time: read the warning below.");
+  if (foreign) {
+    verdict.append(` But this client seed was live on ${foreign} pair${foreign === 1 ? "" : "s"} of another tenant of this `
+      + "service at the same time: read the warning below.");
+  }
+  if (monitor) {
+    verdict.append(" A monitor you keep has not yet signed that it checked all of this record: read the warning below.");
+  }
   return verdict;
 }
 

@@ -12,6 +12,18 @@ const MONITOR_POLICY_KEY = "fairdeal-monitors";
 const UNSOUND_KINDS = new Set(["signature", "key", "tree", "tile", "fork"]);
 
 /**
+ * Finding kinds about time, not about what was dealt (a commitment not
+ * revealed within the monitor's --reveal-within): a warning on the records
+ * they name, never a failure of correct cards.
+ */
+const TIMELY_KINDS = new Set(["stale_commitment"]);
+
+/** A monitor's check that is neither a PASS nor a FAIL: the verdict says CHECKED, WITH A WARNING. */
+function warningCheckEl(name, detail) {
+  return el("span", { class: "check", "data-check": name, "data-result": "warning", title: detail }, `\u26a0 WARNING: ${name}`);
+}
+
+/**
  * A monitor's verifier key, checked: `{ vkey, name }` (a signed-note
  * Ed25519 key whose key id matches its name and key), or throws naming the
  * rule.
@@ -132,15 +144,17 @@ async function readMonitorView(checkpoint) {
   }
   const out = [];
   for (const monitor of monitors) {
+    // Of every statement by its key, the latest: the largest checkpoint, then the latest time.
     let found = null;
     for (const item of served) {
       if (!item || typeof item.note !== "string" || item.note.length > (1 << 20)) continue;
+      let statement;
       try {
-        found = parseStatement(await verifySignedNote(monitor.vkey, item.note, "the statement"));
-        break;
+        statement = parseStatement(await verifySignedNote(monitor.vkey, item.note, "the statement"));
       } catch {
-        // Another monitor's, or not a statement: not this one's.
+        continue; // Another monitor's, or not a statement: not this one's.
       }
+      if (!found || statement.size > found.size || (statement.size === found.size && statement.time > found.time)) found = statement;
     }
     if (!found) {
       out.push({ monitor, state: "none", reason: "this service serves no statement signed by its key" });
@@ -171,10 +185,11 @@ async function sameHistory(statement, checkpoint) {
       return { state: "ok", reason: "" };
     }
     if (status >= 500 || status === 429 || (status === 422 && large === statement)) {
-      return { state: "ok", reason: "", unproven: true };
+      return { state: "unproven", reason: `the log did not give the proof that the ${small.size} entries and the ${large.size} are `
+        + `one history (it answered ${status})` };
     }
   } catch {
-    return { state: "ok", reason: "", unproven: true };
+    return { state: "unproven", reason: "the proof that its checkpoint and this page's are one history could not be read" };
   }
   return { state: "fork", reason: `the log cannot prove the ${small.size} entries it checked and the ${large.size} this page `
     + "sees are one history" };
@@ -195,19 +210,31 @@ async function monitorView(checkpoint) {
 async function monitorChecks(checkpoint, indexes, ids) {
   if (!onServer) return [];
   const view = await monitorView(checkpoint);
+  if (!view.length) {
+    return [el("p", { class: "note", "data-no-monitor": "" }, "This page checked this record's own entries. What only the "
+      + "whole log shows, such as the same nonce dealt twice, a monitor sees: keep one you trust (",
+    el("a", { href: "#monitor-section", text: "Monitors you trust" }), ") and its findings show here.")];
+  }
   const nodes = [];
   const known = indexes.filter((i) => Number.isSafeInteger(i));
   const last = known.length ? Math.max(...known) : -1;
   for (const { monitor, state, statement, reason } of view) {
     const name = `monitor ${monitor.name}`;
     if (state === "none" || state === "bad") {
-      nodes.push(el("p", { class: "warning", "data-monitor": monitor.name, "data-monitor-state": state },
+      nodes.push(warningCheckEl(name, reason), el("p", { class: "warning", "data-monitor": monitor.name, "data-monitor-state": state },
         `The monitor you keep, `, keyEl(monitor.name, await keyFingerprint(monitor.vkey)),
         `, has no statement here: ${reason}. What only the whole log shows (a nonce dealt twice) is not checked for this `
         + "record. Ask the monitor for its latest statement."));
       continue;
     }
     const when = new Date(statement.time * 1000).toISOString();
+    if (state === "unproven") {
+      // Never a PASS on a statement not tied to this page's log: looked at again.
+      nodes.push(unansweredCheckEl(name, "no proof"), el("p", { class: "note", "data-monitor": monitor.name,
+        "data-monitor-state": "unproven" }, `The monitor ${monitor.name}'s statement cannot be tied to the log this page sees: `
+        + `${reason}. The page looks again by itself.`));
+      continue;
+    }
     if (state === "fork") {
       const node = checkEl(name, false, reason);
       node.dataset.monitor = monitor.name;
@@ -216,8 +243,9 @@ async function monitorChecks(checkpoint, indexes, ids) {
         + "The operator is showing different histories (a forked log)."));
       continue;
     }
-    const naming = statement.findings.filter((f) => (f.index !== null && known.includes(f.index))
-      || ids.some((id) => id && f.detail.includes(id)));
+    const concerns = (f) => (f.index !== null && known.includes(f.index)) || ids.some((id) => id && f.detail.includes(id));
+    const naming = statement.findings.filter((f) => concerns(f) && !TIMELY_KINDS.has(f.kind));
+    const late = statement.findings.filter((f) => concerns(f) && TIMELY_KINDS.has(f.kind));
     const unsound = statement.findings.filter((f) => UNSOUND_KINDS.has(f.kind));
     if (naming.length || unsound.length) {
       const named = naming.length ? naming : unsound;
@@ -234,9 +262,26 @@ async function monitorChecks(checkpoint, indexes, ids) {
       continue;
     }
     if (last >= statement.size) {
-      nodes.push(el("p", { class: "note", "data-monitor": monitor.name, "data-monitor-state": "behind" },
-        `The monitor ${monitor.name} has read this log up to ${statement.size} entries (${when}), not yet as far as this `
-        + `record (entry ${last}): it has not spoken about it yet.`));
+      nodes.push(warningCheckEl(name, `read the log up to ${statement.size} entries, not yet entry ${last}`),
+        el("p", { class: "warning", "data-monitor": monitor.name, "data-monitor-state": "behind" },
+          `The monitor ${monitor.name} has read this log up to ${statement.size} entries (${when}), not yet as far as this `
+          + `record (entry ${last}): it has not spoken about all of it yet. Check again after the monitor's next run.`));
+      continue;
+    }
+    if (statement.found > statement.findings.length) {
+      // What it did not list could be about this record.
+      nodes.push(warningCheckEl(name, `found ${statement.found} problems, listed ${statement.findings.length}`),
+        el("p", { class: "warning", "data-monitor": monitor.name, "data-monitor-state": "unlisted" },
+          `The monitor ${monitor.name} read the log up to ${statement.size} entries (${when}) and found ${statement.found} `
+          + `problems, but its statement lists only ${statement.findings.length}: none of those is about this record, but `
+          + "one it did not list could be. Ask the monitor for the rest."));
+      continue;
+    }
+    if (late.length) {
+      nodes.push(warningCheckEl(name, late.map((f) => f.detail).join("; ")),
+        el("p", { class: "warning", "data-monitor": monitor.name, "data-monitor-state": "late" },
+          `The monitor ${monitor.name} signed that this record's pair kept its commitment unrevealed longer than it allows `
+          + `(${late.map((f) => f.kind).join(", ")}): a delay, not a wrong card.`));
       continue;
     }
     const node = checkEl(name, true, `read the log up to ${statement.size} entries (${when}): nothing found on this record`);

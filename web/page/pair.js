@@ -217,9 +217,7 @@ async function lookUpPair(id, target) {
   const vkey = onServer ? await logVkey() : "";
   // The pair's commit and client seed entries: what the log bound its rounds to.
   const entries = await pairEntryChecks(pair, { commitName: "log", clientSeedRequired: Number(pair.next_nonce) > 0 });
-  // What the monitors the player keeps signed about the pair (a finding names its entries or its id).
-  const monitored = await monitorChecks(entries.checkpoint, [entries.commitIndex, entries.clientSeedIndex], [pair.id]);
-  const logged = [...entries.nodes, ...monitored];
+  const logged = [...entries.nodes];
   // With a witness policy, every round is proven against the latest
   // checkpoint the player's witnesses cosigned.
   const view = vkey ? await witnessView(vkey) : null;
@@ -232,6 +230,11 @@ async function lookUpPair(id, target) {
   ]);
   const { summary, rows } = bulk;
   progress.update(summary.listed, Math.max(total, summary.listed));
+  // What the monitors the player keeps signed about the pair: a finding naming its entries or its id; a statement
+  // must have read past its last round's entry to speak of all of it.
+  const monitored = await monitorChecks(entries.checkpoint,
+    [entries.commitIndex, entries.clientSeedIndex, summary.log ? summary.log.last : null], [pair.id]);
+  logged.push(...monitored);
 
   const facts = el("dl", { class: "facts" });
   fact(facts, "Seed pair", pair.id, true);
@@ -410,6 +413,7 @@ async function lookUpPair(id, target) {
       + "not yet shown that everyone is shown the same log (details below). Check again later.");
   }
   const awaiting = logged.some(awaitingLog) || Boolean(sharing.waiting) || Boolean(summary.log && summary.log.pending > 0);
-  target.replaceChildren(withForeignWarning(awaitingVerdict(verdict, { waiting: awaiting }), sharing), ...parts);
+  const warned = { foreign: sharing.foreign, monitorWarned: monitored.some((node) => node.dataset.result === "warning") };
+  target.replaceChildren(withWarnings(awaitingVerdict(verdict, { waiting: awaiting }), warned), ...parts);
   return true;
 }

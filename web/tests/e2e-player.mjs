@@ -4,7 +4,7 @@
 // tests/service/player_evidence.rs, which deals, tampers with the database
 // and passes what to expect as JSON in FAIRDEAL_E2E.
 import assert from "node:assert/strict";
-import { createHash, generateKeyPairSync } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign } from "node:crypto";
 import { launchChromium } from "./chromium.mjs";
 
 const config = JSON.parse(process.env.FAIRDEAL_E2E);
@@ -41,6 +41,16 @@ async function verdictOf(page) {
 
 const results = (page, selector) => page.$$eval(selector, (nodes) => nodes.map((n) => n.getAttribute("data-result")));
 const step = (name) => console.log(`# ${name}`);
+
+/** A signed note of `body` by the signed-note Ed25519 key `name` with the 32-byte seed `seedHex` (as a monitor signs). */
+function signNote(name, seedHex, body) {
+  const key = createPrivateKey({ key: Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"),
+    Buffer.from(seedHex, "hex")]), format: "der", type: "pkcs8" });
+  const publicRaw = Buffer.from(createPublicKey(key).export({ format: "jwk" }).x, "base64url");
+  const id = createHash("sha256").update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([1]), publicRaw])).digest().subarray(0, 4);
+  const signature = sign(null, Buffer.from(body), key);
+  return `${body}\n\u2014 ${name} ${Buffer.concat([id, signature]).toString("base64")}\n`;
+}
 
 step("honest: a revealed round by the link its deal gave, and its pair, pass on the log's entries");
 {
@@ -82,7 +92,7 @@ step("a receipt withheld as not yet in a checkpoint, though its entry is inside 
 step("an error instead of a receipt is never a PASS: not yet verifiable, looked at again");
 {
   for (const [pattern, status] of [["**/v1/seed-pairs/*/receipt", 500], ["**/receipt", 429], ["**/same-client-seed", 503],
-    ["**/client-seed-receipt", 500]]) {
+    [(url) => url.searchParams.get("entry") === "client_seed", 500]]) {
     const page = await context.newPage();
     await page.route(pattern, (route) => route.fulfill({ status, contentType: "application/problem+json", body: "{}" }));
     await page.goto(`${base}${config.swapped.link}`);
@@ -252,6 +262,50 @@ step("with a monitor the player keeps, the nonce dealt again fails on the round 
   assert.deepEqual(await results(honest, `[data-check='monitor ${config.monitor.name}']`), ["pass"]);
   assert.match(await honest.textContent("[data-monitor-state=clear]"), /found nothing on this record/);
   await honest.close();
+  // Statements the kept monitor signed, served as the operator chooses: each is the monitor's word, never more.
+  const note = await (await fetch(`${base}/log/checkpoint`)).text();
+  const [origin, size, root] = note.split("\n");
+  const honestPair = config.honest.pair;
+  const cases = [
+    ["findings it did not list", `findings 2\norder - pair 0000 deals nonce Some(1) where 0 was next\n`, "warning", "unlisted"],
+    ["a late reveal of this pair", `findings 1\nstale_commitment - pair ${honestPair} committed long ago and not revealed\n`, "warning", "late"],
+    ["a log found unsound", "findings 1\ntile 3 hash tile 0/000 differs\n", "fail", null],
+  ];
+  for (const [what, tail, expected, state] of cases) {
+    const body = `fairdeal-monitor-statement/v1\n${origin}\n${size}\n${root}\ntime ${Math.floor(Date.now() / 1000)}\n${tail}`;
+    const signed = signNote(config.monitor.name, config.monitor.seed, body);
+    const page2 = await kept.newPage();
+    page2.on("pageerror", (err) => problems.push(`crafted statement: ${err.message}`));
+    await page2.route("**/v1/log/monitor-statements", (route) => route.fulfill({ json: { statements: [
+      { monitor: config.monitor.vkey, size: Number(size), note: signed }] } }));
+    await page2.goto(`${base}${config.honest.link}`);
+    const shown = await verdictOf(page2);
+    assert.equal(shown.result, expected, `${what}: ${shown.text}`);
+    if (state) {
+      assert.equal(shown.warning, "monitor", what);
+      assert.notEqual(await page2.$(`[data-monitor-state=${state}]`), null, what);
+    }
+    await page2.close();
+  }
+  // A statement of a checkpoint larger than any the log signed cannot be tied to this log: never a PASS.
+  const ahead = await kept.newPage();
+  const aheadNote = signNote(config.monitor.name, config.monitor.seed,
+    `fairdeal-monitor-statement/v1\n${origin}\n${Number(size) + 5}\n${"A".repeat(43)}=\ntime 1\nfindings 0\n`);
+  await ahead.route("**/v1/log/monitor-statements", (route) => route.fulfill({ json: { statements: [
+    { monitor: config.monitor.vkey, size: Number(size) + 5, note: aheadNote }] } }));
+  await ahead.goto(`${base}${config.honest.link}`);
+  await ahead.waitForSelector("#lookup-result > [data-verdict]", { timeout: 60_000 });
+  assert.equal(await ahead.$eval("#lookup-result > [data-verdict]", (n) => n.dataset.verdict), "pending");
+  assert.notEqual(await ahead.$("[data-monitor-state=unproven]"), null);
+  await ahead.close();
+  // Withheld: no statement by the kept monitor is a warning.
+  const withheld = await kept.newPage();
+  await withheld.route("**/v1/log/monitor-statements", (route) => route.fulfill({ json: { statements: [] } }));
+  await withheld.goto(`${base}${config.honest.link}`);
+  const none = await verdictOf(withheld);
+  assert.equal(none.result, "warning", none.text);
+  assert.notEqual(await withheld.$("[data-monitor-state=none]"), null);
+  await withheld.close();
   // Not a monitor key: refused, naming why.
   const wrong = await open(`${base}/verify`, kept);
   await wrong.fill("#monitor-keys", "monitor.example/x+00000000+AQ==");

@@ -174,7 +174,6 @@ documented_routes![
     receipts::round_seed,
     transparency::witnessed_checkpoint,
     receipts::pair,
-    receipts::client_seed,
     receipts::entry,
     statements::post,
     statements::list,
@@ -310,7 +309,8 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
         ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest,
         wire::RotateRequest, tables::CommitmentRequest, tables::ContributionRequest,
-        tables::SeatResult)),
+        tables::SeatResult, statements::MonitorStatements, statements::MonitorStatement,
+        statements::StatementKept)),
     modifiers(&OperatorKey, &ClosedGames, &ProblemTypes),
 )]
 #[derive(Debug)]

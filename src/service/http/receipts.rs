@@ -16,7 +16,8 @@ use utoipa::ToSchema;
 use super::AppState;
 use super::auth::Viewer;
 use super::error::{
-    ApiError, ApiPath, DatabaseUnavailable, PairNotFound, RoundNotFound, ViewerAuthProblems,
+    ApiError, ApiPath, ApiQuery, DatabaseUnavailable, PairNotFound, QueryProblems, RoundNotFound,
+    ViewerAuthProblems,
 };
 
 /// A log entry with its index and the log's signature.
@@ -230,60 +231,68 @@ pub async fn round_seed(
     proven(&state, row.seed_log_index, "round seed", &id).await
 }
 
-/// A seed pair's commitment receipt, with its inclusion proof.
+/// Which of a seed pair's entries a receipt is for.
+#[derive(Clone, Copy, Debug, Default, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PairEntry {
+    /// The `commit` entry (the default).
+    #[default]
+    Commit,
+    /// The `client_seed` entry.
+    ClientSeed,
+}
+
+/// Which receipt of a pair.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PairReceiptParams {
+    /// `commit` (the default) or `client_seed`.
+    pub entry: Option<PairEntry>,
+}
+
+/// A seed pair's commitment or client seed receipt, with its inclusion proof.
 ///
-/// The `commit` entry: the log's proof that the commitment existed at that
-/// position, before the client seed's entry.
+/// `entry=commit` (the default): the `commit` entry, the log's proof that
+/// the commitment existed at that position, before the client seed's entry.
+/// `entry=client_seed`: the `client_seed` entry, the SHA-256 of the client
+/// seed the pair's rounds are dealt with, logged after the commitment and
+/// before the first round; a verifier compares it with the client seed a
+/// round shows, so a client seed changed after it was set is caught. 404
+/// while the pair has no client seed (or for a pair given it before the
+/// log existed).
 #[utoipa::path(get, path = "/v1/seed-pairs/{id}/receipt", tag = "transparency log",
-    params(("id" = String, Path, description = "Seed pair id")),
+    params(("id" = String, Path, description = "Seed pair id"), PairReceiptParams),
     security((), ("operator_key" = [])),
     responses(
         ProvenReceiptResponses,
         DatabaseUnavailable,
         PairNotFound,
+        QueryProblems,
         ViewerAuthProblems,
     ))]
 pub async fn pair(
     State(state): State<AppState>,
     _viewer: Viewer,
     ApiPath(id): ApiPath<String>,
+    ApiQuery(params): ApiQuery<PairReceiptParams>,
 ) -> Result<Response, ApiError> {
     let pair = super::load_pair(&state, &id).await?;
-    proven(&state, pair.commit_log_index, "seed pair", &id).await
-}
-
-/// A seed pair's client seed receipt, with its inclusion proof.
-///
-/// The `client_seed` entry: the SHA-256 of the client seed the pair's rounds
-/// are dealt with, logged after the pair's `commit` entry and before its
-/// first round. A verifier compares it with the client seed a round shows:
-/// a client seed changed after it was set is caught here. 404 while the
-/// pair has no client seed (and for a pair given it before the log existed).
-#[utoipa::path(get, path = "/v1/seed-pairs/{id}/client-seed-receipt", tag = "transparency log",
-    params(("id" = String, Path, description = "Seed pair id")),
-    security((), ("operator_key" = [])),
-    responses(
-        ProvenReceiptResponses,
-        DatabaseUnavailable,
-        PairNotFound,
-        ViewerAuthProblems,
-    ))]
-pub async fn client_seed(
-    State(state): State<AppState>,
-    _viewer: Viewer,
-    ApiPath(id): ApiPath<String>,
-) -> Result<Response, ApiError> {
-    let pair = super::load_pair(&state, &id).await?;
-    if pair.client_seed_log_index.is_none() {
-        return Err(ApiError::not_found_detail(match pair.client_seed {
-            Some(_) => format!(
-                "seed pair {} has a client seed but the service holds no log entry for it",
-                pair.id
-            ),
-            None => format!("seed pair {} has no client seed yet", pair.id),
-        }));
+    match params.entry.unwrap_or_default() {
+        PairEntry::Commit => proven(&state, pair.commit_log_index, "seed pair", &id).await,
+        PairEntry::ClientSeed => {
+            if pair.client_seed_log_index.is_none() {
+                return Err(ApiError::not_found_detail(match pair.client_seed {
+                    Some(_) => format!(
+                        "seed pair {} has a client seed but the service holds no log entry for it",
+                        pair.id
+                    ),
+                    None => format!("seed pair {} has no client seed yet", pair.id),
+                }));
+            }
+            proven(&state, pair.client_seed_log_index, "client seed", &id).await
+        }
     }
-    proven(&state, pair.client_seed_log_index, "client seed", &id).await
 }
 
 /// Any log entry by its index, with its inclusion proof.

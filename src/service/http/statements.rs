@@ -85,8 +85,8 @@ pub struct StatementKept {
     pub monitor: String,
     /// The statement's checkpoint size.
     pub size: u64,
-    /// False when a statement of a larger checkpoint is kept already (the
-    /// posted one is older and was dropped).
+    /// False when a statement of a larger checkpoint, or of the same one
+    /// and not older, is kept already (the posted one was dropped).
     pub kept: bool,
 }
 
@@ -174,7 +174,13 @@ pub async fn post(
         )));
     }
     let kept = store
-        .store_monitor_statement(monitor, statement.size, note, crate::time::now_ms())
+        .store_monitor_statement(
+            monitor,
+            statement.size,
+            statement.time,
+            note,
+            crate::time::now_ms(),
+        )
         .await?;
     Ok(Json(StatementKept {
         monitor: monitor.to_owned(),
@@ -185,7 +191,8 @@ pub async fn post(
 
 /// The monitors' statements about this log.
 ///
-/// The latest signed statement each monitor the service publishes posted:
+/// The latest signed statement each monitor the service publishes (is
+/// started with) posted:
 /// "checked this log up to size N: these findings". A reader verifies each
 /// with the monitor's own key, which it takes from the monitor, not from
 /// here, and holds the checkpoint named to the log's.
@@ -202,6 +209,8 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<MonitorStatement
         .monitor_statements()
         .await?
         .into_iter()
+        // Only the monitors the service is started with now.
+        .filter(|(monitor, _, _)| state.monitors.vkeys.contains(monitor))
         .map(|(monitor, size, note)| MonitorStatement {
             monitor,
             size,

@@ -427,24 +427,30 @@ impl Store {
     }
 
     /// Keeps `note`, `monitor`'s verified statement about the checkpoint of
-    /// `size`, unless the one kept is of a larger size: whether it was
-    /// kept.
+    /// `size` made at `time` (its own, POSIX seconds), unless the one kept
+    /// is of a larger size, or of the same size and not older (a statement
+    /// posted again cannot put back an earlier one): whether it was kept.
     pub async fn store_monitor_statement(
         &self,
         monitor: &str,
         size: u64,
+        time: u64,
         note: &str,
         at_ms: i64,
     ) -> Result<bool, sqlx::Error> {
+        let time = i64::try_from(time).unwrap_or(i64::MAX);
         Ok(write_tx!(self, |tx| {
             sqlx::query(
-                "INSERT INTO monitor_statements (monitor, size, note, received_at) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (monitor) DO UPDATE \
-                 SET size = excluded.size, note = excluded.note, received_at = excluded.received_at \
-                 WHERE monitor_statements.size <= excluded.size",
+                "INSERT INTO monitor_statements (monitor, size, time, note, received_at) \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (monitor) DO UPDATE \
+                 SET size = excluded.size, time = excluded.time, note = excluded.note, \
+                 received_at = excluded.received_at \
+                 WHERE monitor_statements.size < excluded.size \
+                 OR (monitor_statements.size = excluded.size AND monitor_statements.time < excluded.time)",
             )
             .bind(monitor)
             .bind(size as i64)
+            .bind(time)
             .bind(note)
             .bind(at_ms)
             .execute(&mut *tx)
