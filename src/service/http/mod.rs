@@ -310,7 +310,7 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest,
         wire::RotateRequest, tables::CommitmentRequest, tables::ContributionRequest,
         tables::SeatResult, statements::MonitorStatements, statements::MonitorStatement,
-        statements::StatementKept)),
+        statements::StatementKept, receipts::PairEntry)),
     modifiers(&OperatorKey, &ClosedGames, &ProblemTypes),
 )]
 #[derive(Debug)]
