@@ -246,20 +246,7 @@ async fn monitor_statements_are_checked_kept_and_served(backend: Backend) {
     let older = note.to_owned();
 
     // The nonce dealt again after its round was deleted: the next statement names it.
-    assert_eq!(
-        app.tamper("DELETE FROM rounds WHERE id = $1", id(&first))
-            .await,
-        1
-    );
-    assert_eq!(
-        app.tamper(
-            "UPDATE seed_pairs SET next_nonce = next_nonce - 1 WHERE id = $1",
-            pair.clone()
-        )
-        .await,
-        1
-    );
-    let again = deal(&app, &pair, json!({"type": "deck"})).await;
+    let again = deal_again(&app, &pair, &first, json!({"type": "deck"})).await;
     let again_index = again["receipt"]["log_index"].as_u64().expect("index");
     integrated(&app).await;
     let report = monitor_publishing(&app, &key_file, name).await;
@@ -486,6 +473,26 @@ async fn relog(
     next + 2
 }
 
+/// The dishonest operator deals a nonce again: `round` (the pair's last)
+/// deleted, the pair's next nonce put back, and `game` dealt: the new
+/// round's JSON.
+async fn deal_again(app: &TestApp, pair: &str, round: &Value, game: Value) -> Value {
+    assert_eq!(
+        app.tamper("DELETE FROM rounds WHERE id = $1", id(round))
+            .await,
+        1
+    );
+    assert_eq!(
+        app.tamper(
+            "UPDATE seed_pairs SET next_nonce = next_nonce - 1 WHERE id = $1",
+            pair.to_owned()
+        )
+        .await,
+        1
+    );
+    deal(app, pair, game).await
+}
+
 /// Deals `game` on `pair`: the round's JSON.
 async fn deal(app: &TestApp, pair: &str, game: Value) -> Value {
     let dealt = app.operator.deal(pair, game).await;
@@ -646,20 +653,7 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
     // another game: the first link must still say what was dealt.
     let redealt_pair = app.operator.active_pair("redealt player seed").await;
     let first = deal(&app, &redealt_pair, holdem.clone()).await;
-    assert_eq!(
-        app.tamper("DELETE FROM rounds WHERE id = $1", id(&first))
-            .await,
-        1
-    );
-    assert_eq!(
-        app.tamper(
-            "UPDATE seed_pairs SET next_nonce = next_nonce - 1 WHERE id = $1",
-            redealt_pair.clone()
-        )
-        .await,
-        1
-    );
-    let second = deal(&app, &redealt_pair, json!({"type": "deck"})).await;
+    let second = deal_again(&app, &redealt_pair, &first, json!({"type": "deck"})).await;
     assert_eq!(second["nonce"], first["nonce"], "the nonce was dealt again");
 
     // A revealed pair whose whole history the operator logged again with
