@@ -682,6 +682,30 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
     let shadow_pair = shadow.active_pair(player).await;
     assert_ne!(shadow_pair, shared_pair);
     close_and_rotate(&app, &shared_pair, &[&shared_round]).await;
+    // The operator then makes the overlap disappear from the service's
+    // answer: the pair's reveal moved before the shadow pair got the seed.
+    assert_eq!(
+        app.tamper(
+            "UPDATE seed_pairs SET reveal_log_index = client_seed_log_index + 1 WHERE id = $1",
+            shared_pair.clone()
+        )
+        .await,
+        1
+    );
+    // Deal-shopping at one tenant, hidden by a database edit of the twin's
+    // interval (said to start after the pair's reveal).
+    let twinned_pair = app.operator.active_pair("twinned seed 5d2e").await;
+    let twin = app.operator.reusing_pair("twinned seed 5d2e").await;
+    let twinned = deal(&app, &twinned_pair, holdem.clone()).await;
+    close_and_rotate(&app, &twinned_pair, &[&twinned]).await;
+    assert_eq!(
+        app.tamper(
+            "UPDATE seed_pairs SET client_seed_log_index = 999999 WHERE id = $1",
+            twin.clone()
+        )
+        .await,
+        1
+    );
 
     // Every entry in a checkpoint; a monitor's statement of the whole log
     // (it names the nonce dealt twice).
@@ -711,6 +735,7 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
         "shared": {"link": link(&shared_round), "pair": shared_pair},
         "monitor": {"vkey": monitor.vkey(), "name": monitor_name, "seed": hex::encode(*monitor.seed())},
         "relogged": {"link": link(&relogged), "pair": relogged_pair, "index": relogged_at},
+        "twinned": {"link": link(&twinned), "pair": twinned_pair},
     });
     let stdout = crate::web_page::run_page_script(
         "e2e-player.mjs",
@@ -719,7 +744,7 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
     );
     // Every step ran (a step skipped by mistake would pass silently).
     let steps = stdout.lines().filter(|line| line.starts_with("# ")).count();
-    assert_eq!(steps, 14, "{stdout}");
+    assert_eq!(steps, 17, "{stdout}");
     app.stop().await;
 }
 

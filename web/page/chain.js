@@ -199,5 +199,7 @@ async function chainRoundReport(round, box, facts, { onHashProgress, shared, lin
     verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds this round, "
       + "so it is not yet shown that everyone is shown the same log (details below). Check again later.");
   }
+  // The entry that published the seed, not yet read or not yet in a checkpoint: never a PASS yet.
+  if (seedLogged.some(awaitingLog)) evidence.waiting = true;
   return { box, ok, verdict, untrusted, evidence };
 }

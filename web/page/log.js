@@ -685,6 +685,7 @@ async function pairEntryChecks(record, { commitName = "commitment in log", clien
   }
   const nodes = [...commit];
   let clientSeedIndex = null;
+  let seedEntry = null;
   if (record.client_seed !== null && record.client_seed !== undefined && typeof record.client_seed !== "string") {
     nodes.push(checkEl("client seed in log", false, "the client seed the service shows is not a string of text: it cannot be "
       + "the one the log holds"));
@@ -702,6 +703,7 @@ async function pairEntryChecks(record, { commitName = "commitment in log", clien
         ": the client seed was changed after it was set, and the cards shown are not dealt from the seed you gave."));
     }
     clientSeedIndex = loggedIndex(seeded);
+    seedEntry = seeded.entry || null;
     nodes.push(...seeded);
   }
   const commitIndex = loggedIndex(commit);
@@ -709,7 +711,8 @@ async function pairEntryChecks(record, { commitName = "commitment in log", clien
     nodes.push(checkEl("log order", false, `the pair's commitment (entry ${commitIndex}) is not logged before its client seed `
       + `(entry ${clientSeedIndex}): the operator could have chosen the commitment knowing the client seed`));
   }
-  return { nodes, commitIndex, clientSeedIndex, ok: !nodes.some(failedLog), checkpoint: commit.checkpoint || null };
+  return { nodes, commitIndex, clientSeedIndex, ok: !nodes.some(failedLog), checkpoint: commit.checkpoint || null,
+    commitEntry: commit.entry || null, clientSeedEntry: seedEntry };
 }
 
 /**
@@ -720,7 +723,7 @@ async function pairEntryChecks(record, { commitName = "commitment in log", clien
  * fails. Another tenant's pair, or a seed reused after a reveal, is listed as
  * information only: two players may choose the same seed.
  */
-async function sameClientSeed(pair) {
+async function sameClientSeed(pair, entries = null) {
   if (!onServer || pair.client_seed === null || pair.client_seed === undefined) return { parts: [], shopped: [], foreign: [] };
   let answer;
   try {
@@ -741,7 +744,9 @@ async function sameClientSeed(pair) {
       `the log's client seed entry states the hash ${shownText(String(body.client_seed_sha256))}, not ${digest}, `
       + "the SHA-256 of the client seed shown")], shopped: [], foreign: [] };
   }
-  const { others, shopped } = sameSeedFindings(body);
+  // The pairs it lists, and this one, held to the log: when each was live and whose it is, from their own entries.
+  const held = await heldToLog(pair, entries, body);
+  const { others, shopped } = sameSeedFindings(held.body);
   // Live at the same time under another tenant: a second brand's player, or
   // a tenant the operator made to deal this seed twice. The page cannot
   // tell them apart (the tenant is an opaque id), so it warns.
@@ -796,5 +801,102 @@ async function sameClientSeed(pair) {
       + (alikeShopped ? " A seed that looks like yours but has other bytes (an invisible character, a letter from "
         + "another alphabet) deals other cards, and you could not have told them apart." : "")));
   }
-  return { parts, shopped, foreign };
+  if (held.unread.length) {
+    // Never a PASS while a pair listed with this seed hides when it was live (looked at again).
+    parts.unshift(unansweredCheckEl("same client seed holders", "entries not served"));
+    parts.push(el("p", { class: "note", "data-same-seed-unread": String(held.unread.length) },
+      `The log entries of ${held.unread.length} pair${held.unread.length === 1 ? "" : "s"} the service lists with this client `
+      + "seed did not answer, so whether they held it at the same time is not shown yet. The page looks again by itself."));
+  }
+  if (held.unverified.length) {
+    parts.push(el("p", { class: "warning", role: "status", "data-same-seed-unverified": String(held.unverified.length) },
+      el("strong", { text: "Warning: " }),
+      `${held.unverified.length} more pair${held.unverified.length === 1 ? "" : "s"} the service lists with this client seed `
+      + `${held.unverified.length === 1 ? "was" : "were"} not held to the log here (the page reads ${MAX_HELD_OTHERS} at most): `
+      + "whether they held it at the same time is not shown."));
+  }
+  if (held.bogus.length) {
+    parts.push(el("p", { class: "note", "data-same-seed-bogus": String(held.bogus.length) },
+      `The service also lists ${held.bogus.length} pair${held.bogus.length === 1 ? "" : "s"} whose log entries do not show `
+      + "this client seed; they are left out."));
+  }
+  return { parts, shopped, foreign, unverified: held.unverified, waiting: held.unread.length > 0 };
+}
+
+/** How many of the pairs `same-client-seed` lists are held to the log, at most. */
+const MAX_HELD_OTHERS = 12;
+
+/**
+ * When a pair was live and whose it is, from its own log entries: `{ from,
+ * until, tenant, lookalike }` (from: its `client_seed` entry's index; until:
+ * its `reveal` entry's, or null while live; tenant: its `commit` entry's),
+ * `{ bogus: true }` when its client seed entry is not this seed, or
+ * `{ unverified: true }` when an entry could not be read.
+ */
+async function heldPair(id, exact, lookalike, revealed) {
+  const path = `/v1/seed-pairs/${encodeURIComponent(id)}/receipt`;
+  const seeded = await logChecks(`${path}?entry=client_seed`, (entry) => entry.type === "client_seed" && entry.seed_pair === id
+    && (entry.client_seed_sha256 === exact || (Boolean(lookalike) && entry.client_seed_lookalike_sha256 === lookalike)),
+  { name: "holder" });
+  if (seeded.some(awaitingLog) || !seeded.length) return { unverified: true };
+  if (seeded.some(failedLog)) return { bogus: true };
+  // A pair the service calls live is taken as live, and so is one whose reveal the log does not hold (404): a lie
+  // there only makes it overlap more.
+  const revealEntry = revealed ? await logChecks(`${path}?entry=reveal`,
+    (entry) => (entry.type === "reveal" || entry.type === "table_void") && entry.seed_pair === id,
+    { name: "holder", required: false }) : [];
+  if (revealEntry.some(awaitingLog) || revealEntry.some(failedLog)) return { unverified: true };
+  const committed = await logChecks(path, (entry) => entry.type === "commit" && entry.seed_pair === id, { name: "holder" });
+  if (committed.some(awaitingLog) || committed.some(failedLog)) return { unverified: true };
+  return {
+    from: loggedIndex(seeded),
+    until: revealEntry.length ? loggedIndex(revealEntry) : null,
+    tenant: committed.entry ? committed.entry.tenant : undefined,
+    lookalike: seeded.entry.client_seed_sha256 !== exact,
+  };
+}
+
+/**
+ * `same-client-seed`'s answer with every interval and tenant taken from the
+ * log's entries instead of the service's word: this pair's from its own
+ * entries (`entries`, pairEntryChecks'), each listed pair's from its
+ * (heldPair), at most MAX_HELD_OTHERS; the rest, and those whose entries
+ * did not answer, `unverified` (a warning); those whose entries do not show
+ * the seed, `bogus` (left out).
+ */
+async function heldToLog(pair, entries, body) {
+  const exact = String(body.client_seed_sha256 || "");
+  const lookalike = entries && entries.clientSeedEntry ? entries.clientSeedEntry.client_seed_lookalike_sha256 : null;
+  const ours = entries && Number.isSafeInteger(entries.clientSeedIndex) ? entries.clientSeedIndex : null;
+  const saysRevealed = (p) => Boolean(p) && (p.status === "revealed" || p.status === "void" || Number.isSafeInteger(p.reveal_log_index));
+  const ourReveal = await heldPair(pair.id, exact, lookalike, saysRevealed(body.pair));
+  const tenant = entries && entries.commitEntry ? entries.commitEntry.tenant : undefined;
+  const asOfLog = (held) => ({
+    client_seed_log_index: held.from,
+    reveal_log_index: held.until,
+    status: held.until === null ? "active" : "revealed",
+  });
+  const self = ourReveal.unverified || ourReveal.bogus
+    ? { client_seed_log_index: ours, reveal_log_index: null, status: "active" }
+    : { ...asOfLog(ourReveal), client_seed_log_index: ours };
+  const others = [];
+  const unverified = []; // beyond MAX_HELD_OTHERS: not read
+  const unread = []; // their entries did not answer
+  const bogus = [];
+  const listed = Array.isArray(body.others) ? body.others : [];
+  for (const [i, other] of listed.entries()) {
+    if (!other || typeof other.seed_pair !== "string") continue;
+    if (i >= MAX_HELD_OTHERS) {
+      unverified.push(other);
+      continue;
+    }
+    const held = await heldPair(other.seed_pair, exact, lookalike, saysRevealed(other));
+    if (held.bogus) bogus.push(other);
+    else if (held.unverified) unread.push(other);
+    else {
+      others.push({ ...other, ...asOfLog(held), lookalike: held.lookalike,
+        same_tenant: held.tenant === undefined || tenant === undefined ? true : held.tenant === tenant });
+    }
+  }
+  return { body: { ...body, pair: { ...body.pair, ...self }, others }, unverified, unread, bogus };
 }

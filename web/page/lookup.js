@@ -132,7 +132,7 @@ async function roundEvidence(round, shared = null, linkIndex = null) {
       }
     }
   }
-  const sharing = shared ? shared.sharing : await sameClientSeed({ id: round.seed_pair_id, client_seed: round.client_seed });
+  const sharing = shared ? shared.sharing : await sameClientSeed({ id: round.seed_pair_id, client_seed: round.client_seed }, pair);
   if (!shared) nodes.push(...sharing.parts);
   // What the monitors the player keeps signed about these entries (within a pair's page: once, for the pair).
   const monitored = shared ? [] : await monitorChecks(logged.checkpoint || pair.checkpoint,
@@ -150,7 +150,7 @@ async function roundEvidence(round, shared = null, linkIndex = null) {
   const failed = nodes.some(failedLog) || sharing.shopped.length > 0 || !pair.ok;
   return { nodes: shown, roundIndex, ok: !failed, untrusted: nodes.some(untrustedLog), waiting: nodes.some(awaitingLog),
     monitorFailed: monitored.some(failedLog), monitorWarned: monitored.some((node) => node.dataset.result === "warning"),
-    foreign: sharing.foreign, shopped: sharing.shopped };
+    foreign: sharing.foreign, shopped: sharing.shopped, unverifiedHolders: (sharing.unverified || []).length };
 }
 
 /**
@@ -171,8 +171,9 @@ async function lookUpRound(id, target, logIndex = null) {
   if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
   const hashing = el("p", { "data-chain-progress": "", text: "Checking…" });
   target.replaceChildren(hashing);
+  const linkIsThis = Boolean(linked && linked.entry && linked.entry.type === "round" && linked.entry.round === body.id);
   const { box, ok: recordOk, verdict: ownVerdict, untrusted, evidence } = await roundReport(body, {
-    linkIndex: linked ? logIndex : null,
+    linkIndex: linkIsThis ? logIndex : null,
     onHashProgress: (done, of) => {
       hashing.textContent = `Checking… hashing down the seed chain: ${done.toLocaleString("en")} of ${of.toLocaleString("en")} hashes`;
     },
@@ -236,8 +237,9 @@ function awaitingVerdict(verdict, evidence) {
 function withWarnings(verdict, evidence) {
   const foreign = evidence && evidence.foreign ? evidence.foreign.length : 0;
   const monitor = Boolean(evidence && evidence.monitorWarned);
-  if ((!foreign && !monitor) || verdict.dataset.verdict === "fail") return verdict;
-  verdict.dataset.warning = foreign ? "other-tenant" : "monitor";
+  const unverified = evidence && evidence.unverifiedHolders ? evidence.unverifiedHolders : 0;
+  if ((!foreign && !monitor && !unverified) || verdict.dataset.verdict === "fail") return verdict;
+  verdict.dataset.warning = foreign ? "other-tenant" : monitor ? "monitor" : "same-seed-unverified";
   if (verdict.dataset.verdict === "pass") {
     verdict.dataset.verdict = "warning";
     verdict.firstChild.textContent = "CHECKED, WITH A WARNING";
@@ -248,6 +250,10 @@ function withWarnings(verdict, evidence) {
   }
   if (monitor) {
     verdict.append(" A monitor you keep has not yet signed that it checked all of this record: read the warning below.");
+  }
+  if (unverified) {
+    verdict.append(` ${unverified} other pair${unverified === 1 ? "" : "s"} listed with this client seed could not be held to `
+      + "the log: read the warning below.");
   }
   return verdict;
 }
@@ -381,7 +387,9 @@ function lookUpAgain() {
   if (currentLookup && onServer) lookUp(currentLookup.id, currentLookup.kind, { logIndex: currentLookup.logIndex });
 }
 
-async function lookUp(id, kind, { logIndex = null, recheck = 0, badLog = null } = {}) {
+async function lookUp(givenId, kind, { logIndex = null, recheck = 0, badLog = null } = {}) {
+  // Ids are UUIDs, which the service writes in lower case: any case a player pastes is the same id.
+  const id = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(givenId) ? givenId.toLowerCase() : givenId;
   currentLookup = { id, kind, logIndex };
   const target = document.getElementById("lookup-result");
   clearTimeout(recheckTimer);
@@ -395,7 +403,9 @@ async function lookUp(id, kind, { logIndex = null, recheck = 0, badLog = null } 
       : (await lookUpRound(id, shown, logIndex)) || (await lookUpPair(id, shown));
     if (!found) shown.replaceChildren(el("p", { class: "error", role: "alert" }, "No round or seed pair has the id ", quoted(id), "."));
   } catch (error) {
-    showError(shown, error);
+    // Never a PASS, and looked at again: the service did not answer what the page needs.
+    shown.replaceChildren(verdictEl("pending", `This record could not be checked yet: ${error.message || error}. `
+      + "The page looks again by itself."), unansweredCheckEl("lookup", "error"));
   }
   // What the player trusts comes first: a changed log key, a link's witnesses.
   const notices = [await logPinNoticeEl(), proposalNotice(), badLog === null ? null

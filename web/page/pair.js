@@ -226,7 +226,7 @@ async function lookUpPair(id, target) {
     // Every round of a pair must be in the log: a round without an entry fails.
     bulkCheckPair(pair, vkey, Boolean(vkey), (checked, of) => progress.update(checked, of),
       policy && view.trusted ? view.trusted.note : null),
-    sameClientSeed(pair),
+    sameClientSeed(pair, entries),
   ]);
   const { summary, rows } = bulk;
   progress.update(summary.listed, Math.max(total, summary.listed));
@@ -413,7 +413,8 @@ async function lookUpPair(id, target) {
       + "not yet shown that everyone is shown the same log (details below). Check again later.");
   }
   const awaiting = logged.some(awaitingLog) || Boolean(sharing.waiting) || Boolean(summary.log && summary.log.pending > 0);
-  const warned = { foreign: sharing.foreign, monitorWarned: monitored.some((node) => node.dataset.result === "warning") };
+  const warned = { foreign: sharing.foreign, monitorWarned: monitored.some((node) => node.dataset.result === "warning"),
+    unverifiedHolders: (sharing.unverified || []).length };
   target.replaceChildren(withWarnings(awaitingVerdict(verdict, { waiting: awaiting }), warned), ...parts);
   return true;
 }

@@ -331,6 +331,35 @@ step("the player's seed live at a second tenant: a warning, not a PASS and not a
   await pair.close();
 }
 
+step("deal-shopping hidden by pointing the twin's interval past the log: never a PASS, looked at again");
+{
+  for (const url of [`${base}${config.twinned.link}`, `${base}/verify?pair=${config.twinned.pair}`]) {
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForSelector("#lookup-result[data-rechecking] > [data-verdict]", { timeout: 60_000 });
+    assert.equal(await page.$eval("#lookup-result > [data-verdict]", (n) => n.dataset.verdict), "pending", url);
+    assert.equal(await page.getAttribute("[data-same-seed-unread]", "data-same-seed-unread"), "1");
+    await page.close();
+  }
+}
+
+step("a chain round whose seed-publishing entry is not answered is never a PASS");
+{
+  const page = await context.newPage();
+  await page.route("**/seed-receipt", (route) => route.fulfill({ status: 500, contentType: "application/problem+json", body: "{}" }));
+  await page.goto(`${base}${config.honest_chain.link}`);
+  await page.waitForSelector("#lookup-result[data-rechecking] > [data-verdict]", { timeout: 60_000 });
+  assert.equal(await page.$eval("#lookup-result > [data-verdict]", (n) => n.dataset.verdict), "pending");
+  await page.close();
+}
+
+step("a link with the round id in upper case is the same round");
+{
+  const page = await open(`${base}${config.honest.link.replace(/round=([^&]+)/, (_, id) => `round=${id.toUpperCase()}`)}`);
+  assert.equal((await verdictOf(page)).result, "pass");
+  await page.close();
+}
+
 step("a new log key at the same site: a red warning, the pinned key's checks, and a knowing acceptance");
 {
   // A browser that first met this site serving another log (another key of the same name).

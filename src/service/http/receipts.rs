@@ -240,6 +240,8 @@ pub enum PairEntry {
     Commit,
     /// The `client_seed` entry.
     ClientSeed,
+    /// The `reveal` entry (a voided table's `table_void`).
+    Reveal,
 }
 
 /// Which receipt of a pair.
@@ -247,7 +249,7 @@ pub enum PairEntry {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct PairReceiptParams {
-    /// `commit` (the default) or `client_seed`.
+    /// `commit` (the default), `client_seed` or `reveal`.
     pub entry: Option<PairEntry>,
 }
 
@@ -260,7 +262,9 @@ pub struct PairReceiptParams {
 /// before the first round; a verifier compares it with the client seed a
 /// round shows, so a client seed changed after it was set is caught. 404
 /// while the pair has no client seed (or for a pair given it before the
-/// log existed).
+/// log existed). `entry=reveal`: the `reveal` entry (a voided table's
+/// `table_void`), where the pair stopped being live; 404 until it is
+/// revealed.
 #[utoipa::path(get, path = "/v1/seed-pairs/{id}/receipt", tag = "transparency log",
     params(("id" = String, Path, description = "Seed pair id"), PairReceiptParams),
     security((), ("operator_key" = [])),
@@ -291,6 +295,15 @@ pub async fn pair(
                 }));
             }
             proven(&state, pair.client_seed_log_index, "client seed", &id).await
+        }
+        PairEntry::Reveal => {
+            if pair.reveal_log_index.is_none() {
+                return Err(ApiError::not_found_detail(format!(
+                    "seed pair {} is not revealed in the log",
+                    pair.id
+                )));
+            }
+            proven(&state, pair.reveal_log_index, "reveal", &id).await
         }
     }
 }
