@@ -309,13 +309,6 @@ async function witnessCheck(vkey, checkpoint, index) {
   return { state: "trusted", names: trusted.names, size, parts: [node] };
 }
 
-/** "ONE (fingerprint), TWO (fingerprint)": a policy's witnesses, told apart by key. */
-async function witnessListEl(witnesses, attrs = () => ({})) {
-  const parts = [];
-  for (const [i, w] of witnesses.entries()) parts.push(i ? ", " : "", keyEl(w.name, await keyFingerprint(w.vkey), attrs(w)));
-  return parts;
-}
-
 /**
  * Shows the policy in force in the "Witnesses you trust" section, and fills
  * its form; and a link's proposal beside it, with a button to accept it.
@@ -335,7 +328,7 @@ async function showWitnessPolicy() {
     current.dataset.witnesses = policy.witnesses.map((w) => w.name).join(" ");
     current.replaceChildren(`This page trusts the log only where ${policy.quorum} of these ${policy.witnesses.length} `
       + `witness${policy.witnesses.length === 1 ? "" : "es"} signed its checkpoint: `,
-    ...await witnessListEl(policy.witnesses), ".");
+    ...await keyListEl(policy.witnesses), ".");
   } else {
     delete current.dataset.quorum;
     current.dataset.witnesses = "";
@@ -370,14 +363,8 @@ async function showWitnessProposal(kept) {
   if (same) return;
   box.hidden = false;
   const accept = el("button", { type: "button", "data-witness-accept": "", text: "Use the proposed witnesses instead" });
-  accept.addEventListener("click", async () => {
-    const state = { given: { vkeys: proposed.witnesses.map((w) => w.vkey), quorum: given.quorum }, policy: proposed, error: null };
-    setWitnessPolicy(state);
-    keepWitnessPolicy(state.given);
-    dropWitnessParams();
-    await showWitnessPolicy();
-    lookUpAgain();
-  });
+  accept.addEventListener("click", () => useWitnessPolicy(
+    { given: { vkeys: proposed.witnesses.map((w) => w.vkey), quorum: given.quorum }, policy: proposed, error: null }));
   const ignore = el("button", { type: "button", class: "secondary", "data-witness-ignore": "", text: "Ignore the proposal" });
   ignore.addEventListener("click", async () => {
     dropWitnessParams();
@@ -388,7 +375,7 @@ async function showWitnessProposal(kept) {
   box.append(el("p", { "data-witness-proposal-text": "" },
     el("strong", { text: "This link proposes other witnesses. " }),
     `It asks this page to trust the log where ${proposed.quorum} of `,
-    ...await witnessListEl(proposed.witnesses, (w) => (impostorNames.includes(w.name) ? { "data-impostor": "" } : {})),
+    ...await keyListEl(proposed.witnesses, (w) => (impostorNames.includes(w.name) ? { "data-impostor": "" } : {})),
     ` signed. They are not used: ${kept ? "the witnesses you keep stay in force" : "you have named no witness"} `
     + "until you accept them. Anyone can put witnesses in a link, the operator too: accept only keys you took from the "
     + "witnesses themselves."));
@@ -429,6 +416,11 @@ async function submitWitnessPolicy(event) {
     problem.textContent = `These witness keys are not used: ${state.error}`;
     return;
   }
+  await useWitnessPolicy(state);
+}
+
+/** Puts a checked policy in force, keeps it in this browser, and checks the record shown again. */
+async function useWitnessPolicy(state) {
   setWitnessPolicy(state);
   keepWitnessPolicy(state.given);
   dropWitnessParams();
@@ -738,7 +730,7 @@ async function sameClientSeed(pair, entries = null) {
       el("p", { class: "note", text: "The other pairs with this client seed could not be read; the page looks again by itself." })],
     shopped: [], foreign: [], waiting: true };
   }
-  const digest = bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(pair.client_seed))));
+  const digest = await sha256Hex(pair.client_seed);
   if (body.client_seed_sha256 !== digest) {
     return { parts: [checkEl("same client seed", false,
       `the log's client seed entry states the hash ${shownText(String(body.client_seed_sha256))}, not ${digest}, `
@@ -840,20 +832,31 @@ async function heldPair(id, exact, lookalike, revealed) {
   { name: "holder" });
   if (seeded.some(awaitingLog) || !seeded.length) return { unverified: true };
   if (seeded.some(failedLog)) return { bogus: true };
-  // A pair the service calls live is taken as live, and so is one whose reveal the log does not hold (404): a lie
-  // there only makes it overlap more.
-  const revealEntry = revealed ? await logChecks(`${path}?entry=reveal`,
-    (entry) => (entry.type === "reveal" || entry.type === "table_void") && entry.seed_pair === id,
-    { name: "holder", required: false }) : [];
-  if (revealEntry.some(awaitingLog) || revealEntry.some(failedLog)) return { unverified: true };
+  const ended = await revealedAt(id, revealed);
+  if (ended.unverified) return ended;
   const committed = await logChecks(path, (entry) => entry.type === "commit" && entry.seed_pair === id, { name: "holder" });
   if (committed.some(awaitingLog) || committed.some(failedLog)) return { unverified: true };
   return {
     from: loggedIndex(seeded),
-    until: revealEntry.length ? loggedIndex(revealEntry) : null,
+    until: ended.until,
     tenant: committed.entry ? committed.entry.tenant : undefined,
     lookalike: seeded.entry.client_seed_sha256 !== exact,
   };
+}
+
+/**
+ * Where pair `id` stopped being live, from its `reveal` (or `table_void`)
+ * entry: `{ until }` (null: live), or `{ unverified: true }`. A pair the
+ * service calls live (`revealed` false) is taken as live, and so is one
+ * whose reveal the log does not hold (404): a lie there only makes it
+ * overlap more.
+ */
+async function revealedAt(id, revealed) {
+  if (!revealed) return { until: null };
+  const entry = await logChecks(`/v1/seed-pairs/${encodeURIComponent(id)}/receipt?entry=reveal`,
+    (e) => (e.type === "reveal" || e.type === "table_void") && e.seed_pair === id, { name: "holder", required: false });
+  if (entry.some(awaitingLog) || entry.some(failedLog)) return { unverified: true };
+  return { until: entry.length ? loggedIndex(entry) : null };
 }
 
 /**
@@ -869,16 +872,15 @@ async function heldToLog(pair, entries, body) {
   const lookalike = entries && entries.clientSeedEntry ? entries.clientSeedEntry.client_seed_lookalike_sha256 : null;
   const ours = entries && Number.isSafeInteger(entries.clientSeedIndex) ? entries.clientSeedIndex : null;
   const saysRevealed = (p) => Boolean(p) && (p.status === "revealed" || p.status === "void" || Number.isSafeInteger(p.reveal_log_index));
-  const ourReveal = await heldPair(pair.id, exact, lookalike, saysRevealed(body.pair));
+  // This pair's client seed and commit entries are pairEntryChecks' already: only its reveal is read here.
+  const ourEnd = await revealedAt(pair.id, saysRevealed(body.pair));
   const tenant = entries && entries.commitEntry ? entries.commitEntry.tenant : undefined;
   const asOfLog = (held) => ({
     client_seed_log_index: held.from,
     reveal_log_index: held.until,
     status: held.until === null ? "active" : "revealed",
   });
-  const self = ourReveal.unverified || ourReveal.bogus
-    ? { client_seed_log_index: ours, reveal_log_index: null, status: "active" }
-    : { ...asOfLog(ourReveal), client_seed_log_index: ours };
+  const self = asOfLog({ from: ours, until: ourEnd.unverified ? null : ourEnd.until });
   const others = [];
   const unverified = []; // beyond MAX_HELD_OTHERS: not read
   const unread = []; // their entries did not answer

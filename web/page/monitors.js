@@ -93,9 +93,7 @@ async function showMonitors() {
       + "whole log shows (a nonce dealt twice).";
     return;
   }
-  const list = [];
-  for (const [i, m] of monitors.entries()) list.push(i ? ", " : "", keyEl(m.name, await keyFingerprint(m.vkey)));
-  current.replaceChildren("This page shows what these monitors signed about the log: ", ...list, ".");
+  current.replaceChildren("This page shows what these monitors signed about the log: ", ...await keyListEl(monitors), ".");
 }
 
 /** The monitor form: keep the keys given (each checked), or forget them. */

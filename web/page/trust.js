@@ -23,6 +23,13 @@ function keyEl(name, fingerprint, attrs = {}) {
   return el("span", { class: "key-name", ...attrs }, shown, " ", el("span", { class: "fingerprint mono", text: `(${fingerprint})` }));
 }
 
+/** "ONE (fingerprint), TWO (fingerprint)": keys (`{ name, vkey }`), told apart by key; `attrs(key)` for each. */
+async function keyListEl(keys, attrs = () => ({})) {
+  const parts = [];
+  for (const [i, key] of keys.entries()) parts.push(i ? ", " : "", keyEl(key.name, await keyFingerprint(key.vkey), attrs(key)));
+  return parts;
+}
+
 /** Whether a key's name is printable ASCII only (anything else can imitate another name). */
 function isPlainName(name) {
   return /^[\x21-\x7e]+$/.test(name);

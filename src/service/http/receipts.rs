@@ -86,12 +86,11 @@ pub(super) async fn receipt(
     let Some(index) = index.and_then(|i| u64::try_from(i).ok()) else {
         return Ok(None);
     };
-    let entries = state.dealer.store().log_entries(index, index + 1).await?;
-    let entry = entries
-        .into_iter()
-        .next()
+    // A record's own index names an entry the log must hold.
+    let receipt = receipt_at(state, index)
+        .await?
         .ok_or_else(|| anyhow::anyhow!("log entry {index} is missing"))?;
-    signed(state, index, entry).map(Some)
+    Ok(Some(receipt))
 }
 
 /// The receipt of the entry at `index`, or None when the log is shorter.
@@ -282,29 +281,23 @@ pub async fn pair(
     ApiQuery(params): ApiQuery<PairReceiptParams>,
 ) -> Result<Response, ApiError> {
     let pair = super::load_pair(&state, &id).await?;
-    match params.entry.unwrap_or_default() {
-        PairEntry::Commit => proven(&state, pair.commit_log_index, "seed pair", &id).await,
-        PairEntry::ClientSeed => {
-            if pair.client_seed_log_index.is_none() {
-                return Err(ApiError::not_found_detail(match pair.client_seed {
-                    Some(_) => format!(
-                        "seed pair {} has a client seed but the service holds no log entry for it",
-                        pair.id
-                    ),
-                    None => format!("seed pair {} has no client seed yet", pair.id),
-                }));
-            }
-            proven(&state, pair.client_seed_log_index, "client seed", &id).await
-        }
-        PairEntry::Reveal => {
-            if pair.reveal_log_index.is_none() {
-                return Err(ApiError::not_found_detail(format!(
-                    "seed pair {} is not revealed in the log",
-                    pair.id
-                )));
-            }
-            proven(&state, pair.reveal_log_index, "reveal", &id).await
-        }
+    let (index, missing) = match params.entry.unwrap_or_default() {
+        PairEntry::Commit => return proven(&state, pair.commit_log_index, "seed pair", &id).await,
+        PairEntry::ClientSeed => (
+            pair.client_seed_log_index,
+            match pair.client_seed {
+                Some(_) => "has a client seed but the service holds no log entry for it",
+                None => "has no client seed yet",
+            },
+        ),
+        PairEntry::Reveal => (pair.reveal_log_index, "is not revealed in the log"),
+    };
+    match receipt(&state, index).await? {
+        Some(receipt) => with_proof(&state, receipt).await,
+        None => Err(ApiError::not_found_detail(format!(
+            "seed pair {} {missing}",
+            pair.id
+        ))),
     }
 }
 
