@@ -28,9 +28,26 @@ pub fn timestamp(ms: i64) -> String {
         .unwrap_or_default()
 }
 
+/// Milliseconds since the epoch of a time [`timestamp`] wrote; `None` for
+/// any other text.
+pub fn parse_timestamp(text: &str) -> Option<i64> {
+    let time = time::PrimitiveDateTime::parse(text, RFC3339_MS).ok()?;
+    i64::try_from(time.assume_utc().unix_timestamp_nanos() / 1_000_000).ok()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::timestamp;
+    use super::{parse_timestamp, timestamp};
+
+    #[test]
+    fn a_written_time_reads_back() {
+        assert_eq!(
+            parse_timestamp("2026-11-22T06:08:50.007Z"),
+            Some(1_795_327_730_007)
+        );
+        assert_eq!(parse_timestamp(&timestamp(0)), Some(0));
+        assert_eq!(parse_timestamp("2026-11-22T06:08:50Z"), None);
+    }
 
     #[test]
     fn every_time_is_written_with_milliseconds_in_utc() {

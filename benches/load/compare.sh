@@ -4,6 +4,10 @@
 # 7260572, is the last commit before the transparency log: what the log
 # costs a deal. Pass another (say HEAD) to measure a change.
 # Usage: benches/load/compare.sh [sqlite|postgres] [seconds] [connections] [REVISION]
+# REVISION "." measures this tree against itself, "before" run with the
+# environment in BEFORE_ENV: what one setting costs, with nothing else
+# different. What the log mirror costs a deal:
+#   BEFORE_ENV=FAIRDEAL_NO_LOG_MIRROR=true benches/load/compare.sh sqlite 10 32 .
 # Both binaries are release builds sharing this checkout's target directory
 # (only the fairdeal crate differs). Each is measured twice, alternating
 # (before, with, before, with), on a fresh database each time:
@@ -27,19 +31,26 @@ cleanup() {
 trap cleanup EXIT
 target=${CARGO_TARGET_DIR:-$PWD/target}
 
-echo "== building the service at $revision (before) and this tree (with the change)"
-git worktree add -q --detach "$work/before" "$revision"
-(cd "$work/before" && CARGO_TARGET_DIR=$target cargo build --release -q --locked --bin fairdeal)
-cp "$target/release/fairdeal" "$work/fairdeal-before"
+if [ "$revision" = . ]; then
+  echo "== building this tree once: before is it with ${BEFORE_ENV:-nothing} in its environment"
+else
+  echo "== building the service at $revision (before) and this tree (with the change)"
+  git worktree add -q --detach "$work/before" "$revision"
+  (cd "$work/before" && CARGO_TARGET_DIR=$target cargo build --release -q --locked --bin fairdeal)
+  cp "$target/release/fairdeal" "$work/fairdeal-before"
+fi
 cargo build --release -q --locked --bin fairdeal
 cp "$target/release/fairdeal" "$work/fairdeal-with"
+if [ "$revision" = . ]; then cp "$work/fairdeal-with" "$work/fairdeal-before"; fi
 
 port=18090
 # One measurement: a fresh database, 64 active pairs, wrk on deals and on
 # /healthz. Prints "deals/s p99 healthz/s".
 measure() {
-  local bin=$1 data
+  local bin=$1 data settings=()
   data=$(mktemp -d -p "$work")
+  # BEFORE_ENV applies to the before build only.
+  if [ "$bin" = "$work/fairdeal-before" ] && [ -n "${BEFORE_ENV:-}" ]; then read -r -a settings <<<"$BEFORE_ENV"; fi
   local db=
   if [ "$backend" = postgres ]; then
     local admin=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}
@@ -49,7 +60,7 @@ measure() {
   else
     unset DATABASE_URL
   fi
-  FAIRDEAL_DATA_DIR=$data RUST_LOG=warn "$bin" serve --listen 127.0.0.1:$port --max-connections 16 \
+  env "${settings[@]}" FAIRDEAL_DATA_DIR=$data RUST_LOG=warn "$bin" serve --listen 127.0.0.1:$port --max-connections 16 \
     >/dev/null 2>"$data/serve.log" &
   server=$!
   for _ in $(seq 100); do curl -sf localhost:$port/healthz >/dev/null && break; sleep 0.1; done

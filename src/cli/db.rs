@@ -197,3 +197,36 @@ fn redacted_url(url: &str) -> String {
         _ => url.to_owned(),
     }
 }
+
+/// Where the log mirror is (`service::mirror`): shared by `serve` and
+/// `recover`.
+#[derive(Debug, Args, Clone)]
+pub struct LogMirrorOpts {
+    /// The log mirror: a directory where every transparency-log entry is
+    /// written once before anything that appended it is answered, so that a
+    /// restored database never deals a hand or signs a checkpoint again
+    /// (docs/OPERATIONS.md, "Restore"). Default: `<data dir>/log-mirror`. In
+    /// production give every process the same directory on storage that is
+    /// not backed up, snapshotted or restored with the database.
+    #[arg(long, env = "FAIRDEAL_LOG_MIRROR", value_name = "DIR")]
+    pub log_mirror: Option<PathBuf>,
+    /// Run without a log mirror: a database restored from a backup is then
+    /// caught only behind the last checkpoint a witness or monitor holds,
+    /// and the hands acknowledged since would be dealt again.
+    #[arg(long, env = "FAIRDEAL_NO_LOG_MIRROR", conflicts_with = "log_mirror")]
+    pub no_log_mirror: bool,
+}
+
+impl LogMirrorOpts {
+    /// The mirror's directory, if there is one.
+    pub fn dir(&self, data_dir: &std::path::Path) -> Option<PathBuf> {
+        if self.no_log_mirror {
+            return None;
+        }
+        Some(
+            self.log_mirror
+                .clone()
+                .unwrap_or_else(|| data_dir.join("log-mirror")),
+        )
+    }
+}

@@ -13,6 +13,7 @@ pub mod export;
 pub mod keys;
 pub mod monitor;
 pub mod pairs;
+pub mod recover;
 pub mod render;
 pub mod replay;
 pub mod serve;
@@ -30,6 +31,10 @@ pub struct Cli {
 pub enum Command {
     /// Run the dealing service (HTTP API).
     Serve(serve::ServeOpts),
+    /// Bring a database restored from a backup back to its log, from the
+    /// log mirror: lost entries appended again, their rounds stored again,
+    /// touched pairs ended (docs/OPERATIONS.md, "Restore").
+    Recover(recover::RecoverOpts),
     /// Manage operator API keys.
     Keys(keys::KeysOpts),
     /// List a tenant's seed pairs (as GET /v1/seed-pairs).
@@ -60,6 +65,7 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(opts) => serve::run(opts),
+        Command::Recover(opts) => recover::run(opts),
         Command::Keys(opts) => keys::run(opts),
         Command::Pairs(opts) => pairs::run(opts),
         Command::Replay(opts) => replay::run(opts),

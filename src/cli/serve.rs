@@ -15,6 +15,7 @@ use crate::service::dealer::Dealer;
 use crate::service::http::{self, AppState};
 use crate::service::integrator;
 use crate::service::metrics::Metrics;
+use crate::service::mirror::LogMirror;
 use crate::service::sealing::MasterKey;
 use crate::service::store::Store;
 use crate::service::store::WAL_CHECKPOINT_PERIOD;
@@ -173,6 +174,14 @@ pub struct ServeOpts {
         value_name = "VKEY"
     )]
     pub monitors: Vec<String>,
+    #[command(flatten)]
+    pub mirror: super::db::LogMirrorOpts,
+    /// The log mirror is new (empty) for a database that already holds a
+    /// log: fill it from the database. Only for a first start with a
+    /// mirror, or after the old mirror was lost; never after restoring the
+    /// database, when the old mirror is what knows what was acknowledged.
+    #[arg(long, env = "FAIRDEAL_LOG_MIRROR_NEW")]
+    pub log_mirror_new: bool,
 }
 
 /// The `keys create` command that reaches this server's database, spelled
@@ -334,6 +343,52 @@ async fn log_identity(
     Ok((log_key, source))
 }
 
+/// The log mirror, opened and checked against the database. A database
+/// that holds a log with an empty mirror is refused unless the operator
+/// says the mirror is new; a database behind the mirror starts, refusing
+/// every write (`/readyz` says why) until `fairdeal recover`.
+async fn open_mirror(opts: &ServeOpts, store: &Store) -> anyhow::Result<Option<Arc<LogMirror>>> {
+    let Some(dir) = opts.mirror.dir(&opts.db.data_dir) else {
+        if opts.log_mirror_new {
+            return Err(
+                InputError::new("--log-mirror-new", "is taken only with a log mirror").into(),
+            );
+        }
+        tracing::warn!(
+            "no log mirror: a database restored from a backup is caught only by witnesses and monitors, behind the last checkpoint they hold"
+        );
+        return Ok(None);
+    };
+    let mirror = LogMirror::open(&dir, store.log_floor().clone())?;
+    let (entries, _) = store.log_sizes().await?;
+    match (mirror.count(), entries, opts.log_mirror_new) {
+        (0, 0, _) => {}
+        (0, entries, false) => anyhow::bail!(
+            "this database holds a transparency log of {entries} entries, but the log mirror at {}              is empty. If the database was restored from a backup, give the mirror that was in              use (--log-mirror): only it knows what was acknowledged since the backup. If this              is the first start with a mirror, or the old mirror was lost, start once with              --log-mirror-new to fill it from the database",
+            dir.display()
+        ),
+        (0, _, true) => {
+            let filled = mirror.fill_from(store).await?;
+            tracing::info!(entries = filled, mirror = %dir.display(), "log mirror filled from the database");
+        }
+        (held, _, true) => {
+            return Err(InputError::new(
+                "--log-mirror-new",
+                format!(
+                    "is only for an empty mirror; {} holds {held} entries",
+                    dir.display()
+                ),
+            )
+            .into());
+        }
+        _ => {}
+    }
+    if let Err(why) = mirror.flush(store).await {
+        tracing::error!(refusing = %why, "starting with every write refused");
+    }
+    Ok(Some(Arc::new(mirror)))
+}
+
 /// The witnesses given, checked: each `VKEY@URL`, and a quorum from 1 to
 /// their number.
 fn witnesses(opts: &ServeOpts) -> Result<crate::service::witnessing::Witnesses, InputError> {
@@ -410,13 +465,15 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     }
     let (log_key, log_key_origin) = log_identity(&opts, &store, &key).await?;
     let log_key = Arc::new(log_key);
-    integrator::integrate_now(&store, &log_key)
+    let mirror = open_mirror(&opts, &store).await?;
+    integrator::integrate_now(&store, &log_key, mirror.as_deref())
         .await
         .context("signing the log's first checkpoint")?;
     tracing::info!(database = store.backend(), master_key = %key_origin, log = %log_key.vkey(), log_key = %log_key_origin, "database ready");
     let dealer = Arc::new(
         Dealer::new(store.clone(), key)
-            .with_table_phase(Duration::from_secs_f64(opts.table_phase_timeout)),
+            .with_table_phase(Duration::from_secs_f64(opts.table_phase_timeout))
+            .with_mirror(mirror.clone()),
     );
     let state = AppState {
         dealer: dealer.clone(),
@@ -433,7 +490,12 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         ),
     };
     let log_interval = Duration::from_secs_f64(opts.log_interval);
-    let integrating = tokio::spawn(integrator::run(store.clone(), log_key, log_interval));
+    let integrating = tokio::spawn(integrator::run(
+        store.clone(),
+        log_key,
+        mirror,
+        log_interval,
+    ));
     let witnessing = tokio::spawn(crate::service::witnessing::run(
         store.clone(),
         witnesses,
@@ -474,6 +536,10 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         let mut ticker = tokio::time::interval(period);
         loop {
             ticker.tick().await;
+            if dealer.refusal().is_some() {
+                // The database is behind its log: nothing is written.
+                continue;
+            }
             match dealer.close_stale_rounds(timeout_ms, now_ms()).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(rounds = n, "closed rounds left in play past the timeout"),
@@ -496,6 +562,9 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
             let mut ticker = tokio::time::interval(Duration::from_secs(1));
             loop {
                 ticker.tick().await;
+                if dealer.refusal().is_some() {
+                    continue;
+                }
                 match dealer.void_expired_tables(now_ms()).await {
                     Ok(voided) => (0..voided).for_each(|_| metrics.event("table_void")),
                     Err(err) => {

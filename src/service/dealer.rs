@@ -26,6 +26,7 @@ use crate::tlog::entry::{Entry, client_seed_sha256};
 
 pub mod chains;
 pub mod draws;
+pub mod recovery;
 pub mod tables;
 
 /// A new id: a UUIDv7, the time in milliseconds, then a 42-bit counter
@@ -386,6 +387,9 @@ pub struct Dealer {
     active: ActivePairs,
     /// How long each phase of a table pair (commit, then reveal) may take.
     table_phase_ms: i64,
+    /// The log mirror (none: a restored database is caught only by
+    /// witnesses and monitors).
+    mirror: Option<Arc<super::mirror::LogMirror>>,
 }
 
 impl std::fmt::Debug for Dealer {
@@ -411,6 +415,35 @@ impl Dealer {
             keys: super::keys::KeyCache::default(),
             active: ActivePairs::default(),
             table_phase_ms: tables::DEFAULT_PHASE.as_millis() as i64,
+            mirror: None,
+        }
+    }
+
+    /// Acknowledges writes only once their log entries are in `mirror`.
+    pub fn with_mirror(mut self, mirror: Option<Arc<super::mirror::LogMirror>>) -> Self {
+        self.mirror = mirror;
+        self
+    }
+
+    /// The log mirror, if any.
+    pub fn mirror(&self) -> Option<&Arc<super::mirror::LogMirror>> {
+        self.mirror.as_ref()
+    }
+
+    /// Why this process refuses every write now (the database is behind
+    /// its log, or the mirror cannot be written), as the last mirror pass
+    /// found it: the state and the way out.
+    pub fn refusal(&self) -> Option<String> {
+        self.mirror.as_ref().and_then(|m| m.standing().refusal())
+    }
+
+    /// Waits until what the database holds now is in the log mirror: the
+    /// step between a write's commit and its answer. An error is the
+    /// refusal to answer it.
+    pub async fn acknowledge(&self) -> Result<(), String> {
+        match &self.mirror {
+            Some(mirror) => mirror.flush(&self.store).await,
+            None => Ok(()),
         }
     }
 
@@ -692,6 +725,7 @@ impl Dealer {
                         successor: Some(successor),
                         opened_deals,
                         log_entries,
+                        logged_reveal: None,
                     })
                 },
             )
@@ -717,6 +751,18 @@ impl Dealer {
     /// seed or its seats' contributions may end too; it dealt nothing. Its
     /// promised next seed is never used, so never revealed.
     pub async fn end(&self, pair_id: &str) -> anyhow::Result<Rotate> {
+        self.end_logged(pair_id, None).await
+    }
+
+    /// [`Dealer::end`]; with `logged` (an index and a time in ms), by the
+    /// reveal entry the log already holds at that index: nothing new is
+    /// logged (a restored database's lost reveal, appended again by
+    /// recovery).
+    pub(crate) async fn end_logged(
+        &self,
+        pair_id: &str,
+        logged: Option<(i64, i64)>,
+    ) -> anyhow::Result<Rotate> {
         self.active.forget(pair_id);
         self.store
             .rotate(
@@ -732,6 +778,16 @@ impl Dealer {
                         .open(sealed_current, &pair.id, Slot::Current)
                         .context("opening the pair's server seed")?;
                     let opened_deals = self.open_deals(sealed_deals)?;
+                    if let Some((index, at)) = logged {
+                        return Ok(Rotation {
+                            revealed_server_seed: current.reveal_hex(),
+                            successor: None,
+                            at,
+                            opened_deals,
+                            log_entries: Vec::new(),
+                            logged_reveal: Some(index),
+                        });
+                    }
                     let at = now_ms();
                     let reveal = Entry::Reveal {
                         seed_pair: pair.id.clone(),
@@ -746,6 +802,7 @@ impl Dealer {
                         at,
                         opened_deals,
                         log_entries: vec![reveal],
+                        logged_reveal: None,
                     })
                 },
             )

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::service::mirror::LogMirror;
 use crate::service::store::Store;
 use crate::tlog::key::LogKey;
 use crate::tlog::tree::Hash;
@@ -24,10 +25,27 @@ pub fn checkpoint_body(origin: &str, size: u64, root: &Hash) -> String {
 /// a steady stream of deals this makes one transaction and one checkpoint
 /// per call, not one per commit of deals, which would take the writer's
 /// turn from the deals after every batch.
-pub async fn integrate_now(store: &Store, key: &LogKey) -> anyhow::Result<Option<u64>> {
+///
+/// With a mirror, the entries are mirrored first and nothing past the
+/// mirror is signed; a database behind the mirror signs nothing at all.
+pub async fn integrate_now(
+    store: &Store,
+    key: &LogKey,
+    mirror: Option<&LogMirror>,
+) -> anyhow::Result<Option<u64>> {
+    let limit = match mirror {
+        Some(mirror) => {
+            if let Err(why) = mirror.flush(store).await {
+                tracing::debug!(refusing = %why, "no checkpoint signed");
+                return Ok(None);
+            }
+            mirror.count()
+        }
+        None => u64::MAX,
+    };
     let mut grown = None;
     while let Some(done) = store
-        .integrate_log(BATCH, |size, root| {
+        .integrate_log_to(BATCH, limit, |size, root| {
             key.sign_note(&checkpoint_body(key.origin(), size, &root))
         })
         .await?
@@ -41,12 +59,17 @@ pub async fn integrate_now(store: &Store, key: &LogKey) -> anyhow::Result<Option
 }
 
 /// Integrates every `interval` until the task is dropped or aborted.
-pub async fn run(store: Store, key: Arc<LogKey>, interval: Duration) {
+pub async fn run(
+    store: Store,
+    key: Arc<LogKey>,
+    mirror: Option<Arc<LogMirror>>,
+    interval: Duration,
+) {
     let mut ticker = tokio::time::interval(interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        match integrate_now(&store, &key).await {
+        match integrate_now(&store, &key, mirror.as_deref()).await {
             Ok(Some(size)) => tracing::debug!(size, "log checkpoint signed"),
             Ok(None) => {}
             Err(err) => tracing::warn!(error = format!("{err:#}"), "log integration failed"),

@@ -9,6 +9,7 @@ pub mod http;
 pub mod integrator;
 pub mod keys;
 pub mod metrics;
+pub mod mirror;
 pub mod sealing;
 pub mod store;
 pub mod tile_cache;

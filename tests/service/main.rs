@@ -43,6 +43,7 @@ mod ops;
 mod outages;
 mod player_evidence;
 mod process;
+mod restore;
 mod rounds;
 mod seed_pairs;
 mod store;

@@ -38,8 +38,8 @@ async fn upgrade(backend: Backend) {
             .collect(),
     );
     match &store {
-        Store::Sqlite(pool, _) => before.run(pool).await,
-        Store::Postgres(pool) => before.run(pool).await,
+        Store::Sqlite(pool, ..) => before.run(pool).await,
+        Store::Postgres(pool, _) => before.run(pool).await,
     }
     .expect("migrate to 0009");
     // A revealed pair with a round, its active successor, a pair awaiting
@@ -69,8 +69,8 @@ async fn upgrade(backend: Backend) {
         let store = store.clone();
         async move {
             match &store {
-                Store::Sqlite(pool, _) => sqlx::query_scalar::<_, i64>(sql).fetch_one(pool).await,
-                Store::Postgres(pool) => sqlx::query_scalar::<_, i64>(sql).fetch_one(pool).await,
+                Store::Sqlite(pool, ..) => sqlx::query_scalar::<_, i64>(sql).fetch_one(pool).await,
+                Store::Postgres(pool, _) => sqlx::query_scalar::<_, i64>(sql).fetch_one(pool).await,
             }
             .expect("count")
         }
@@ -146,8 +146,8 @@ async fn upgrade(backend: Backend) {
             Backend::Postgres => "SELECT COUNT(*) FROM pg_indexes WHERE indexname = $1",
         };
         let n: i64 = match &store {
-            Store::Sqlite(pool, _) => sqlx::query_scalar(sql).bind(index).fetch_one(pool).await,
-            Store::Postgres(pool) => sqlx::query_scalar(sql).bind(index).fetch_one(pool).await,
+            Store::Sqlite(pool, ..) => sqlx::query_scalar(sql).bind(index).fetch_one(pool).await,
+            Store::Postgres(pool, _) => sqlx::query_scalar(sql).bind(index).fetch_one(pool).await,
         }
         .expect("index lookup");
         assert_eq!(n, 1, "index {index} after the upgrade");

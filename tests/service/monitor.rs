@@ -143,8 +143,8 @@ async fn an_entry_changed_after_it_was_logged_is_caught(app: &TestApp) {
     let sql =
         "UPDATE log_entries SET entry = REPLACE(entry, '\"nonce\":0', '\"nonce\":5') WHERE idx = 2";
     let changed = match app.dealer.store() {
-        Store::Sqlite(pool, _) => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()),
-        Store::Postgres(pool) => sqlx::query(
+        Store::Sqlite(pool, ..) => sqlx::query(sql).execute(pool).await.map(|r| r.rows_affected()),
+        Store::Postgres(pool, _) => sqlx::query(
             "UPDATE log_entries SET entry = convert_to(replace(convert_from(entry, 'UTF8'), '\"nonce\":0', '\"nonce\":5'), 'UTF8') WHERE idx = 2",
         )
         .execute(pool)

@@ -365,7 +365,7 @@ async fn monitor_statements_postgres() {
 
 /// Runs `sql` with two bound values on a SQLite app's database.
 async fn tamper2(app: &TestApp, sql: &'static str, a: &str, b: &str) -> u64 {
-    let Store::Sqlite(pool, _) = app.dealer.store() else {
+    let Store::Sqlite(pool, ..) = app.dealer.store() else {
         panic!("the page's scenario runs on SQLite");
     };
     sqlx::query(sql)
@@ -391,7 +391,7 @@ async fn relog(
     donor: &str,
     donor_round: &Value,
 ) -> i64 {
-    let Store::Sqlite(pool, _) = app.dealer.store() else {
+    let Store::Sqlite(pool, ..) = app.dealer.store() else {
         panic!("the page's scenario runs on SQLite");
     };
     let entry_at = |index: i64| async move {

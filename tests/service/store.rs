@@ -66,7 +66,7 @@ async fn the_integrator_takes_a_batch_and_says_what_is_left(backend: Backend) {
     );
     assert_eq!(store.integrate_log(4, sign).await.expect("nothing"), None);
     assert_eq!(
-        integrator::integrate_now(&store, &key)
+        integrator::integrate_now(&store, &key, None)
             .await
             .expect("nothing"),
         None
@@ -219,7 +219,7 @@ async fn sqlite_readers_keep_a_small_page_cache_and_the_writer_the_default() {
     let Some((_db, store)) = bare_store(Backend::Sqlite).await else {
         return;
     };
-    let Store::Sqlite(pool, writer) = &store else {
+    let Store::Sqlite(pool, writer, _) = &store else {
         panic!("a SQLite store");
     };
     for _ in 0..4 {

@@ -259,6 +259,7 @@ impl Dealer {
             commit_log_index: None,
             client_seed_log_index: None,
             result_log_index: None,
+            lost_log_index: None,
         };
         let commitment = self.draw_commitment(&stand_in, list)?;
         Ok(self.store.begin_draw(&request, Some(&commitment)).await?)

@@ -671,6 +671,7 @@ pub async fn set_client_seed(
             let body = with_receipt(&state, &row, row.client_seed_log_index).await?;
             Ok(super::replayed(Json(body).into_response()))
         }
+        DrawUpdate::Refused(row) if row.lost_log_index.is_some() => Err(lost_in_restore(&row)),
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
             ProblemKind::ClientSeedAlreadySet,
             format!(
@@ -679,6 +680,20 @@ pub async fn set_client_seed(
             ),
         )),
     }
+}
+
+/// The answer for a draw a restore lost part of: never drawn again.
+fn lost_in_restore(row: &DrawRow) -> ApiError {
+    ApiError::conflict(
+        ProblemKind::DrawLostInRestore,
+        format!(
+            "draw {} lost its entries from log entry {} on in a database restore: drawing it again \
+             with another seed would be a re-roll, so it is never drawn; announce it void and \
+             commit a new draw",
+            row.id,
+            row.lost_log_index.unwrap_or_default()
+        ),
+    )
 }
 
 /// Run the draw.
@@ -717,6 +732,7 @@ pub async fn run(
             let body = with_receipt(&state, &row, row.result_log_index).await?;
             Ok(super::replayed(Json(body).into_response()))
         }
+        DrawUpdate::Refused(row) if row.lost_log_index.is_some() => Err(lost_in_restore(&row)),
         DrawUpdate::Refused(row) => Err(ApiError::conflict(
             ProblemKind::DrawNotReady,
             format!(

@@ -237,9 +237,22 @@ impl ApiError {
         }
     }
 
+    /// 503 with `Retry-After`: the database is behind its log (`why` says
+    /// how, and the way out); nothing was written.
+    pub fn behind_log(why: String) -> Self {
+        Self {
+            retry_after: Some(5),
+            ..Self::of(ProblemKind::DatabaseBehindLog, why)
+        }
+    }
+
     /// 500, or 503 when the cause is the database being out of reach. The
     /// cause is logged here; the client sees nothing of it.
     pub fn internal(err: &anyhow::Error) -> Self {
+        if let Some(refused) = crate::service::store::is_behind_log(err) {
+            tracing::error!(refusing = %refused, "a write on a database behind its log");
+            return Self::behind_log(refused.to_string());
+        }
         if crate::service::store::is_unavailable_cause(err) {
             tracing::warn!(error = format!("{err:#}"), "database unavailable");
             return Self::database_unavailable();
@@ -671,7 +684,7 @@ shared_problems! {
     /// A round id in the path that names no round.
     RoundNotFound { "404" => "No such round" }
     /// Every endpoint that reads or writes the database.
-    DatabaseUnavailable { "503" => "The database is unavailable: retry after the Retry-After delay (with the same Idempotency-Key for a deal)" }
+    DatabaseUnavailable { "503" => "The database is unavailable (database-unavailable), or behind its transparency log after a restore (database-behind-log): retry after the Retry-After delay (with the same Idempotency-Key for a deal)" }
     /// A client seed that breaks the protocol's rules.
     InvalidClientSeed { "422" => "Invalid client seed" }
 }

@@ -43,6 +43,11 @@ fn text(body: String, cache: &'static str) -> Response {
         DatabaseUnavailable,
     ))]
 pub async fn checkpoint(State(state): State<AppState>) -> Result<Response, ApiError> {
+    // A database behind its log holds an older checkpoint than the one
+    // published: serving it would show readers a log going back.
+    if let Some(why) = state.dealer.refusal() {
+        return Err(ApiError::behind_log(why));
+    }
     let store = state.dealer.store();
     match store.log_checkpoint().await? {
         Some(checkpoint) => Ok(text(

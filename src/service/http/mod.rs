@@ -12,7 +12,7 @@ use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::handler::Handler;
 use axum::http::Method;
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{self, MethodFilter, MethodRouter};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use utoipa::OpenApi;
@@ -208,6 +208,7 @@ pub fn router_with(state: AppState, limits: &Limits) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());
+    let api = api.layer(middleware::from_fn_with_state(state.clone(), acknowledge));
     server::with_request_timeout(api, limits)
         .layer(middleware::from_fn_with_state(state, observe))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -268,6 +269,29 @@ fn request_span(request: &Request) -> tracing::Span {
         method = method_name(request.method()),
         path = request.uri().path(),
     )
+}
+
+/// A request that may write (any method but GET, HEAD and OPTIONS) is
+/// refused while the database is behind its log, and answered only once
+/// the log entries it appended are in the log mirror (`service::mirror`):
+/// nothing acknowledged can be lost with the database. Answers that wrote
+/// nothing pay one pass that finds nothing new.
+async fn acknowledge(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let writes = !matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
+    if !writes || state.dealer.mirror().is_none() {
+        return next.run(request).await;
+    }
+    if let Some(why) = state.dealer.refusal() {
+        return error::ApiError::behind_log(why).into_response();
+    }
+    let response = next.run(request).await;
+    match state.dealer.acknowledge().await {
+        Ok(()) => response,
+        Err(why) => error::ApiError::behind_log(why).into_response(),
+    }
 }
 
 /// Records latency and status per route template.

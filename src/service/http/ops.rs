@@ -83,13 +83,17 @@ async fn readiness_detail(state: &AppState) -> String {
 #[utoipa::path(get, path = "/readyz", tag = "operations",
     responses(
         (status = 200, description = "Ready; with witnesses, a line each saying how far behind it is", body = String, content_type = "text/plain"),
-        (status = 503, description = "The database does not answer", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database does not answer (database-unavailable), or it is behind its transparency log after a restore and every write is refused (database-behind-log)", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn readyz(State(state): State<AppState>) -> Result<String, ApiError> {
     // Within a second, whatever the pool's acquire timeout: a load balancer
     // asks often and must not pile up waiting requests.
     match tokio::time::timeout(READINESS_TIMEOUT, state.dealer.store().ping()).await {
-        Ok(Ok(())) => Ok(readiness_detail(&state).await),
+        Ok(Ok(())) => match state.dealer.refusal() {
+            // Not ready for writes: the way out is in the answer.
+            Some(why) => Err(ApiError::behind_log(why)),
+            None => Ok(readiness_detail(&state).await),
+        },
         Ok(Err(err)) => {
             tracing::warn!(error = %err, "readiness check failed");
             Err(ApiError::unavailable("the database does not answer"))

@@ -119,6 +119,11 @@ problem_kinds! {
     /// The draw cannot run yet (its client seed is not set) or cannot take
     /// this any more (it is drawn).
     DrawNotReady = ("draw-not-ready", CONFLICT, "Draw not ready");
+    /// A restored database lost this draw's client seed or result (the
+    /// log holds them; `fairdeal recover` found them lost). Drawing it
+    /// again with another seed would be a re-roll, so it never takes a
+    /// client seed or runs: announce it void and commit a new draw.
+    DrawLostInRestore = ("draw-lost-in-restore", CONFLICT, "Draw lost in a restore");
     /// The draw's list was committed by its hash alone: the operator keeps
     /// the list and the service has none to serve. Ask the operator for it;
     /// its SHA-256 must be the draw's `entries_sha256`.
@@ -144,6 +149,14 @@ problem_kinds! {
     /// request: retry after the `Retry-After` delay (a deal with the same
     /// Idempotency-Key, so a round dealt meanwhile is the one answered).
     DatabaseUnavailable = ("database-unavailable", SERVICE_UNAVAILABLE, "Database unavailable");
+    /// The database is behind the transparency log: it was restored from a
+    /// backup, a snapshot or a lagging replica, and holds fewer entries
+    /// than were already acknowledged or published (or other ones). Nothing
+    /// is dealt, drawn or signed until an operator runs `fairdeal recover`;
+    /// reads go on. Retry after the `Retry-After` delay with the same
+    /// Idempotency-Key: a deal retried after the recovery is never a hand
+    /// dealt before.
+    DatabaseBehindLog = ("database-behind-log", SERVICE_UNAVAILABLE, "Database behind its log");
     /// The server failed; the cause is in its log, not in the answer. A
     /// deal may still have been dealt: retry with the same Idempotency-Key.
     InternalError = ("internal-error", INTERNAL_SERVER_ERROR, "Internal error");

@@ -66,6 +66,9 @@ pub struct DrawRow {
     pub commit_log_index: Option<i64>,
     pub client_seed_log_index: Option<i64>,
     pub result_log_index: Option<i64>,
+    /// Set by recovery after a restore: the first of this draw's log
+    /// entries the database lost. It never takes a client seed or runs.
+    pub lost_log_index: Option<i64>,
 }
 
 /// Lines deleted per transaction when a draft is discarded.
@@ -102,7 +105,7 @@ macro_rules! draw_columns {
          entries_bytes, touched_at, winners, \
          client_seed_source, server_seed_hash, server_seed_sealed, server_seed, client_seed, \
          result, idempotency_key, created_at, client_seed_at, drawn_at, commit_log_index, \
-         client_seed_log_index, result_log_index"
+         client_seed_log_index, result_log_index, lost_log_index"
     };
 }
 
@@ -186,7 +189,7 @@ impl Store {
         );
         Ok(write_tx!(self, |tx| {
             let index = match commitment {
-                Some(c) => Some(append_log_entry!(tx, &c.log_entry)),
+                Some(c) => Some(append_log_entry!(self.log_floor(), tx, &c.log_entry)),
                 None => None,
             };
             let status = if commitment.is_some() {
@@ -250,7 +253,7 @@ impl Store {
              FROM json_array_elements_text($3::json) WITH ORDINALITY AS t(l, o) ORDER BY t.o \
              ON CONFLICT (draw_seq, line) DO NOTHING RETURNING idx";
         let as_json = match self {
-            Store::Postgres(_) => {
+            Store::Postgres(..) => {
                 Some(serde_json::to_string(lines).map_err(|e| sqlx::Error::Encode(Box::new(e)))?)
             }
             Store::Sqlite(..) => None,
@@ -333,7 +336,7 @@ impl Store {
             draw_columns!()
         );
         Ok(write_tx!(self, |tx| {
-            let index = append_log_entry!(tx, &commitment.log_entry);
+            let index = append_log_entry!(self.log_floor(), tx, &commitment.log_entry);
             let row: Option<DrawRow> = sqlx::query_as(PUBLISH)
                 .bind(seq)
                 .bind(DrawStatus::AwaitingClientSeed.as_str())
@@ -504,11 +507,11 @@ impl Store {
         const SQL: &str = concat!(
             "UPDATE draws SET client_seed = $2, status = $3, client_seed_at = $4, \
              client_seed_log_index = $5, client_seed_lookalike = $7 \
-             WHERE id = $1 AND status = $6 RETURNING ",
+             WHERE id = $1 AND status = $6 AND lost_log_index IS NULL RETURNING ",
             draw_columns!()
         );
         let updated: DrawRow = write_tx!(self, |tx| {
-            let index = append_log_entry!(tx, log_entry);
+            let index = append_log_entry!(self.log_floor(), tx, log_entry);
             let row: Option<DrawRow> = sqlx::query_as(SQL)
                 .bind(id)
                 .bind(client_seed)
@@ -542,11 +545,11 @@ impl Store {
         const SQL: &str = concat!(
             "UPDATE draws SET status = $2, server_seed = $3, server_seed_sealed = NULL, \
              result = $4, drawn_at = $5, result_log_index = $6 WHERE id = $1 AND status = $7 \
-             RETURNING ",
+             AND lost_log_index IS NULL RETURNING ",
             draw_columns!()
         );
         let updated: DrawRow = write_tx!(self, |tx| {
-            let index = append_log_entry!(tx, log_entry);
+            let index = append_log_entry!(self.log_floor(), tx, log_entry);
             let row: Option<DrawRow> = sqlx::query_as(SQL)
                 .bind(id)
                 .bind(DrawStatus::Drawn.as_str())

@@ -74,7 +74,7 @@ impl Store {
                 .iter()
                 .map(|&i| i64::try_from(i))
                 .collect::<Result<_, _>>()?;
-            if let Store::Sqlite(pool, _) = self {
+            if let Store::Sqlite(pool, ..) = self {
                 // One row, not one a hash: the SQLite driver hands each row
                 // over across a thread (a tile's 256 rows cost the server
                 // several times the CPU of one row of hex).

@@ -126,14 +126,33 @@ impl Store {
     where
         F: Fn(u64, Hash) -> anyhow::Result<String>,
     {
+        self.integrate_log_to(batch, u64::MAX, sign).await
+    }
+
+    /// [`Store::integrate_log`], never past `limit` entries (what the log
+    /// mirror holds: no checkpoint signs an entry not yet mirrored).
+    pub async fn integrate_log_to<F>(
+        &self,
+        batch: u64,
+        limit: u64,
+        sign: F,
+    ) -> anyhow::Result<Option<Integrated>>
+    where
+        F: Fn(u64, Hash) -> anyhow::Result<String>,
+    {
         let (next, integrated): (i64, i64) = with_pool!(self, |pool| {
             sqlx::query_as("SELECT next_index, integrated_size FROM log_state WHERE id = 1")
                 .fetch_one(pool)
                 .await
         })?;
+        if (next as u64) < (integrated as u64) || (integrated as u64) > limit {
+            // A database behind its own tree, or a tree past the mirror:
+            // nothing is signed (the mirror's standing says why).
+            return Ok(None);
+        }
         let (start, end) = (
             integrated as u64,
-            (next as u64).min(integrated as u64 + batch),
+            (next as u64).min(integrated as u64 + batch).min(limit),
         );
         if end == start && self.log_checkpoint_at(integrated).await? {
             return Ok(None);
@@ -166,7 +185,7 @@ impl Store {
         };
         let note = sign(end, root)?;
         let tiles = self.completed_tiles(start, &entries, &mut known).await?;
-        let is_postgres = matches!(self, Store::Postgres(_));
+        let is_postgres = matches!(self, Store::Postgres(..));
         Ok(write_tx!(self, |tx| {
             if is_postgres {
                 let (leader,): (bool,) = sqlx::query_as("SELECT pg_try_advisory_xact_lock(7402)")
@@ -220,7 +239,7 @@ impl Store {
                 .await?;
             Some(Integrated {
                 size: end,
-                behind: end < next as u64,
+                behind: end < (next as u64).min(limit),
             })
         }))
     }

@@ -44,6 +44,7 @@ pub use evidence::RoundLogRow;
 pub use keys::InsertKey;
 pub use log::{ClientSeedHolder, Integrated, LogCheckpoint};
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
+pub use recovery::RestoredRound;
 pub use rounds::{
     BatchedRound, ChainRound, ChainWork, CloseRound, DealContext, InsertRound, PublishedSeed,
     RoundRequest, is_idempotency_race,
@@ -82,9 +83,70 @@ pub enum Store {
     /// polling the database lock (which made tail latency spike under load),
     /// and the writer's page cache stays warm: no other connection of this
     /// process writes, so it is never invalidated by one.
-    Sqlite(SqlitePool, Arc<tokio::sync::Mutex<SqliteConnection>>),
+    Sqlite(
+        SqlitePool,
+        Arc<tokio::sync::Mutex<SqliteConnection>>,
+        LogFloor,
+    ),
     /// For several processes sharing one database.
-    Postgres(PgPool),
+    Postgres(PgPool, LogFloor),
+}
+
+/// How many entries the transparency log is known to have had, from
+/// outside the database (the log mirror, `service::mirror`): no entry is
+/// ever appended at an index below it. A database restored from a backup,
+/// a snapshot or a lagging replica assigns indexes the log already used;
+/// with the floor raised, every transaction that would append one fails
+/// with [`BehindLog`] and rolls back, so nothing is dealt or signed on it.
+/// Zero (no floor) without a mirror.
+#[derive(Clone, Debug, Default)]
+pub struct LogFloor(Arc<std::sync::atomic::AtomicU64>);
+
+impl LogFloor {
+    /// The floor now.
+    pub fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Raises the floor to `size` (never lowers it).
+    pub fn raise(&self, size: u64) {
+        self.0.fetch_max(size, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// A write refused because the database is behind its log: it would have
+/// appended entry `index`, but the log already had `known` entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BehindLog {
+    pub index: u64,
+    pub known: u64,
+}
+
+impl std::fmt::Display for BehindLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the database would append log entry {}, but the log already holds {} entries: \
+             it was restored or rolled back (run `fairdeal recover`)",
+            self.index, self.known
+        )
+    }
+}
+
+impl std::error::Error for BehindLog {}
+
+/// For the writes whose errors are `sqlx::Error`: carried as its source,
+/// so that [`is_behind_log`] finds it through any wrapping.
+impl From<BehindLog> for sqlx::Error {
+    fn from(refused: BehindLog) -> Self {
+        sqlx::Error::Configuration(Box::new(refused))
+    }
+}
+
+/// Whether `err` is, or was caused by, a [`BehindLog`] refusal.
+pub fn is_behind_log(err: &anyhow::Error) -> Option<BehindLog> {
+    err.chain()
+        .find_map(|cause| cause.downcast_ref::<BehindLog>().copied())
 }
 
 /// Runs the same code against whichever pool the store holds. The body is
@@ -92,8 +154,8 @@ pub enum Store {
 macro_rules! with_pool {
     ($store:expr, |$pool:ident| $body:expr) => {
         match $store {
-            Store::Sqlite($pool, _) => $body,
-            Store::Postgres($pool) => $body,
+            Store::Sqlite($pool, ..) => $body,
+            Store::Postgres($pool, _) => $body,
         }
     };
 }
@@ -106,14 +168,14 @@ macro_rules! with_pool {
 macro_rules! write_tx {
     ($store:expr, |$tx:ident| $body:expr) => {{
         match $store {
-            Store::Sqlite(_, writer) => {
+            Store::Sqlite(_, writer, _) => {
                 let mut writer = writer.lock().await;
                 let mut $tx = sqlx::Connection::begin(&mut *writer).await?;
                 let value = $body;
                 $tx.commit().await?;
                 value
             }
-            Store::Postgres(pool) => {
+            Store::Postgres(pool, _) => {
                 let mut $tx = pool.begin().await?;
                 let value = $body;
                 $tx.commit().await?;
@@ -124,17 +186,28 @@ macro_rules! write_tx {
 }
 
 /// Appends a transparency-log entry inside the current write transaction
-/// (`$tx`) and yields its index. The `log_state` row stays locked until the
+/// (`$tx`) and yields its index; refused with [`BehindLog`] below the
+/// store's [`LogFloor`] (`$floor`). The `log_state` row stays locked until the
 /// transaction ends, so indexes follow commit order, and the entry commits
 /// or rolls back with its event.
 macro_rules! append_log_entry {
-    ($tx:ident, $entry:expr) => {{
+    ($floor:expr, $tx:ident, $entry:expr) => {{
         let (index,): (i64,) = sqlx::query_as(
             "UPDATE log_state SET next_index = next_index + 1 WHERE id = 1 \
              RETURNING next_index - 1",
         )
         .fetch_one(&mut *$tx)
         .await?;
+        // Never at an index the log already used (a restored database):
+        // the transaction rolls back with its event.
+        let known = $floor.get();
+        if (index as u64) < known {
+            return Err($crate::service::store::BehindLog {
+                index: index as u64,
+                known,
+            }
+            .into());
+        }
         sqlx::query("INSERT INTO log_entries (idx, entry) VALUES ($1, $2)")
             .bind(index)
             .bind($entry)
@@ -150,6 +223,7 @@ mod evidence;
 mod keys;
 mod log;
 mod pairs;
+mod recovery;
 mod rounds;
 mod tables;
 
@@ -300,7 +374,7 @@ impl Store {
                 .connect_with(options)
                 .await
                 .with_context(|| format!("connecting to {target}"))?;
-            Ok(Store::Postgres(pool))
+            Ok(Store::Postgres(pool, LogFloor::default()))
         } else if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)
                 .context("reading the SQLite database URL")?
@@ -334,6 +408,7 @@ impl Store {
             Ok(Store::Sqlite(
                 pool,
                 Arc::new(tokio::sync::Mutex::new(writer)),
+                LogFloor::default(),
             ))
         } else {
             anyhow::bail!(
@@ -349,14 +424,21 @@ impl Store {
     /// frames and how many are in the database.
     pub async fn checkpoint_wal(&self) -> Result<Option<(i64, i64)>, sqlx::Error> {
         match self {
-            Store::Sqlite(pool, _) => {
+            Store::Sqlite(pool, ..) => {
                 let (_busy, frames, copied): (i64, i64, i64) =
                     sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
                         .fetch_one(pool)
                         .await?;
                 Ok(Some((frames, copied)))
             }
-            Store::Postgres(_) => Ok(None),
+            Store::Postgres(..) => Ok(None),
+        }
+    }
+
+    /// The floor below which no log entry is appended.
+    pub fn log_floor(&self) -> &LogFloor {
+        match self {
+            Store::Sqlite(_, _, floor) | Store::Postgres(_, floor) => floor,
         }
     }
 
@@ -364,7 +446,7 @@ impl Store {
     pub fn backend(&self) -> &'static str {
         match self {
             Store::Sqlite(..) => "sqlite",
-            Store::Postgres(_) => "postgres",
+            Store::Postgres(..) => "postgres",
         }
     }
 
@@ -374,8 +456,8 @@ impl Store {
         match self {
             // On the writer, like every other write (and with its full
             // page cache: a migration may copy a whole table).
-            Store::Sqlite(_, writer) => SQLITE_MIGRATIONS.run(&mut *writer.lock().await).await,
-            Store::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await,
+            Store::Sqlite(_, writer, _) => SQLITE_MIGRATIONS.run(&mut *writer.lock().await).await,
+            Store::Postgres(pool, _) => POSTGRES_MIGRATIONS.run(pool).await,
         }
         .context("applying database migrations")
     }
@@ -385,13 +467,13 @@ impl Store {
     pub async fn pool_sample(&self) -> Result<(u32, u32, f64), sqlx::Error> {
         let started = std::time::Instant::now();
         let (size, idle) = match self {
-            Store::Sqlite(pool, _) => {
+            Store::Sqlite(pool, ..) => {
                 let connection = pool.acquire().await?;
                 let sample = (pool.size(), pool.num_idle() as u32);
                 drop(connection);
                 sample
             }
-            Store::Postgres(pool) => {
+            Store::Postgres(pool, _) => {
                 let connection = pool.acquire().await?;
                 let sample = (pool.size(), pool.num_idle() as u32);
                 drop(connection);
@@ -407,12 +489,12 @@ impl Store {
     pub async fn has_schema(&self) -> Result<bool, sqlx::Error> {
         let (found,): (i64,) =
             match self {
-                Store::Sqlite(pool, _) => sqlx::query_as(
+                Store::Sqlite(pool, ..) => sqlx::query_as(
                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'settings'",
                 )
                 .fetch_one(pool)
                 .await?,
-                Store::Postgres(pool) => {
+                Store::Postgres(pool, _) => {
                     sqlx::query_as(
                         "SELECT count(*) FROM information_schema.tables \
                      WHERE table_schema = current_schema() AND table_name = 'settings'",

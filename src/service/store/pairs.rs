@@ -30,6 +30,10 @@ pub struct Rotation {
     pub log_entries: Vec<Vec<u8>>,
     /// Each sealed round's id and its deal's JSON, to store in the clear.
     pub opened_deals: Vec<(String, String)>,
+    /// The index of a reveal entry the log already holds for this pair
+    /// (one a restored database lost and `fairdeal recover` appended
+    /// again): then `log_entries` is empty and no second reveal is logged.
+    pub logged_reveal: Option<i64>,
 }
 
 /// The outcome of a rotation.
@@ -164,7 +168,7 @@ impl Store {
         log_entry: &[u8],
     ) -> Result<PairRow, sqlx::Error> {
         Ok(write_tx!(self, |tx| {
-            let index = append_log_entry!(tx, log_entry);
+            let index = append_log_entry!(self.log_floor(), tx, log_entry);
             let row: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), pair)
                 .bind(index)
                 .fetch_one(&mut *tx)
@@ -205,7 +209,7 @@ impl Store {
                 .await?;
             match updated {
                 Some(_) => {
-                    let index = append_log_entry!(tx, log_entry);
+                    let index = append_log_entry!(self.log_floor(), tx, log_entry);
                     const RECORD: &str = concat!(
                         "UPDATE seed_pairs SET client_seed_log_index = $2 WHERE id = $1 RETURNING ",
                         pair_columns!()
@@ -263,7 +267,7 @@ impl Store {
              WHERE id = $1 RETURNING ",
             pair_columns!()
         );
-        let is_postgres = matches!(self, Store::Postgres(_));
+        let is_postgres = matches!(self, Store::Postgres(..));
         Ok(write_tx!(self, |tx| {
             let Some(pair): Option<PairRow> = sqlx::query_as(LOCK)
                 .bind(pair_id)
@@ -301,6 +305,7 @@ impl Store {
                 at: now,
                 opened_deals,
                 log_entries,
+                logged_reveal,
             } = rotation(&pair, &sealed)?;
             for (round_id, deal) in &opened_deals {
                 sqlx::query(UNSEAL)
@@ -311,16 +316,20 @@ impl Store {
             }
             // Log order: the reveal, the successor's commit, its client seed
             // (a table's successor has none yet; an ended session, neither).
-            let (reveal, commit, client_seed) = match &log_entries[..] {
-                [reveal, commit, client_seed] => (reveal, Some(commit), Some(client_seed)),
-                [reveal, commit] => (reveal, Some(commit), None),
-                [reveal] => (reveal, None, None),
-                _ => anyhow::bail!("a rotation logs one to three entries"),
+            let (reveal_index, commit, client_seed) = match (logged_reveal, &log_entries[..]) {
+                (Some(logged), []) => (logged, None, None),
+                (None, [reveal, rest @ ..]) if rest.len() <= 2 => (
+                    append_log_entry!(self.log_floor(), tx, reveal),
+                    rest.first(),
+                    rest.get(1),
+                ),
+                _ => anyhow::bail!(
+                    "a rotation logs one to three entries, or none when its reveal is logged"
+                ),
             };
-            let reveal_index = append_log_entry!(tx, reveal);
             let mut current: Option<PairRow> = None;
             if let (Some(successor), Some(commit)) = (&successor, commit) {
-                let commit_index = append_log_entry!(tx, commit);
+                let commit_index = append_log_entry!(self.log_floor(), tx, commit);
                 let row: PairRow = bind_new_pair!(sqlx::query_as(INSERT_PAIR), successor)
                     .bind(commit_index)
                     .fetch_one(&mut *tx)
@@ -329,7 +338,7 @@ impl Store {
                 current = Some(row);
             }
             if let (Some(client_seed), Some(row)) = (client_seed, current.as_mut()) {
-                let client_seed_index = append_log_entry!(tx, client_seed);
+                let client_seed_index = append_log_entry!(self.log_floor(), tx, client_seed);
                 const RECORD: &str = concat!(
                     "UPDATE seed_pairs SET client_seed_log_index = $2 WHERE id = $1 RETURNING ",
                     pair_columns!()

@@ -177,7 +177,7 @@ macro_rules! take_nonce_and_deal {
 /// now). The pair row is locked first, so two closes publish in turn.
 /// Evaluates to whether it published anything.
 macro_rules! publish_chain_seeds {
-    ($tx:ident, $pair_id:expr, $publish:expr) => {{
+    ($floor:expr, $tx:ident, $pair_id:expr, $publish:expr) => {{
         let pair_id: &str = $pair_id;
         let chain: Option<(i64, i64)> = sqlx::query_as(
             "UPDATE seed_pairs SET chain_published = chain_published \
@@ -238,7 +238,7 @@ macro_rules! publish_chain_seeds {
                     work.rounds.len()
                 );
                 for seed in seeds {
-                    let index = append_log_entry!($tx, &seed.log_entry);
+                    let index = append_log_entry!($floor, $tx, &seed.log_entry);
                     sqlx::query(
                         "UPDATE rounds SET server_seed = $2, deal = COALESCE($3, deal), \
                          deal_sealed = NULL, seed_log_index = $4 WHERE id = $1",
@@ -318,6 +318,7 @@ impl Store {
              VALUES ($1, $2, $3, $4, '', $5, $8, $6, $7, $9) RETURNING ",
             round_columns!()
         );
+        let floor = self.log_floor().clone();
         // One request's statements on the executor `$tx`.
         macro_rules! deal_one {
             ($tx:ident, $i:expr, $request:expr) => {
@@ -327,7 +328,7 @@ impl Store {
                     else {
                         return Ok(None);
                     };
-                    let log_index = append_log_entry!($tx, &round.log_entry);
+                    let log_index = append_log_entry!(floor, $tx, &round.log_entry);
                     let mut row: RoundRow = sqlx::query_as(INSERT)
                         .bind(&round.id)
                         .bind(&request.pair_id)
@@ -435,7 +436,7 @@ impl Store {
             // 128 apart. PostgreSQL reads them with the nonces, from the
             // primary key; SQLite (whose planner makes every row of such an
             // UPDATE cost more) in one more statement, below.
-            let is_postgres = matches!(self, Store::Postgres(_));
+            let is_postgres = matches!(self, Store::Postgres(..));
             for (k, (column, sealed_offset)) in [
                 ("position", "0"),
                 ("seed_sealed", "0"),
@@ -585,7 +586,7 @@ impl Store {
                             .push_bind(requests[$i].idempotency_key.as_deref())
                     };
                 }
-                let first = if matches!(self, Store::Postgres(_)) {
+                let first = if matches!(self, Store::Postgres(..)) {
                     // One statement, two round trips fewer: the log
                     // indexes taken, the entries and the rounds inserted,
                     // by data-modifying CTEs.
@@ -779,7 +780,7 @@ impl Store {
                 .await?;
             match row {
                 Some(row) => {
-                    if publish_chain_seeds!(tx, &row.seed_pair_id, &publish) {
+                    if publish_chain_seeds!(self.log_floor(), tx, &row.seed_pair_id, &publish) {
                         sqlx::query_as(READ)
                             .bind(id)
                             .fetch_optional(&mut *tx)
@@ -824,7 +825,7 @@ impl Store {
             pairs.sort_unstable();
             pairs.dedup();
             for pair in &pairs {
-                publish_chain_seeds!(tx, pair, &publish);
+                publish_chain_seeds!(self.log_floor(), tx, pair, &publish);
             }
             count
         }))

@@ -255,7 +255,7 @@ impl Store {
             if Phase::of(&seats) == Phase::Reveal {
                 return Ok(Err(SeatRefused::CommitPhaseOver));
             }
-            let index = append_log_entry!(tx, entry(row.position as u32)?);
+            let index = append_log_entry!(self.log_floor(), tx, entry(row.position as u32)?);
             let row: SeatRow = sqlx::query_as(concat!(
                 "UPDATE table_seats SET commitment = $3, committed_at = $4, \
                  commitment_log_index = $5 WHERE seed_pair_id = $1 AND position = $2 RETURNING ",
@@ -343,7 +343,7 @@ impl Store {
             if commitment != seat.commitment {
                 return Ok(Err(SeatRefused::Mismatch { commitment }));
             }
-            let index = append_log_entry!(tx, entry(row.position as u32)?);
+            let index = append_log_entry!(self.log_floor(), tx, entry(row.position as u32)?);
             let row: SeatRow = sqlx::query_as(concat!(
                 "UPDATE table_seats SET contribution = $3, contributed_at = $4, \
                  contribution_log_index = $5 WHERE seed_pair_id = $1 AND position = $2 RETURNING ",
@@ -360,7 +360,7 @@ impl Store {
             all[row.position as usize] = row.clone();
             let pair = if all.iter().all(|s| s.contribution.is_some()) {
                 let derived = derive(&all)?;
-                let seed_index = append_log_entry!(tx, &derived.log_entry);
+                let seed_index = append_log_entry!(self.log_floor(), tx, &derived.log_entry);
                 sqlx::query_as(concat!(
                     "UPDATE seed_pairs SET status = $2, client_seed = $3, phase_deadline = NULL, \
                      client_seed_log_index = $4 WHERE id = $1 RETURNING ",
@@ -411,7 +411,7 @@ impl Store {
     where
         F: Fn(&PairRow, &[SeatRow]) -> anyhow::Result<Voiding>,
     {
-        let is_postgres = matches!(self, Store::Postgres(_));
+        let is_postgres = matches!(self, Store::Postgres(..));
         Ok(write_tx!(self, |tx| {
             let Some(pair): Option<PairRow> = sqlx::query_as(LOCK)
                 .bind(pair_id)
@@ -431,7 +431,7 @@ impl Store {
                 .await?;
             let phase = Phase::of(&seats);
             let voiding = void(&pair, &seats)?;
-            let index = append_log_entry!(tx, &voiding.log_entry);
+            let index = append_log_entry!(self.log_floor(), tx, &voiding.log_entry);
             if is_postgres {
                 // Serialises reveals so reveal_seq follows commit order (a
                 // void reveals its seed: the export lists it in that order).

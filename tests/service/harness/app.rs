@@ -48,12 +48,12 @@ impl TestApp {
             + 'static,
     {
         match self.dealer.store() {
-            Store::Sqlite(pool, _) => sqlx::query(sql)
+            Store::Sqlite(pool, ..) => sqlx::query(sql)
                 .bind(value)
                 .execute(pool)
                 .await
                 .map(|r| r.rows_affected()),
-            Store::Postgres(pool) => sqlx::query(sql)
+            Store::Postgres(pool, _) => sqlx::query(sql)
                 .bind(value)
                 .execute(pool)
                 .await
@@ -66,8 +66,8 @@ impl TestApp {
     /// reads from the app's database.
     pub async fn number(&self, sql: &'static str) -> i64 {
         match self.dealer.store() {
-            Store::Sqlite(pool, _) => sqlx::query_scalar(sql).fetch_one(pool).await,
-            Store::Postgres(pool) => sqlx::query_scalar(sql).fetch_one(pool).await,
+            Store::Sqlite(pool, ..) => sqlx::query_scalar(sql).fetch_one(pool).await,
+            Store::Postgres(pool, _) => sqlx::query_scalar(sql).fetch_one(pool).await,
         }
         .expect("the query reads one number")
     }
@@ -75,8 +75,8 @@ impl TestApp {
     /// Runs `sql` (a statement that reads nothing) on the app's database.
     pub async fn execute(&self, sql: &'static str) {
         match self.dealer.store() {
-            Store::Sqlite(pool, _) => sqlx::query(sql).execute(pool).await.map(|_| ()),
-            Store::Postgres(pool) => sqlx::query(sql).execute(pool).await.map(|_| ()),
+            Store::Sqlite(pool, ..) => sqlx::query(sql).execute(pool).await.map(|_| ()),
+            Store::Postgres(pool, _) => sqlx::query(sql).execute(pool).await.map(|_| ()),
         }
         .expect("the statement runs")
     }
@@ -148,12 +148,13 @@ async fn serve_app_full(
     let log = Arc::new(
         LogKey::from_hex(&random_master_key_hex(), "test.example/fairdeal").expect("log key"),
     );
-    integrator::integrate_now(&store, &log)
+    integrator::integrate_now(&store, &log, None)
         .await
         .expect("first checkpoint");
     let integrating = tokio::spawn(integrator::run(
         store.clone(),
         log.clone(),
+        None,
         Duration::from_millis(50),
     ));
     let witnesses = Arc::new(witnesses);

@@ -93,11 +93,11 @@ impl TestDatabase {
 /// pool, behind the service's back; the rows it changed.
 pub async fn run_sql(store: &Store, sql: &str) -> Result<u64, sqlx::Error> {
     match store {
-        Store::Sqlite(pool, _) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+        Store::Sqlite(pool, ..) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
             .execute(pool)
             .await
             .map(|r| r.rows_affected()),
-        Store::Postgres(pool) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+        Store::Postgres(pool, _) => sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
             .execute(pool)
             .await
             .map(|r| r.rows_affected()),

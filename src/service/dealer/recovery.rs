@@ -1,0 +1,328 @@
+//! Recovery after a restore, in domain words (`fairdeal recover`).
+//!
+//! A restored database holds a prefix of the log; the log mirror holds
+//! every entry acknowledged or signed. Recovery:
+//!
+//! 1. appends the lost entries again, at their own indexes, from the
+//!    mirror: the log keeps its origin and key, and every checkpoint signed
+//!    after is consistent with every one signed before (no fork);
+//! 2. stores again, in the same transaction, the rounds those entries
+//!    record on pairs the database still holds: dealt again from the same
+//!    seeds, nonce and game, they are the same cards, at the same nonces,
+//!    so the pair's next nonce is past every hand anyone saw;
+//! 3. ends (reveals) every pair the lost entries touched: their
+//!    idempotency keys were lost, so a retry must not deal a second hand;
+//!    a pair whose reveal the log already holds takes that reveal rather
+//!    than logging another;
+//! 4. says what could not be restored: pairs and draws made after the
+//!    backup (their seeds were lost with it), rounds dealt with a client
+//!    seed set after the backup (only its hash is logged), draws whose
+//!    client seed or result is lost.
+//!
+//! While it runs, a `RECOVERING` file in the mirror holds every process's
+//! writes refused; it lists the pairs still to end, so a recovery cut
+//! short is finished by running it again.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::Context;
+use fairdeal_core::{ClientSeed, Game, SeedKey, compact_deal_with};
+use serde::{Deserialize, Serialize};
+
+use super::{Dealer, chains};
+use crate::service::mirror::{LogMirror, Standing};
+use crate::service::sealing::Slot;
+use crate::service::store::{CloseRound, PairStatus, RestoredRound, Rotate, RoundStatus};
+use crate::time::{now_ms, parse_timestamp};
+
+/// What a recovery did, and what it could not restore.
+#[derive(Debug, Default, Serialize)]
+pub struct Recovery {
+    /// Entries the database held, and the mirror.
+    pub database_entries: u64,
+    pub mirrored_entries: u64,
+    /// Entries appended again from the mirror.
+    pub entries_restored: u64,
+    /// Rounds stored again (same ids, nonces and cards).
+    pub rounds_restored: Vec<String>,
+    /// Rounds the log records that the database cannot deal again, and why.
+    pub rounds_not_restored: Vec<(String, String)>,
+    /// Pairs revealed because the lost entries touched them.
+    pub pairs_ended: Vec<String>,
+    /// Pairs revealed by an entry the log already held (lost with the
+    /// database): stored as revealed, no second reveal logged.
+    pub reveals_taken_from_log: Vec<String>,
+    /// Pairs committed after the backup: their seeds were lost with it,
+    /// their commitments stay unrevealed in the log.
+    pub pairs_lost: Vec<String>,
+    /// Draws whose entries were lost: committed after the backup (seed
+    /// lost), or given a client seed or drawn after it.
+    pub draws_lost: Vec<String>,
+}
+
+/// The state a recovery leaves in the mirror while it runs.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Marker {
+    pairs_to_end: Vec<String>,
+    /// Reveal entries the log holds for pairs still to end: pair → (index,
+    /// time in ms).
+    logged_reveals: BTreeMap<String, (i64, i64)>,
+}
+
+/// A lost entry, as far as recovery reads it.
+#[derive(Debug, Deserialize)]
+struct Lost {
+    #[serde(rename = "type")]
+    kind: String,
+    seed_pair: Option<String>,
+    draw: Option<String>,
+    round: Option<String>,
+    nonce: Option<u64>,
+    game: Option<serde_json::Value>,
+    server_seed: Option<String>,
+    time: Option<String>,
+}
+
+impl Dealer {
+    /// Recovers a database that is behind `mirror` (see the module's
+    /// documentation). Every serving process must refuse writes meanwhile;
+    /// they do from the moment the database is found behind, and while the
+    /// marker is present.
+    pub async fn recover(&self, mirror: &LogMirror) -> anyhow::Result<Recovery> {
+        let marker_path = mirror.recovery_marker();
+        let mut report = Recovery::default();
+        if let Ok(text) = std::fs::read_to_string(&marker_path) {
+            // A recovery cut short: the entries are back; finish ending.
+            let marker: Marker =
+                serde_json::from_str(&text).context("reading the recovery marker")?;
+            self.end_touched(&marker, &mut report).await?;
+            std::fs::remove_file(&marker_path).context("removing the recovery marker")?;
+            return Ok(report);
+        }
+        let (database, _) = self.store.log_sizes().await?;
+        let standing = mirror.standing_of(&self.store).await?;
+        report.database_entries = database;
+        report.mirrored_entries = mirror.count();
+        match standing {
+            Standing::Current => return Ok(report),
+            Standing::Behind { .. } => {}
+            Standing::Forked { index } => anyhow::bail!(
+                "log entry {index} in the database differs from the mirror's: the database was \
+                 written to after it was restored (by a process without this mirror, or while \
+                 another recovered). Stop every process, restore the backup again, and run \
+                 `fairdeal recover` before starting any"
+            ),
+            Standing::Unwritable | Standing::Recovering => {
+                anyhow::bail!("the log mirror cannot be read")
+            }
+        }
+        let mirrored = mirror.count();
+        let mut entries = Vec::with_capacity((mirrored - database) as usize);
+        for index in database..mirrored {
+            entries.push(
+                mirror
+                    .read(index)?
+                    .with_context(|| format!("the mirror lacks entry {index}"))?,
+            );
+        }
+        let lost: Vec<(u64, Lost)> = entries
+            .iter()
+            .enumerate()
+            .map(|(offset, bytes)| {
+                let index = database + offset as u64;
+                serde_json::from_slice(bytes)
+                    .map(|entry| (index, entry))
+                    .with_context(|| format!("mirrored entry {index} is not a log entry"))
+            })
+            .collect::<anyhow::Result<_>>()?;
+
+        let mut marker = Marker::default();
+        let mut touched = BTreeSet::new();
+        let mut client_seed_lost_at: BTreeMap<String, u64> = BTreeMap::new();
+        let mut seeds_published: BTreeMap<String, (String, u64)> = BTreeMap::new();
+        let mut draws: BTreeMap<String, u64> = BTreeMap::new();
+        for (index, entry) in &lost {
+            if let Some(pair) = &entry.seed_pair {
+                touched.insert(pair.clone());
+                match entry.kind.as_str() {
+                    "commit" => report.pairs_lost.push(pair.clone()),
+                    "client_seed" => {
+                        client_seed_lost_at.entry(pair.clone()).or_insert(*index);
+                    }
+                    "round_seed" => {
+                        if let (Some(round), Some(seed)) = (&entry.round, &entry.server_seed) {
+                            seeds_published.insert(round.clone(), (seed.clone(), *index));
+                        }
+                    }
+                    "reveal" | "table_void" => {
+                        let at = entry
+                            .time
+                            .as_deref()
+                            .and_then(parse_timestamp)
+                            .unwrap_or_else(now_ms);
+                        marker
+                            .logged_reveals
+                            .insert(pair.clone(), (*index as i64, at));
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(draw) = &entry.draw {
+                draws.entry(draw.clone()).or_insert(*index);
+            }
+        }
+        report.draws_lost = draws.keys().cloned().collect();
+        let lost_draws: Vec<(String, u64)> = draws.into_iter().collect();
+
+        let mut restored = Vec::new();
+        for (index, entry) in &lost {
+            if entry.kind != "round" {
+                continue;
+            }
+            let (Some(pair_id), Some(round_id), Some(nonce), Some(game)) =
+                (&entry.seed_pair, &entry.round, entry.nonce, &entry.game)
+            else {
+                anyhow::bail!("mirrored entry {index} is a round entry without its fields");
+            };
+            match self
+                .redeal(pair_id, round_id, nonce, game, *index, &client_seed_lost_at)
+                .await?
+            {
+                Ok(mut round) => {
+                    round.created_at = entry
+                        .time
+                        .as_deref()
+                        .and_then(parse_timestamp)
+                        .unwrap_or_else(now_ms);
+                    if let Some((seed, seed_index)) = seeds_published.get(round_id) {
+                        let key = &self.key;
+                        let deal = key
+                            .open_deal(&round.deal_sealed, round_id)
+                            .context("opening a restored deal")?;
+                        round.published = Some((seed.clone(), deal, *seed_index));
+                    }
+                    restored.push(round);
+                }
+                Err(why) => report.rounds_not_restored.push((round_id.clone(), why)),
+            }
+        }
+
+        // Pairs the database holds, unrevealed, that the lost entries
+        // touched: each is ended.
+        for pair in &touched {
+            if let Some(row) = self.store.pair(pair).await?
+                && row.status != PairStatus::Revealed
+            {
+                marker.pairs_to_end.push(pair.clone());
+            }
+        }
+        marker
+            .logged_reveals
+            .retain(|pair, _| marker.pairs_to_end.contains(pair));
+        report
+            .pairs_lost
+            .retain(|pair| !marker.pairs_to_end.contains(pair));
+
+        std::fs::write(&marker_path, serde_json::to_vec(&marker)?)
+            .context("writing the recovery marker")?;
+        self.store
+            .restore_log(database, &entries, &restored, &lost_draws)
+            .await
+            .context("appending the lost entries again")?;
+        report.entries_restored = entries.len() as u64;
+        report.rounds_restored = restored.into_iter().map(|r| r.id).collect();
+        self.end_touched(&marker, &mut report).await?;
+        std::fs::remove_file(&marker_path).context("removing the recovery marker")?;
+        Ok(report)
+    }
+
+    /// Round `round_id` of `pair_id` dealt again as the log records it, or
+    /// why it cannot be.
+    async fn redeal(
+        &self,
+        pair_id: &str,
+        round_id: &str,
+        nonce: u64,
+        game: &serde_json::Value,
+        index: u64,
+        client_seed_lost_at: &BTreeMap<String, u64>,
+    ) -> anyhow::Result<Result<RestoredRound, String>> {
+        let Some(pair) = self.store.pair(pair_id).await? else {
+            return Ok(Err(
+                "its pair was committed after the backup: its seed was lost with it".to_owned(),
+            ));
+        };
+        if self.store.round(round_id).await?.is_some() {
+            return Ok(Err("the database holds it already".to_owned()));
+        }
+        if client_seed_lost_at
+            .get(pair_id)
+            .is_some_and(|at| *at < index)
+        {
+            return Ok(Err(
+                "its client seed was set after the backup; the log holds only its hash".to_owned(),
+            ));
+        }
+        let (Some(client_seed), Some(sealed)) = (&pair.client_seed, &pair.server_seed_sealed)
+        else {
+            return Ok(Err(
+                "its pair holds no client seed or sealed seed in the database".to_owned(),
+            ));
+        };
+        let game: Game = serde_json::from_value(game.clone()).context("a logged game")?;
+        let seed = match pair.chain_length {
+            Some(_) => {
+                let (anchor, sealed) = self
+                    .store
+                    .chain_anchor_above(pair_id, nonce)
+                    .await?
+                    .context("a chain pair without a sealed seed above the nonce")?;
+                chains::seed_at(&self.key, pair_id, anchor, &sealed, nonce + 1)?
+            }
+            None => self
+                .key
+                .open(sealed, pair_id, Slot::Current)
+                .context("opening the pair's server seed")?,
+        };
+        let client = ClientSeed::new(client_seed)
+            .map_err(|e| anyhow::anyhow!("stored client seed is invalid: {e}"))?;
+        let dealt = compact_deal_with(&SeedKey::new(&seed), &client, nonce, game);
+        let deal_sealed = self
+            .key
+            .seal_deal(&serde_json::to_string(&dealt)?, round_id)?;
+        Ok(Ok(RestoredRound {
+            id: round_id.to_owned(),
+            pair_id: pair_id.to_owned(),
+            nonce,
+            game: serde_json::to_string(&game)?,
+            deal_sealed,
+            created_at: 0,
+            log_index: index,
+            published: None,
+        }))
+    }
+
+    /// Ends every pair the marker lists: its rounds in play closed, then
+    /// revealed (by the reveal the log already holds, if any).
+    async fn end_touched(&self, marker: &Marker, report: &mut Recovery) -> anyhow::Result<()> {
+        for pair in &marker.pairs_to_end {
+            let rounds = self.store.rounds_of_pair(pair, None, i64::MAX).await?;
+            for round in rounds.iter().filter(|r| r.status == RoundStatus::InPlay) {
+                if let CloseRound::NotFound = self.close_round(&round.id).await? {
+                    anyhow::bail!("round {} vanished while recovering", round.id);
+                }
+            }
+            let logged = marker.logged_reveals.get(pair).copied();
+            match self.end_logged(pair, logged).await? {
+                Rotate::Ended(_) => match logged {
+                    Some(_) => report.reveals_taken_from_log.push(pair.clone()),
+                    None => report.pairs_ended.push(pair.clone()),
+                },
+                // Ended by a recovery cut short.
+                Rotate::NotActive(PairStatus::Revealed) => {}
+                other => anyhow::bail!("ending pair {pair} while recovering: {other:?}"),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,563 @@
+//! The restore drill (docs/OPERATIONS.md, "Restore"), through the real
+//! binary: a backup taken, hands dealt after it, the database restored (a
+//! SQLite file copy, a PostgreSQL dump restored, a restore under a running
+//! process), then `fairdeal recover`. No hand dealt before the restore is
+//! dealt again from an unrevealed seed, no checkpoint inconsistent with a
+//! published one is signed, and a monitor holding state from before the
+//! restore accepts the recovered log and flags a skipped recovery.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use fairdeal::tlog::cosignature::Cosigner;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::harness::{Backend, Client, Deployment, TestDatabase, log_reaches, run_monitor};
+use crate::witness_process::WitnessProcess;
+
+const BEHIND: &str = "/problems/database-behind-log";
+
+/// A consistent copy of the database, taken while the service runs:
+/// SQLite's `VACUUM INTO`, or `pg_dump`.
+async fn back_up(db: &TestDatabase) -> PathBuf {
+    let path = db.dir.path().join("backup");
+    match db.backend {
+        Backend::Sqlite => {
+            let pool = sqlx::SqlitePool::connect(&db.url).await.expect("connect");
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "VACUUM INTO '{}'",
+                path.display()
+            )))
+            .execute(&pool)
+            .await
+            .expect("VACUUM INTO");
+            pool.close().await;
+        }
+        Backend::Postgres => {
+            let out = std::process::Command::new("pg_dump")
+                .args(["-Fc", "-f"])
+                .arg(&path)
+                .arg(&db.url)
+                .output()
+                .expect("pg_dump runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    path
+}
+
+/// Puts the backup back: the SQLite file copied over the database (its
+/// WAL gone), or `pg_restore --clean` into the same database.
+fn restore(db: &TestDatabase, backup: &Path) {
+    match db.backend {
+        Backend::Sqlite => {
+            let file = db.dir.path().join("fairdeal.db");
+            for side in ["fairdeal.db-wal", "fairdeal.db-shm"] {
+                let _ = std::fs::remove_file(db.dir.path().join(side));
+            }
+            std::fs::copy(backup, file).expect("copy the backup");
+        }
+        Backend::Postgres => {
+            let out = std::process::Command::new("pg_restore")
+                .args([
+                    "--clean",
+                    "--if-exists",
+                    "--no-owner",
+                    "--single-transaction",
+                    "-d",
+                ])
+                .arg(&db.url)
+                .arg(backup)
+                .output()
+                .expect("pg_restore runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+fn holdem() -> Value {
+    json!({"type": "holdem", "players": 2})
+}
+
+/// Waits until `/readyz` answers `status`; its last answer.
+async fn readiness(client: &Client, status: StatusCode) -> Value {
+    for _ in 0..200 {
+        let ready = client.get("/readyz").await;
+        if ready.status == status {
+            return ready.json;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("/readyz did not answer {status} within ten seconds");
+}
+
+/// The log's checkpoint size as served.
+async fn checkpoint_size(client: &Client) -> u64 {
+    let text = client.get("/log/checkpoint").await.text;
+    text.lines()
+        .nth(1)
+        .and_then(|l| l.parse().ok())
+        .unwrap_or_else(|| panic!("a checkpoint: {text:?}"))
+}
+
+/// Checkpoints every 50 ms.
+const FAST_LOG: [(&str, &str); 1] = [("FAIRDEAL_LOG_INTERVAL", "0.05")];
+
+/// A drill's database, deployment, operator key, server log and monitor
+/// state file.
+struct Drill {
+    db: TestDatabase,
+    deployment: Deployment,
+    key: String,
+    log_path: PathBuf,
+    monitor_state: PathBuf,
+}
+
+impl Drill {
+    async fn set_up(backend: Backend) -> Option<Self> {
+        let db = TestDatabase::create(backend).await?;
+        let deployment = Deployment::new(&db);
+        let key = deployment.create_key("backend");
+        let log_path = db.dir.path().join("serve.log");
+        let monitor_state = db.dir.path().join("monitor.json");
+        Some(Self {
+            db,
+            deployment,
+            key,
+            log_path,
+            monitor_state,
+        })
+    }
+}
+
+/// What was dealt after the backup on `pair`: each round's id, nonce and
+/// cards.
+struct Dealt {
+    id: String,
+    nonce: Value,
+    deal: Value,
+}
+
+/// Three hands on `pair`, each closed: what the restore will lose.
+async fn hands_to_lose(client: &Client, pair: &str) -> Vec<Dealt> {
+    let mut lost = Vec::new();
+    for _ in 0..3 {
+        let dealt = client.deal(pair, holdem()).await;
+        assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+        client.close(&dealt.id()).await;
+        lost.push(Dealt {
+            id: dealt.id(),
+            nonce: dealt.json["nonce"].clone(),
+            deal: dealt.json["deal"].clone(),
+        });
+    }
+    lost
+}
+
+/// `fairdeal monitor BASE --state STATE` exits with `code`.
+async fn monitor_exits(base: &str, state: &Path, code: i32) {
+    let args = ["--state".to_owned(), state.display().to_string()];
+    let (out, report) = run_monitor(base, &args).await;
+    assert_eq!(out.status.code(), Some(code), "{report:#}");
+}
+
+/// `fairdeal recover --json` against the deployment: its report.
+fn recover(deployment: &Deployment) -> Value {
+    let out = deployment.run(&["recover", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
+
+/// What a drill did before the restore.
+struct BeforeRestore<'a> {
+    /// A pair with hands dealt after the backup, and one without.
+    touched: &'a str,
+    untouched: &'a str,
+    /// A pair made after the backup.
+    later: &'a str,
+    /// The hands dealt on `touched` after the backup.
+    lost: &'a [Dealt],
+    /// A draw seeded and run after the backup.
+    draw: Option<&'a str>,
+    /// A monitor's state, and the checkpoint size published.
+    monitor_state: &'a Path,
+    published: u64,
+}
+
+/// Everything the drill checks once the database is restored and the
+/// service serves it: refusal, recovery, the same cards, no second deal,
+/// and a monitor from before the restore satisfied.
+async fn refused_then_recovered(
+    deployment: &Deployment,
+    client: &Client,
+    before: BeforeRestore<'_>,
+) {
+    let BeforeRestore {
+        touched,
+        untouched,
+        later,
+        lost,
+        draw,
+        monitor_state,
+        published,
+    } = before;
+    // Refused: readiness, deals, and the stale checkpoint.
+    let ready = readiness(client, StatusCode::SERVICE_UNAVAILABLE).await;
+    assert_eq!(ready["type"], BEHIND, "{ready}");
+    assert!(
+        ready["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("fairdeal recover")),
+        "the way out is named: {ready}"
+    );
+    for pair in [touched, untouched] {
+        let refused = client.deal(pair, holdem()).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{}",
+            refused.text
+        );
+        assert_eq!(refused.json["type"], BEHIND, "{}", refused.text);
+        assert!(refused.header("retry-after").is_some());
+    }
+    let checkpoint = client.get("/log/checkpoint").await;
+    assert_eq!(
+        checkpoint.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        checkpoint.text
+    );
+
+    let report = recover(deployment);
+    assert_eq!(
+        report["rounds_restored"],
+        json!(lost.iter().map(|d| d.id.clone()).collect::<Vec<_>>()),
+        "{report:#}"
+    );
+    assert_eq!(report["pairs_ended"], json!([touched]), "{report:#}");
+    assert_eq!(report["pairs_lost"], json!([later]), "{report:#}");
+    assert_eq!(
+        report["rounds_not_restored"].as_array().map(Vec::len),
+        Some(1),
+        "the round on the pair made after the backup: {report:#}"
+    );
+    assert_eq!(
+        report["draws_lost"],
+        json!(draw.into_iter().collect::<Vec<_>>()),
+        "{report:#}"
+    );
+    // The service resumes by itself.
+    readiness(client, StatusCode::OK).await;
+
+    // A draw whose client seed and result were lost is never drawn again
+    // with another seed.
+    if let Some(draw) = draw {
+        let reseeded = client
+            .put_json(
+                &format!("/v1/draws/{draw}/client-seed"),
+                &json!({"client_seed": "another beacon"}),
+            )
+            .await;
+        assert_eq!(reseeded.status, StatusCode::CONFLICT, "{}", reseeded.text);
+        assert_eq!(reseeded.json["type"], "/problems/draw-lost-in-restore");
+        let rerun = client.post(&format!("/v1/draws/{draw}/run")).await;
+        assert_eq!(rerun.status, StatusCode::CONFLICT, "{}", rerun.text);
+        assert_eq!(rerun.json["type"], "/problems/draw-lost-in-restore");
+    }
+
+    // The lost hands are back: same ids, nonces and cards, revealed.
+    for dealt in lost {
+        let round = client.get(&format!("/v1/rounds/{}", dealt.id)).await;
+        assert_eq!(round.status, StatusCode::OK, "{}", round.text);
+        assert_eq!(round.json["nonce"], dealt.nonce);
+        assert_eq!(round.json["deal"], dealt.deal, "{}", round.text);
+    }
+    let pair = client.get(&format!("/v1/seed-pairs/{touched}")).await;
+    assert_eq!(pair.json["status"], "revealed", "{}", pair.text);
+    // No hand of the touched pair is dealt again, whatever the retry.
+    let again = client.deal(touched, holdem()).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
+    // A pair the lost entries never touched goes on.
+    let next = client.deal(untouched, holdem()).await;
+    assert_eq!(next.status, StatusCode::CREATED, "{}", next.text);
+    assert_eq!(next.json["nonce"], 0);
+
+    // The log went on from what was published: a monitor holding state
+    // from before the restore accepts it.
+    let size = checkpoint_size(client).await;
+    assert!(size > published, "{size} > {published}");
+    monitor_exits(client.base(), monitor_state, 0).await;
+}
+
+/// The drill: a backup, four hands after it (three on a pair from before,
+/// one on a pair made after), the service stopped, the backup restored,
+/// the service started again: refused until `fairdeal recover`, then the
+/// same cards and no second deal. On PostgreSQL a witness cosigns
+/// throughout: it never sees an inconsistent checkpoint.
+async fn a_restored_backup_never_deals_a_known_hand_again(backend: Backend) {
+    let Some(db) = TestDatabase::create(backend).await else {
+        return;
+    };
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let log_path = db.dir.path().join("serve.log");
+    let monitor_state = db.dir.path().join("monitor.json");
+    // A witness on PostgreSQL (not on SQLite: both ways are drilled).
+    let witness_home = db.dir.path().join("witness");
+    std::fs::create_dir_all(&witness_home).expect("dir");
+    let cosigner = Cosigner::generate("witness.example/drill").expect("key");
+    std::fs::write(
+        witness_home.join("witness.key"),
+        hex::encode(*cosigner.seed()),
+    )
+    .expect("key file");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a port")
+        .port();
+    let witnessed = backend == Backend::Postgres;
+    let witness_flag = format!("{}@http://127.0.0.1:{port}", cosigner.vkey());
+    let mut env = vec![("FAIRDEAL_LOG_INTERVAL", "0.05")];
+    if witnessed {
+        env.push(("FAIRDEAL_WITNESSES", witness_flag.as_str()));
+    }
+    let server = deployment.serve(&log_path, &env);
+    let client = Client::new(&server.base).with_key(&key);
+    let origin = client
+        .get("/log/checkpoint")
+        .await
+        .text
+        .lines()
+        .next()
+        .expect("origin")
+        .to_owned();
+    let log_vkey = client.get("/log/key").await.text.trim().to_owned();
+    let _witness = witnessed.then(|| {
+        WitnessProcess::start(
+            &witness_home,
+            &format!("127.0.0.1:{port}"),
+            "witness.example/drill",
+            &origin,
+            &log_vkey,
+            &[],
+        )
+    });
+
+    let touched = client.active_pair("restore drill").await;
+    let untouched = client.active_pair("left alone").await;
+    let first = client.deal(&touched, holdem()).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let draw = client
+        .send(
+            client
+                .request(
+                    reqwest::Method::POST,
+                    "/v1/draws?winners=1&client_seed_source=the%20drill",
+                )
+                .header("content-type", "text/plain")
+                .body("ann\nbo\ncy\n"),
+        )
+        .await;
+    assert_eq!(draw.status, StatusCode::CREATED, "{}", draw.text);
+    let draw = draw.id();
+    let backup = back_up(&db).await;
+    // The draw seeded and run after the backup.
+    let seeded = client
+        .put_json(
+            &format!("/v1/draws/{draw}/client-seed"),
+            &json!({"client_seed": "beacon round 1"}),
+        )
+        .await;
+    assert_eq!(seeded.status, StatusCode::OK, "{}", seeded.text);
+    let run = client.post(&format!("/v1/draws/{draw}/run")).await;
+    assert_eq!(run.status, StatusCode::OK, "{}", run.text);
+
+    let lost = hands_to_lose(&client, &touched).await;
+    let later = client.active_pair("after the backup").await;
+    let on_later = client.deal(&later, holdem()).await;
+    assert_eq!(on_later.status, StatusCode::CREATED, "{}", on_later.text);
+    let entries = 14;
+    log_reaches(&server.base, entries).await;
+    if witnessed {
+        wait_cosigned(&client, entries).await;
+    }
+    let published = checkpoint_size(&client).await;
+    monitor_exits(&server.base, &monitor_state, 0).await;
+    assert!(server.terminate().success());
+
+    restore(&db, &backup);
+    let server = deployment.serve(&log_path, &env);
+    let client = Client::new(&server.base).with_key(&key);
+    refused_then_recovered(
+        &deployment,
+        &client,
+        BeforeRestore {
+            touched: &touched,
+            untouched: &untouched,
+            later: &later,
+            lost: &lost,
+            draw: Some(&draw),
+            monitor_state: &monitor_state,
+            published,
+        },
+    )
+    .await;
+    if witnessed {
+        // The witness cosigns the recovered log: it never saw a fork.
+        let size = checkpoint_size(&client).await;
+        wait_cosigned(&client, size).await;
+    }
+}
+
+/// Waits until `/readyz` says the witness cosigned `size` entries or more.
+async fn wait_cosigned(client: &Client, size: u64) {
+    for _ in 0..400 {
+        let text = client.get("/readyz").await.text;
+        if text.contains("cosigned the latest checkpoint") && checkpoint_size(client).await >= size
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let text = client.get("/readyz").await.text;
+    panic!("the witness did not cosign {size} entries: {text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_sqlite_file_copy_restored_never_deals_a_known_hand_again() {
+    a_restored_backup_never_deals_a_known_hand_again(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_postgres_dump_restored_never_deals_a_known_hand_again() {
+    a_restored_backup_never_deals_a_known_hand_again(Backend::Postgres).await;
+}
+
+/// A dump restored under a running process (its tiles and pairs in
+/// memory): the next deal is refused before it commits, and recovery
+/// brings the same process back without a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_restore_under_a_running_process_is_refused_then_recovered() {
+    let Some(drill) = Drill::set_up(Backend::Postgres).await else {
+        return;
+    };
+    let (
+        Drill {
+            db,
+            deployment,
+            key,
+            log_path,
+            monitor_state,
+        },
+        env,
+    ) = (&drill, FAST_LOG);
+    let server = deployment.serve(log_path, &env);
+    let client = Client::new(&server.base).with_key(key);
+    let touched = client.active_pair("restore drill").await;
+    let untouched = client.active_pair("left alone").await;
+    client.deal(&touched, holdem()).await;
+    let backup = back_up(db).await;
+    let lost = hands_to_lose(&client, &touched).await;
+    let later = client.active_pair("after the backup").await;
+    client.deal(&later, holdem()).await;
+    log_reaches(&server.base, 11).await;
+    let published = checkpoint_size(&client).await;
+    monitor_exits(&server.base, monitor_state, 0).await;
+
+    restore(db, &backup);
+    // The first deal after the restore, before any pass noticed: refused
+    // inside its transaction (the index it would take is one the log used).
+    let refused = client.deal(&touched, holdem()).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        refused.text
+    );
+    assert_eq!(refused.json["type"], BEHIND, "{}", refused.text);
+    refused_then_recovered(
+        deployment,
+        &client,
+        BeforeRestore {
+            touched: &touched,
+            untouched: &untouched,
+            later: &later,
+            lost: &lost,
+            draw: None,
+            monitor_state,
+            published,
+        },
+    )
+    .await;
+    drop(server);
+}
+
+/// A database that holds a log with an empty mirror is refused at start
+/// (unless the operator says the mirror is new); an operator who skips
+/// recovery that way after a restore is caught by a monitor holding state
+/// from before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_skipped_recovery_is_refused_at_start_and_flagged_by_a_monitor() {
+    let Some(drill) = Drill::set_up(Backend::Sqlite).await else {
+        return;
+    };
+    let (
+        Drill {
+            db,
+            deployment,
+            key,
+            log_path,
+            monitor_state,
+        },
+        env,
+    ) = (&drill, FAST_LOG);
+    let server = deployment.serve(log_path, &env);
+    let client = Client::new(&server.base).with_key(key);
+    let pair = client.active_pair("skipped").await;
+    client.deal(&pair, holdem()).await;
+    let backup = back_up(db).await;
+    for _ in 0..2 {
+        client.deal(&pair, holdem()).await;
+    }
+    log_reaches(&server.base, 5).await;
+    monitor_exits(&server.base, monitor_state, 0).await;
+    assert!(server.terminate().success());
+
+    restore(db, &backup);
+    std::fs::remove_dir_all(db.dir.path().join("log-mirror")).expect("mirror removed");
+    let refused = deployment.run_with_env(&["serve", "--listen", "127.0.0.1:0"], &env);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("the log mirror at") && stderr.contains("--log-mirror-new"),
+        "{stderr}"
+    );
+
+    // Told the mirror is new, it starts: and deals nonce 1 again, which is
+    // why a monitor must hold state. Its checkpoint forks from the one the
+    // monitor holds.
+    let mut told = env.to_vec();
+    told.push(("FAIRDEAL_LOG_MIRROR_NEW", "true"));
+    let server = deployment.serve(log_path, &told);
+    let client = Client::new(&server.base).with_key(key);
+    for _ in 0..3 {
+        let dealt = client.deal(&pair, holdem()).await;
+        assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    }
+    log_reaches(&server.base, 5).await;
+    monitor_exits(&server.base, monitor_state, 1).await;
+}
