@@ -63,7 +63,7 @@ async fn recover(opts: RecoverOpts) -> anyhow::Result<ExitCode> {
          {key_origin}; recover with the original key"
     );
     anyhow::ensure!(
-        dir.join("entries").exists(),
+        dir.join("segments").exists(),
         "there is no log mirror at {}: give the one the service used (--log-mirror)",
         dir.display()
     );
@@ -85,8 +85,15 @@ async fn recover(opts: RecoverOpts) -> anyhow::Result<ExitCode> {
         );
     } else {
         println!(
-            "recovered: {} log entries appended again from the mirror (the database held {} of {})",
-            report.entries_restored, report.database_entries, report.mirrored_entries
+            "recovered{}: {} log entries appended again from the mirror (the database held {} of {})",
+            if report.resumed {
+                " (finishing a recovery cut short)"
+            } else {
+                ""
+            },
+            report.entries_restored,
+            report.database_entries,
+            report.mirrored_entries
         );
         println!(
             "  {} rounds stored again (same ids, nonces and cards)",

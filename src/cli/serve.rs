@@ -29,7 +29,8 @@ Environment:
   FAIRDEAL_MASTER_KEY   the master key as 64 hex characters (instead of a key file;
                         there is deliberately no command-line flag for it)
   FAIRDEAL_LOG_KEY      the transparency log's key as 64 hex characters (likewise)
-  RUST_LOG              log filter, e.g. info (default), debug, fairdeal=debug
+  RUST_LOG \
+             log filter, e.g. info (default), debug, fairdeal=debug
 
 Secrets never appear in logs, responses or metrics. Stop with SIGTERM or Ctrl-C:
 requests in flight finish first.")]
@@ -359,12 +360,24 @@ async fn open_mirror(opts: &ServeOpts, store: &Store) -> anyhow::Result<Option<A
         );
         return Ok(None);
     };
+    if opts.mirror.log_mirror.is_none() {
+        tracing::warn!(
+            mirror = %dir.display(),
+            "the log mirror is in the data directory: it catches a database file copied back, not a \
+             snapshot or copy of the whole directory; in production give --log-mirror on storage \
+             that is not backed up or restored with the database (docs/OPERATIONS.md, Restore)"
+        );
+    }
     let mirror = LogMirror::open(&dir, store.log_floor().clone())?;
     let (entries, _) = store.log_sizes().await?;
     match (mirror.count(), entries, opts.log_mirror_new) {
         (0, 0, _) => {}
         (0, entries, false) => anyhow::bail!(
-            "this database holds a transparency log of {entries} entries, but the log mirror at {}              is empty. If the database was restored from a backup, give the mirror that was in              use (--log-mirror): only it knows what was acknowledged since the backup. If this              is the first start with a mirror, or the old mirror was lost, start once with              --log-mirror-new to fill it from the database",
+            "this database holds a transparency log of {entries} entries, but the log mirror at {} \
+             is empty. If the database was restored from a backup, give the mirror that was in \
+             use (--log-mirror): only it knows what was acknowledged since the backup. If this \
+             is the first start with a mirror, or the old mirror was lost, start once with \
+             --log-mirror-new to fill it from the database",
             dir.display()
         ),
         (0, _, true) => {
@@ -540,6 +553,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
                 // The database is behind its log: nothing is written.
                 continue;
             }
+            dealer.catch_up_with_mirror();
             match dealer.close_stale_rounds(timeout_ms, now_ms()).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(rounds = n, "closed rounds left in play past the timeout"),
@@ -565,6 +579,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
                 if dealer.refusal().is_some() {
                     continue;
                 }
+                dealer.catch_up_with_mirror();
                 match dealer.void_expired_tables(now_ms()).await {
                     Ok(voided) => (0..voided).for_each(|_| metrics.event("table_void")),
                     Err(err) => {

@@ -19,7 +19,7 @@ use super::sealing::{MasterKey, Slot};
 use super::store::{
     BatchedRound, CloseRound, DealContext, InsertRound, NewChain, NewPair, NewRound, PairRow,
     PairStatus, Rotate, Rotation, RoundRequest, RoundRow, SealedDeal, SetClientSeed, Store,
-    is_idempotency_race, is_unavailable_cause,
+    is_behind_log, is_idempotency_race, is_unavailable_cause,
 };
 use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
@@ -273,7 +273,7 @@ impl DealQueue {
         let mut outcome = self.store.insert_rounds(&requests, false, deal).await;
         if outcome
             .as_ref()
-            .is_err_and(|err| !is_unavailable_cause(err))
+            .is_err_and(|err| !is_unavailable_cause(err) && is_behind_log(err).is_none())
         {
             outcome = self.store.insert_rounds(&requests, true, deal).await;
         }
@@ -281,6 +281,14 @@ impl DealQueue {
             Ok(results) => {
                 for (waiting, result) in batch.into_iter().zip(results) {
                     let _ = waiting.reply.send(result);
+                }
+            }
+            Err(err) if is_behind_log(&err).is_some() => {
+                // A database behind its log: nothing was committed, and
+                // every deal gets that refusal.
+                let refused = is_behind_log(&err).expect("behind its log");
+                for waiting in batch {
+                    let _ = waiting.reply.send(Err(refused.into()));
                 }
             }
             Err(err) => {
@@ -437,10 +445,18 @@ impl Dealer {
         self.mirror.as_ref().and_then(|m| m.standing().refusal())
     }
 
+    /// Learns what other processes put in the log mirror, before a write:
+    /// a database restored under them refuses the write before it commits.
+    pub fn catch_up_with_mirror(&self) {
+        if let Some(mirror) = &self.mirror {
+            mirror.catch_up();
+        }
+    }
+
     /// Waits until what the database holds now is in the log mirror: the
     /// step between a write's commit and its answer. An error is the
     /// refusal to answer it.
-    pub async fn acknowledge(&self) -> Result<(), String> {
+    pub async fn acknowledge(&self) -> Result<(), super::mirror::NotAcknowledged> {
         match &self.mirror {
             Some(mirror) => mirror.flush(&self.store).await,
             None => Ok(()),
@@ -726,6 +742,7 @@ impl Dealer {
                         opened_deals,
                         log_entries,
                         logged_reveal: None,
+                        also_logged: Vec::new(),
                     })
                 },
             )
@@ -751,7 +768,7 @@ impl Dealer {
     /// seed or its seats' contributions may end too; it dealt nothing. Its
     /// promised next seed is never used, so never revealed.
     pub async fn end(&self, pair_id: &str) -> anyhow::Result<Rotate> {
-        self.end_logged(pair_id, None).await
+        self.end_logged(pair_id, None, None).await
     }
 
     /// [`Dealer::end`]; with `logged` (an index and a time in ms), by the
@@ -762,6 +779,7 @@ impl Dealer {
         &self,
         pair_id: &str,
         logged: Option<(i64, i64)>,
+        successor: Option<&recovery::LostSuccessor>,
     ) -> anyhow::Result<Rotate> {
         self.active.forget(pair_id);
         self.store
@@ -779,6 +797,32 @@ impl Dealer {
                         .context("opening the pair's server seed")?;
                     let opened_deals = self.open_deals(sealed_deals)?;
                     if let Some((index, at)) = logged {
+                        // A successor the restored database lost dealt with
+                        // this pair's next seed, which it still holds: that
+                        // seed is revealed for it.
+                        let also_logged = match (successor, &pair.next_server_seed_sealed) {
+                            (Some(lost), Some(sealed_next)) => {
+                                let next = self
+                                    .key
+                                    .open(sealed_next, &pair.id, Slot::Next)
+                                    .context("opening the pair's next server seed")?;
+                                anyhow::ensure!(
+                                    next.commitment().to_string() == lost.server_seed_hash,
+                                    "the lost successor {} was not committed to this pair's next seed",
+                                    lost.id
+                                );
+                                vec![
+                                    Entry::Reveal {
+                                        seed_pair: lost.id.clone(),
+                                        server_seed: next.reveal_hex(),
+                                        successor: None,
+                                        time: timestamp(now_ms()),
+                                    }
+                                    .to_bytes()?,
+                                ]
+                            }
+                            _ => Vec::new(),
+                        };
                         return Ok(Rotation {
                             revealed_server_seed: current.reveal_hex(),
                             successor: None,
@@ -786,6 +830,7 @@ impl Dealer {
                             opened_deals,
                             log_entries: Vec::new(),
                             logged_reveal: Some(index),
+                            also_logged,
                         });
                     }
                     let at = now_ms();
@@ -803,6 +848,7 @@ impl Dealer {
                         opened_deals,
                         log_entries: vec![reveal],
                         logged_reveal: None,
+                        also_logged: Vec::new(),
                     })
                 },
             )

@@ -70,6 +70,8 @@ struct Gauges {
     checkpoint_size: Gauge,
     unintegrated: Gauge,
     waiting_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
+    mirror_entries: Gauge,
+    writes_refused: Gauge,
 }
 
 /// The service's metrics and their registry.
@@ -204,6 +206,16 @@ impl Metrics {
                 "Entries appended but not yet in a checkpoint",
                 &gauges.unintegrated,
             ),
+            (
+                "log_mirror_entries",
+                "Entries in the log mirror (0 without one)",
+                &gauges.mirror_entries,
+            ),
+            (
+                "writes_refused",
+                "1 while every write is refused: the database is behind its log mirror (a restore: run fairdeal recover), a recovery runs, or the mirror cannot be written",
+                &gauges.writes_refused,
+            ),
         ] {
             registry.register(name, help, gauge.clone());
         }
@@ -289,6 +301,13 @@ impl Metrics {
             g.waiting_seconds
                 .set(now_ms.saturating_sub(*caught_up) as f64 / 1000.0);
         }
+    }
+
+    /// The log mirror as the last pass left it: its entries, and whether
+    /// writes are refused.
+    pub fn mirror(&self, entries: u64, refused: bool) {
+        self.gauges.mirror_entries.set(entries as i64);
+        self.gauges.writes_refused.set(i64::from(refused));
     }
 
     pub fn round_dealt(&self, game: &str) {

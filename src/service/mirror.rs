@@ -19,14 +19,20 @@
 //!   ([`Standing`]), and the service refuses every write until
 //!   `fairdeal recover` appends the lost entries again from the mirror.
 //!
-//! The mirror is a directory of files written once each (write to a
-//! temporary name, `fsync`, hard-link to the entry's name: the link fails
-//! if the name exists, so two processes can never write different bytes
-//! under one index, and a process finding bytes that differ has found a
-//! fork). `entries/NNNN/IIIIIIIIIIIIIIII` holds entry `I` (decimal, padded)
-//! in shard `I / 4096`. Several processes share one mirror as they share
-//! one database. It must not live on the database's volume or snapshot
-//! (docs/OPERATIONS.md, "Restore").
+//! The mirror is a directory of **segments**, each written once: the
+//! entries one pass mirrored, in one file named by the index of its first
+//! entry (written to a temporary name, `fsync`ed, then hard-linked to its
+//! name: the link fails if the name exists, so no segment is ever written
+//! over, and a name, once there, holds every byte). Segments tile the
+//! indexes: each starts where one ends. Two processes that mirror at once
+//! try the same name; the second reads the first's segment, compares what
+//! both hold (other bytes under one index are a fork) and goes on from its
+//! end. `segments/SSSSSS/IIIIIIIIIIIIIIII` is the segment starting at entry
+//! `I` (decimal, padded) in shard `I / 65536`. One pass costs one `fsync`
+//! of a file and one of its directory, however many deals it covers.
+//! Several processes share one mirror as they share one database. It must
+//! not live on the database's volume or snapshot (docs/OPERATIONS.md,
+//! "Restore").
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -34,11 +40,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context;
+use sha2::{Digest, Sha256};
 
 use crate::service::store::{LogFloor, Store};
 
-/// Entries per shard directory.
-const SHARD: u64 = 4096;
+/// Segment starts per shard directory.
+const SHARD: u64 = 1 << 16;
 
 /// Entries read from the database per query in a pass.
 const BATCH: u64 = 4096;
@@ -94,15 +101,24 @@ impl Standing {
     }
 }
 
-/// What writing one entry found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Written {
-    /// Written now.
-    New,
-    /// Already there with the same bytes (another process, or a retry).
-    Same,
-    /// Already there with other bytes: a fork.
-    Differs,
+/// Why a write was not acknowledged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotAcknowledged {
+    /// Writes are refused: the state and the way out.
+    Refused(String),
+    /// The database did not answer the mirror's pass: retry.
+    DatabaseUnavailable,
+}
+
+impl std::fmt::Display for NotAcknowledged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotAcknowledged::Refused(why) => f.write_str(why),
+            NotAcknowledged::DatabaseUnavailable => {
+                f.write_str("the database did not answer the log mirror's pass")
+            }
+        }
+    }
 }
 
 /// The mirror of one log.
@@ -119,16 +135,18 @@ pub struct LogMirror {
     pass: tokio::sync::Mutex<()>,
     /// Raised to `count` as the mirror learns it.
     floor: LogFloor,
+    /// The last segment this process wrote or read: its start and entries
+    /// (what each pass compares the database's last entry with).
+    last: Mutex<Option<(u64, Vec<Vec<u8>>)>>,
 }
 
 impl LogMirror {
     /// Opens (creating) the mirror at `dir`, for a store whose floor it
     /// raises to what the mirror holds.
     pub fn open(dir: &Path, floor: LogFloor) -> anyhow::Result<Self> {
-        let entries = dir.join("entries");
-        std::fs::create_dir_all(&entries)
+        std::fs::create_dir_all(dir.join("segments"))
             .with_context(|| format!("creating the log mirror at {}", dir.display()))?;
-        let count = scan_count(&entries)
+        let count = scan_count(dir)
             .with_context(|| format!("reading the log mirror at {}", dir.display()))?;
         floor.raise(count);
         Ok(Self {
@@ -139,6 +157,7 @@ impl LogMirror {
             covered: AtomicU64::new(0),
             pass: tokio::sync::Mutex::new(()),
             floor,
+            last: Mutex::new(None),
         })
     }
 
@@ -168,13 +187,6 @@ impl LogMirror {
         *held = standing;
     }
 
-    fn path(&self, index: u64) -> PathBuf {
-        self.dir
-            .join("entries")
-            .join(format!("{:04}", index / SHARD))
-            .join(format!("{index:016}"))
-    }
-
     /// The file that says a recovery is under way (see
     /// `service::dealer::recovery`).
     pub fn recovery_marker(&self) -> PathBuf {
@@ -185,80 +197,77 @@ impl LogMirror {
     /// the database holds past the mirror are mirrored).
     pub async fn standing_of(&self, store: &Store) -> anyhow::Result<Standing> {
         let _pass = self.pass.lock().await;
-        let standing = self.pass(store).await?;
+        let standing = self.pass_while_recovering(store).await?;
         self.set_standing(standing.clone());
         Ok(standing)
     }
 
     /// Entry `index`, if the mirror holds it.
     pub fn read(&self, index: u64) -> anyhow::Result<Option<Vec<u8>>> {
-        match std::fs::read(self.path(index)) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(err).with_context(|| format!("reading mirrored entry {index}")),
-        }
-    }
-
-    /// Writes entry `index` once: durable (`fsync`ed) before it is named,
-    /// and never over other bytes. The directory is synced by the caller
-    /// ([`LogMirror::sync_shards`]) once for a batch.
-    pub fn write(&self, index: u64, bytes: &[u8]) -> anyhow::Result<Written> {
-        let path = self.path(index);
-        let shard = path.parent().expect("a shard directory");
-        std::fs::create_dir_all(shard).context("creating a mirror shard")?;
-        let temporary = shard.join(format!(".{index}.{}.tmp", uuid::Uuid::new_v4().simple()));
+        if let Some((start, entries)) = &*self.last.lock().expect("last segment")
+            && (*start..*start + entries.len() as u64).contains(&index)
         {
-            let mut file = std::fs::File::create(&temporary).context("writing a mirror entry")?;
-            file.write_all(bytes).context("writing a mirror entry")?;
-            file.sync_data().context("syncing a mirror entry")?;
+            return Ok(Some(entries[(index - start) as usize].clone()));
         }
-        let linked = std::fs::hard_link(&temporary, &path);
-        let _ = std::fs::remove_file(&temporary);
-        match linked {
-            Ok(()) => Ok(Written::New),
-            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
-                let held = std::fs::read(&path).context("reading a mirror entry")?;
-                Ok(if held == bytes {
-                    Written::Same
-                } else {
-                    Written::Differs
-                })
-            }
-            Err(err) => Err(err).context("naming a mirror entry"),
-        }
+        Ok(segment_covering(&self.dir, index)?
+            .map(|(start, entries)| entries[(index - start) as usize].clone()))
     }
 
-    /// Syncs the shard directories of entries `[from, to)`, so their names
-    /// survive a crash.
-    fn sync_shards(&self, from: u64, to: u64) -> anyhow::Result<()> {
-        if from >= to {
-            return Ok(());
+    /// Entries `[from, to)`, all of which the mirror must hold.
+    pub fn read_range(&self, from: u64, to: u64) -> anyhow::Result<Vec<Vec<u8>>> {
+        let mut out = Vec::with_capacity(to.saturating_sub(from) as usize);
+        let mut segment = segment_covering(&self.dir, from)?;
+        while (out.len() as u64) < to.saturating_sub(from) {
+            let (start, entries) = segment
+                .with_context(|| format!("the mirror lacks entry {}", from + out.len() as u64))?;
+            let end = start + entries.len() as u64;
+            let at = from + out.len() as u64;
+            out.extend(
+                entries
+                    .into_iter()
+                    .skip((at - start) as usize)
+                    .take((to - at) as usize),
+            );
+            segment = read_segment(&self.dir, end)?.map(|entries| (end, entries));
         }
-        for shard in from / SHARD..=(to - 1) / SHARD {
-            let dir = self.dir.join("entries").join(format!("{shard:04}"));
-            std::fs::File::open(&dir)
-                .and_then(|d| d.sync_all())
-                .context("syncing a mirror shard")?;
+        Ok(out)
+    }
+
+    /// Writes `entries` as the entries from `start` on, once (see
+    /// [`write_segments`]): the index of the first that differs from what
+    /// the mirror holds, if any.
+    pub fn write(&self, start: u64, entries: &[Vec<u8>]) -> anyhow::Result<Option<u64>> {
+        Ok(write_segments(&self.dir, start, entries)?.forked)
+    }
+
+    /// Learns what other processes mirrored since (they share the mirror)
+    /// and raises the floor to it: called before every write, so that a
+    /// database restored under several processes refuses the write before
+    /// it commits, whichever process acknowledged the entries it lost.
+    pub fn catch_up(&self) {
+        if let Err(err) = self.catch_up_count() {
+            tracing::error!(error = format!("{err:#}"), "reading the log mirror failed");
         }
-        Ok(())
     }
 
     /// Learns entries other processes mirrored since (they share it).
-    fn catch_up_count(&self) -> u64 {
+    fn catch_up_count(&self) -> anyhow::Result<u64> {
         let mut count = self.count();
-        while self.path(count).exists() {
-            count += 1;
+        while let Some(entries) = read_segment(&self.dir, count)? {
+            let end = count + entries.len() as u64;
+            *self.last.lock().expect("last segment") = Some((count, entries));
+            count = end;
         }
         self.count.fetch_max(count, Ordering::AcqRel);
         self.floor.raise(count);
-        count
+        Ok(count)
     }
 
     /// Waits until every entry the database held when this was called is
     /// mirrored, or the database is found behind or forked. Call it after
     /// a write and before answering it. Concurrent callers share passes:
     /// a pass that began after a caller registered covers it.
-    pub async fn flush(&self, store: &Store) -> Result<(), String> {
+    pub async fn flush(&self, store: &Store) -> Result<(), NotAcknowledged> {
         let ticket = self.requested.fetch_add(1, Ordering::AcqRel) + 1;
         let _pass = self.pass.lock().await;
         if self.covered.load(Ordering::Acquire) >= ticket && self.standing() == Standing::Current {
@@ -267,6 +276,15 @@ impl LogMirror {
         let covers = self.requested.load(Ordering::Acquire);
         let standing = match self.pass(store).await {
             Ok(standing) => standing,
+            // The database out of reach says nothing of the mirror: this
+            // request is not acknowledged, and the next pass looks again.
+            Err(err) if crate::service::store::is_unavailable_cause(&err) => {
+                tracing::warn!(
+                    error = format!("{err:#}"),
+                    "the log mirror could not read the database"
+                );
+                return Err(NotAcknowledged::DatabaseUnavailable);
+            }
             Err(err) => {
                 tracing::error!(error = format!("{err:#}"), "the log mirror failed");
                 Standing::Unwritable
@@ -278,7 +296,7 @@ impl LogMirror {
                 self.covered.fetch_max(covers, Ordering::AcqRel);
                 Ok(())
             }
-            Some(why) => Err(why),
+            Some(why) => Err(NotAcknowledged::Refused(why)),
         }
     }
 
@@ -288,41 +306,57 @@ impl LogMirror {
         if self.recovery_marker().exists() {
             return Ok(Standing::Recovering);
         }
-        let (next, _) = store.log_sizes().await?;
-        let count = self.catch_up_count();
-        if next < count {
-            // Behind: a prefix, or rewritten since?
-            if next > 0 && !self.matches(store, next - 1).await? {
-                return Ok(Standing::Forked { index: next - 1 });
-            }
-            return Ok(Standing::Behind {
-                database: next,
-                mirrored: count,
-            });
-        }
-        if count > 0 && !self.matches(store, count - 1).await? {
-            return Ok(Standing::Forked { index: count - 1 });
-        }
-        let mut from = count;
-        while from < next {
-            let to = next.min(from + BATCH);
-            let entries = store.log_entries(from, to).await?;
-            anyhow::ensure!(
-                entries.len() as u64 == to - from,
-                "log entries {from}..{to} are not all stored"
-            );
-            for (offset, entry) in entries.iter().enumerate() {
-                let index = from + offset as u64;
-                if self.write(index, entry)? == Written::Differs {
-                    return Ok(Standing::Forked { index });
+        self.pass_while_recovering(store).await
+    }
+
+    /// [`LogMirror::pass`], whether or not a recovery is under way (the
+    /// recovery's own passes).
+    async fn pass_while_recovering(&self, store: &Store) -> anyhow::Result<Standing> {
+        let mut count = self.catch_up_count()?;
+        loop {
+            // One query a pass: the last mirrored entry (to compare) and
+            // what follows it.
+            let mut rows = store
+                .log_entries(count.saturating_sub(1), count + BATCH)
+                .await?;
+            if count > 0 {
+                if rows.is_empty() {
+                    // The database does not hold the last mirrored entry.
+                    let (next, _) = store.log_sizes().await?;
+                    if next > 0 && !self.matches(store, next - 1).await? {
+                        return Ok(Standing::Forked { index: next - 1 });
+                    }
+                    return Ok(Standing::Behind {
+                        database: next,
+                        mirrored: count,
+                    });
                 }
+                if self.read(count - 1)?.as_deref() != Some(rows[0].as_slice()) {
+                    return Ok(Standing::Forked { index: count - 1 });
+                }
+                rows.remove(0);
             }
-            self.sync_shards(from, to)?;
-            self.count.fetch_max(to, Ordering::AcqRel);
-            self.floor.raise(to);
-            from = to;
+            if rows.is_empty() {
+                return Ok(Standing::Current);
+            }
+            let full = rows.len() as u64 == BATCH;
+            // Off the async workers: a write waits for the disk.
+            let dir = self.dir.clone();
+            let start = count;
+            let written = tokio::task::spawn_blocking(move || write_segments(&dir, start, &rows))
+                .await
+                .context("the mirror's writer stopped")??;
+            if let Some(index) = written.forked {
+                return Ok(Standing::Forked { index });
+            }
+            *self.last.lock().expect("last segment") = Some(written.last);
+            count = written.end;
+            self.count.fetch_max(count, Ordering::AcqRel);
+            self.floor.raise(count);
+            if !full {
+                return Ok(Standing::Current);
+            }
         }
-        Ok(Standing::Current)
     }
 
     /// Whether the database's entry `index` is the mirror's.
@@ -340,63 +374,234 @@ impl LogMirror {
     }
 }
 
-/// Entries `[0, count)` held in `entries/`: the highest shard's files,
-/// counted up to the first one missing (a pass cut short by a crash leaves
-/// names only above entries that were never acknowledged).
-fn scan_count(entries: &Path) -> std::io::Result<u64> {
-    let mut shards: Vec<u64> = std::fs::read_dir(entries)?
+/// Where the segment starting at entry `start` is kept under `dir`.
+fn segment_path(dir: &Path, start: u64) -> PathBuf {
+    dir.join("segments")
+        .join(format!("{:06}", start / SHARD))
+        .join(format!("{start:016}"))
+}
+
+/// A segment's bytes: each entry as its length (4 bytes, big-endian), then
+/// its bytes; then the SHA-256 of all that, so that a segment damaged on
+/// disk reads as damaged, never as other entries.
+fn encode(entries: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(entries.iter().map(|e| e.len() + 4).sum::<usize>() + 32);
+    for entry in entries {
+        out.extend_from_slice(&(entry.len() as u32).to_be_bytes());
+        out.extend_from_slice(entry);
+    }
+    let digest = Sha256::digest(&out);
+    out.extend_from_slice(&digest);
+    out
+}
+
+fn decode(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let (mut bytes, digest) = bytes.split_last_chunk::<32>()?;
+    if Sha256::digest(bytes).as_slice() != digest {
+        return None;
+    }
+    let mut entries = Vec::new();
+    while !bytes.is_empty() {
+        let (length, rest) = bytes.split_first_chunk::<4>()?;
+        let length = u32::from_be_bytes(*length) as usize;
+        if rest.len() < length {
+            return None;
+        }
+        entries.push(rest[..length].to_vec());
+        bytes = &rest[length..];
+    }
+    (!entries.is_empty()).then_some(entries)
+}
+
+/// The segment starting at entry `start`, if there is one.
+fn read_segment(dir: &Path, start: u64) -> anyhow::Result<Option<Vec<Vec<u8>>>> {
+    match std::fs::read(segment_path(dir, start)) {
+        Ok(bytes) => decode(&bytes).map(Some).with_context(|| {
+            format!(
+                "the log mirror's segment at entry {start} is damaged (its checksum or its \
+                     lengths do not hold): restore the mirror from its own backup; the database \
+                     is not at fault"
+            )
+        }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(err).with_context(|| format!("reading the mirror's segment at {start}")),
+    }
+}
+
+/// The starts of the segments in shard `shard`, in order.
+fn segment_starts(dir: &Path, shard: u64) -> anyhow::Result<Vec<u64>> {
+    let path = dir.join("segments").join(format!("{shard:06}"));
+    let mut starts: Vec<u64> = match std::fs::read_dir(&path) {
+        Ok(listing) => listing
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(err) => return Err(err).context("listing the mirror"),
+    };
+    starts.sort_unstable();
+    Ok(starts)
+}
+
+/// The segment holding entry `index` (its start and entries), if any.
+fn segment_covering(dir: &Path, index: u64) -> anyhow::Result<Option<(u64, Vec<Vec<u8>>)>> {
+    for shard in (0..=index / SHARD).rev() {
+        if let Some(start) = segment_starts(dir, shard)?
+            .into_iter()
+            .rev()
+            .find(|start| *start <= index)
+        {
+            let entries = read_segment(dir, start)?.unwrap_or_default();
+            return Ok((index < start + entries.len() as u64).then_some((start, entries)));
+        }
+    }
+    Ok(None)
+}
+
+/// Entries the mirror at `dir` holds: the end of its last segment (the
+/// segments tile the indexes from 0).
+fn scan_count(dir: &Path) -> anyhow::Result<u64> {
+    let mut shards: Vec<u64> = std::fs::read_dir(dir.join("segments"))?
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
         .collect();
     shards.sort_unstable();
     while let Some(shard) = shards.pop() {
-        let mut held: Vec<u64> = std::fs::read_dir(entries.join(format!("{shard:04}")))?
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-            .collect();
-        held.sort_unstable();
-        let mut count = shard * SHARD;
-        for index in held {
-            if index != count {
-                break;
-            }
-            count += 1;
-        }
-        if count > shard * SHARD || shard == 0 {
-            return Ok(count);
+        if let Some(start) = segment_starts(dir, shard)?.pop() {
+            let entries = read_segment(dir, start)?.unwrap_or_default();
+            return Ok(start + entries.len() as u64);
         }
     }
     Ok(0)
+}
+
+/// What [`write_segments`] did.
+struct SegmentsWritten {
+    /// The first index whose bytes differ from what the mirror held.
+    forked: Option<u64>,
+    /// Where the mirror's segments end now (beyond the entries written when
+    /// another process mirrored more).
+    end: u64,
+    /// The last segment written or read.
+    last: (u64, Vec<Vec<u8>>),
+}
+
+/// Writes `entries` as the mirror's entries from `start` on: one segment,
+/// to a temporary name, `fsync`ed, then hard-linked to its name, which
+/// fails if a segment starts there already (another process mirrored
+/// first): then that segment is compared with what it shares with these
+/// entries, and the rest is written from its end. The shard directories
+/// are synced once at the end, so the names survive a crash.
+fn write_segments(dir: &Path, start: u64, entries: &[Vec<u8>]) -> anyhow::Result<SegmentsWritten> {
+    let mut at = start;
+    let mut rest = entries;
+    let mut touched = Vec::new();
+    let mut last = (start, Vec::new());
+    while !rest.is_empty() {
+        let path = segment_path(dir, at);
+        let shard = path.parent().expect("a shard directory").to_owned();
+        std::fs::create_dir_all(&shard).context("creating a mirror shard")?;
+        let temporary = shard.join(format!(".{at}.{}.tmp", uuid::Uuid::new_v4().simple()));
+        {
+            let mut file = std::fs::File::create(&temporary).context("writing the mirror")?;
+            file.write_all(&encode(rest))
+                .context("writing the mirror")?;
+            file.sync_data().context("syncing the mirror")?;
+        }
+        let linked = std::fs::hard_link(&temporary, &path);
+        let _ = std::fs::remove_file(&temporary);
+        if !touched.contains(&shard) {
+            touched.push(shard);
+        }
+        match linked {
+            Ok(()) => {
+                last = (at, rest.to_vec());
+                at += rest.len() as u64;
+                rest = &[];
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+                let held = read_segment(dir, at)?.context("a mirror segment vanished")?;
+                let shared = held.len().min(rest.len());
+                if let Some(offset) = (0..shared).find(|i| held[*i] != rest[*i]) {
+                    return Ok(SegmentsWritten {
+                        forked: Some(at + offset as u64),
+                        end: at,
+                        last: (at, held),
+                    });
+                }
+                rest = &rest[shared..];
+                at += held.len() as u64;
+                last = (at - held.len() as u64, held);
+            }
+            Err(err) => return Err(err).context("naming a mirror segment"),
+        }
+    }
+    for shard in touched {
+        std::fs::File::open(&shard)
+            .and_then(|d| d.sync_all())
+            .context("syncing a mirror shard")?;
+    }
+    Ok(SegmentsWritten {
+        forked: None,
+        end: at,
+        last,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn an_entry_is_written_once_and_other_bytes_are_a_fork() {
-        let dir = tempfile::tempdir().expect("dir");
-        let mirror = LogMirror::open(dir.path(), LogFloor::default()).expect("opens");
-        assert_eq!(mirror.write(0, b"a").expect("writes"), Written::New);
-        assert_eq!(mirror.write(0, b"a").expect("writes"), Written::Same);
-        assert_eq!(mirror.write(0, b"b").expect("writes"), Written::Differs);
-        assert_eq!(mirror.read(0).expect("reads"), Some(b"a".to_vec()));
-        assert_eq!(mirror.read(1).expect("reads"), None);
+    fn entries(range: std::ops::Range<u8>) -> Vec<Vec<u8>> {
+        range.map(|i| vec![i; usize::from(i) + 1]).collect()
     }
 
     #[test]
-    fn the_count_stops_at_the_first_missing_entry_across_shards() {
+    fn a_segment_is_written_once_and_other_bytes_are_a_fork() {
+        let dir = tempfile::tempdir().expect("dir");
+        let mirror = LogMirror::open(dir.path(), LogFloor::default()).expect("opens");
+        assert_eq!(mirror.write(0, &entries(0..3)).expect("writes"), None);
+        // Another process, which read more: it goes on from the end.
+        assert_eq!(mirror.write(0, &entries(0..5)).expect("writes"), None);
+        // A database rewritten since: the first entry that differs.
+        let mut other = entries(0..6);
+        other[4] = b"rewritten".to_vec();
+        assert_eq!(mirror.write(0, &other).expect("writes"), Some(4));
+        assert_eq!(mirror.read(4).expect("reads"), Some(vec![4; 5]));
+        assert_eq!(mirror.read(5).expect("reads"), None);
+        assert_eq!(mirror.read_range(1, 5).expect("reads"), entries(1..5));
+        assert!(mirror.read_range(1, 6).is_err(), "entry 5 is not there");
+    }
+
+    #[test]
+    fn the_count_is_where_the_segments_end_and_other_processes_are_learned() {
         let dir = tempfile::tempdir().expect("dir");
         let floor = LogFloor::default();
         let mirror = LogMirror::open(dir.path(), floor.clone()).expect("opens");
-        for index in (0..SHARD + 3).chain([SHARD + 5]) {
-            mirror.write(index, b"x").expect("writes");
-        }
+        mirror.write(0, &entries(0..3)).expect("writes");
+        mirror.write(3, &entries(3..4)).expect("writes");
         let reopened = LogMirror::open(dir.path(), floor.clone()).expect("opens");
-        assert_eq!(reopened.count(), SHARD + 3);
-        assert_eq!(floor.get(), SHARD + 3);
-        // Another process writes the missing ones: learned on the next pass.
-        reopened.write(SHARD + 3, b"x").expect("writes");
-        reopened.write(SHARD + 4, b"x").expect("writes");
-        assert_eq!(reopened.catch_up_count(), SHARD + 6);
-        assert_eq!(floor.get(), SHARD + 6);
+        assert_eq!(reopened.count(), 4);
+        assert_eq!(floor.get(), 4);
+        // Another process writes on: learned on the next pass.
+        mirror.write(4, &entries(4..7)).expect("writes");
+        assert_eq!(reopened.catch_up_count().expect("counts"), 7);
+        assert_eq!(floor.get(), 7);
+        // A segment in a later shard is found at start.
+        write_segments(dir.path(), SHARD + 2, &entries(0..2)).expect("writes");
+        let reopened = LogMirror::open(dir.path(), LogFloor::default()).expect("opens");
+        assert_eq!(reopened.count(), SHARD + 4);
+        assert_eq!(reopened.read(SHARD + 3).expect("reads"), Some(vec![1; 2]));
+        assert_eq!(reopened.read(6).expect("reads"), Some(vec![6; 7]));
+    }
+
+    #[test]
+    fn a_segment_cut_short_is_an_error_not_an_entry() {
+        assert_eq!(decode(&encode(&entries(0..3))), Some(entries(0..3)));
+        let mut bytes = encode(&entries(0..3));
+        bytes.pop();
+        assert_eq!(decode(&bytes), None);
+        let mut bytes = encode(&entries(0..3));
+        bytes[5] ^= 1;
+        assert_eq!(decode(&bytes), None, "a flipped bit is damage");
+        assert_eq!(decode(&[]), None);
     }
 }

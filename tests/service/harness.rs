@@ -12,4 +12,4 @@ pub use app::{
 };
 pub use client::{Client, Reply, id};
 pub use database::{Backend, TestDatabase, random_master_key_hex, run_sql};
-pub use process::{Deployment, log_reaches, run_audit_log, run_monitor};
+pub use process::{Deployment, Server, log_reaches, run_audit_log, run_monitor};

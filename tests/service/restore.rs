@@ -13,7 +13,7 @@ use fairdeal::tlog::cosignature::Cosigner;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::harness::{Backend, Client, Deployment, TestDatabase, log_reaches, run_monitor};
+use crate::harness::{Backend, Client, Deployment, Server, TestDatabase, log_reaches, run_monitor};
 use crate::witness_process::WitnessProcess;
 
 const BEHIND: &str = "/problems/database-behind-log";
@@ -100,6 +100,22 @@ async fn readiness(client: &Client, status: StatusCode) -> Value {
     panic!("/readyz did not answer {status} within ten seconds");
 }
 
+/// Waits until `/readyz` refuses with a detail that says `words`.
+async fn refusal_says(client: &Client, words: &str) {
+    for _ in 0..200 {
+        let ready = client.get("/readyz").await;
+        if ready.status == StatusCode::SERVICE_UNAVAILABLE
+            && ready.json["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains(words))
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("/readyz did not refuse saying {words:?} within ten seconds");
+}
+
 /// The log's checkpoint size as served.
 async fn checkpoint_size(client: &Client) -> u64 {
     let text = client.get("/log/checkpoint").await.text;
@@ -123,6 +139,14 @@ struct Drill {
 }
 
 impl Drill {
+    /// `fairdeal serve` on the drill's deployment with `env`, and an
+    /// operator's client of it.
+    fn serve(&self, env: &[(&str, &str)]) -> (Server, Client) {
+        let server = self.deployment.serve(&self.log_path, env);
+        let client = Client::new(&server.base).with_key(&self.key);
+        (server, client)
+    }
+
     async fn set_up(backend: Backend) -> Option<Self> {
         let db = TestDatabase::create(backend).await?;
         let deployment = Deployment::new(&db);
@@ -234,6 +258,8 @@ async fn refused_then_recovered(
         assert_eq!(refused.json["type"], BEHIND, "{}", refused.text);
         assert!(refused.header("retry-after").is_some());
     }
+    let metrics = client.get("/metrics").await.text;
+    assert!(metrics.contains("fairdeal_writes_refused 1"), "{metrics}");
     let checkpoint = client.get("/log/checkpoint").await;
     assert_eq!(
         checkpoint.status,
@@ -242,7 +268,17 @@ async fn refused_then_recovered(
         checkpoint.text
     );
 
+    // A recovery killed before its transaction committed left its marker:
+    // every process refuses while it is there, and the next run does the
+    // whole recovery.
+    std::fs::write(
+        deployment.data_dir.join("log-mirror").join("RECOVERING"),
+        "{}",
+    )
+    .expect("marker");
+    refusal_says(client, "recovering").await;
     let report = recover(deployment);
+    assert_eq!(report["resumed"], false, "{report:#}");
     assert_eq!(
         report["rounds_restored"],
         json!(lost.iter().map(|d| d.id.clone()).collect::<Vec<_>>()),
@@ -262,6 +298,8 @@ async fn refused_then_recovered(
     );
     // The service resumes by itself.
     readiness(client, StatusCode::OK).await;
+    let metrics = client.get("/metrics").await.text;
+    assert!(metrics.contains("fairdeal_writes_refused 0"), "{metrics}");
 
     // A draw whose client seed and result were lost is never drawn again
     // with another seed.
@@ -455,18 +493,23 @@ async fn a_restore_under_a_running_process_is_refused_then_recovered() {
     let Some(drill) = Drill::set_up(Backend::Postgres).await else {
         return;
     };
-    let (
-        Drill {
-            db,
-            deployment,
-            key,
-            log_path,
-            monitor_state,
-        },
-        env,
-    ) = (&drill, FAST_LOG);
-    let server = deployment.serve(log_path, &env);
-    let client = Client::new(&server.base).with_key(key);
+    let Drill {
+        db,
+        deployment,
+        key,
+        monitor_state,
+        ..
+    } = &drill;
+    let env = FAST_LOG;
+    let (server, client) = drill.serve(&env);
+    // A second process on the same database and mirror, which checkpoints
+    // (and so passes over the mirror) only every 30 s: it learns what the
+    // first acknowledged only from the mirror, before its own writes.
+    let idle = deployment.serve(
+        &db.dir.path().join("idle.log"),
+        &[("FAIRDEAL_LOG_INTERVAL", "30")],
+    );
+    let idle_client = Client::new(&idle.base).with_key(key);
     let touched = client.active_pair("restore drill").await;
     let untouched = client.active_pair("left alone").await;
     client.deal(&touched, holdem()).await;
@@ -479,9 +522,10 @@ async fn a_restore_under_a_running_process_is_refused_then_recovered() {
     monitor_exits(&server.base, monitor_state, 0).await;
 
     restore(db, &backup);
-    // The first deal after the restore, before any pass noticed: refused
-    // inside its transaction (the index it would take is one the log used).
-    let refused = client.deal(&touched, holdem()).await;
+    // The first deal after the restore, on the other process, before any
+    // pass noticed: refused inside its transaction (the index it would
+    // take is one the log used), so nonce 1 is not dealt again.
+    let refused = idle_client.deal(&touched, holdem()).await;
     assert_eq!(
         refused.status,
         StatusCode::SERVICE_UNAVAILABLE,
@@ -489,6 +533,14 @@ async fn a_restore_under_a_running_process_is_refused_then_recovered() {
         refused.text
     );
     assert_eq!(refused.json["type"], BEHIND, "{}", refused.text);
+    let store = db.store(1).await;
+    let rounds = store
+        .rounds_of_pair(&touched, None, 100)
+        .await
+        .expect("rounds");
+    assert_eq!(rounds.len(), 1, "only nonce 0, from before the backup");
+    store.close().await;
+    drop(idle);
     refused_then_recovered(
         deployment,
         &client,
@@ -515,18 +567,14 @@ async fn a_skipped_recovery_is_refused_at_start_and_flagged_by_a_monitor() {
     let Some(drill) = Drill::set_up(Backend::Sqlite).await else {
         return;
     };
-    let (
-        Drill {
-            db,
-            deployment,
-            key,
-            log_path,
-            monitor_state,
-        },
-        env,
-    ) = (&drill, FAST_LOG);
-    let server = deployment.serve(log_path, &env);
-    let client = Client::new(&server.base).with_key(key);
+    let Drill {
+        db,
+        deployment,
+        monitor_state,
+        ..
+    } = &drill;
+    let env = FAST_LOG;
+    let (server, client) = drill.serve(&env);
     let pair = client.active_pair("skipped").await;
     client.deal(&pair, holdem()).await;
     let backup = back_up(db).await;
@@ -552,12 +600,132 @@ async fn a_skipped_recovery_is_refused_at_start_and_flagged_by_a_monitor() {
     // monitor holds.
     let mut told = env.to_vec();
     told.push(("FAIRDEAL_LOG_MIRROR_NEW", "true"));
-    let server = deployment.serve(log_path, &told);
-    let client = Client::new(&server.base).with_key(key);
+    let (server, client) = drill.serve(&told);
     for _ in 0..3 {
         let dealt = client.deal(&pair, holdem()).await;
         assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
     }
     log_reaches(&server.base, 5).await;
     monitor_exits(&server.base, monitor_state, 1).await;
+}
+
+/// Entries the service's log holds (its metrics say).
+async fn log_entries(client: &Client) -> u64 {
+    let metrics = client.get("/metrics").await.text;
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("fairdeal_log_entries "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no fairdeal_log_entries: {metrics}"))
+}
+
+/// A rotation and a chain round's close after the backup: the rotated
+/// pair takes its reveal from the log, its successor (whose seed the
+/// database held as the pair's next) is revealed, and the chain round the
+/// database held gets the seed its close published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rotation_and_a_chain_close_after_the_backup_are_recovered() {
+    let Some(drill) = Drill::set_up(Backend::Sqlite).await else {
+        return;
+    };
+    let Drill {
+        db,
+        deployment,
+        monitor_state,
+        ..
+    } = &drill;
+    let env = FAST_LOG;
+    let (server, client) = drill.serve(&env);
+    let rotated = client.active_pair("rotated after the backup").await;
+    let chain = client
+        .post_json(
+            "/v1/seed-pairs",
+            &json!({"protocol": "fairdeal-chain-v1", "chain_length": 6}),
+        )
+        .await
+        .id();
+    let seeded = client
+        .put_json(
+            &format!("/v1/seed-pairs/{chain}/client-seed"),
+            &json!({"client_seed": "a chain"}),
+        )
+        .await;
+    assert_eq!(seeded.status, StatusCode::OK, "{}", seeded.text);
+    let chain_round = client.deal(&chain, holdem()).await;
+    assert_eq!(
+        chain_round.status,
+        StatusCode::CREATED,
+        "{}",
+        chain_round.text
+    );
+    let chain_round = chain_round.id();
+    let backup = back_up(db).await;
+
+    let lost = hands_to_lose(&client, &rotated).await;
+    let rotation = client.rotate(&rotated, "the next session").await;
+    assert_eq!(rotation.status, StatusCode::OK, "{}", rotation.text);
+    let successor = rotation.json["current"]["id"]
+        .as_str()
+        .expect("a successor")
+        .to_owned();
+    let on_successor = client.deal(&successor, holdem()).await;
+    assert_eq!(
+        on_successor.status,
+        StatusCode::CREATED,
+        "{}",
+        on_successor.text
+    );
+    client.close(&chain_round).await;
+    let entries = log_entries(&client).await;
+    log_reaches(&server.base, entries).await;
+    monitor_exits(&server.base, monitor_state, 0).await;
+    assert!(server.terminate().success());
+
+    restore(db, &backup);
+    let (server, client) = drill.serve(&env);
+    readiness(&client, StatusCode::SERVICE_UNAVAILABLE).await;
+    let report = recover(deployment);
+    assert_eq!(
+        report["reveals_taken_from_log"],
+        json!([rotated]),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["successors_revealed"],
+        json!([successor]),
+        "{report:#}"
+    );
+    assert_eq!(report["pairs_lost"], json!([]), "{report:#}");
+    assert_eq!(
+        report["round_seeds_restored"],
+        json!([chain_round]),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["rounds_restored"],
+        json!(lost.iter().map(|d| d.id.clone()).collect::<Vec<_>>()),
+        "{report:#}"
+    );
+    assert_eq!(
+        report["rounds_not_restored"][0][0],
+        on_successor.id(),
+        "{report:#}"
+    );
+    readiness(&client, StatusCode::OK).await;
+    // The chain round is public with its seed, as its close made it.
+    let round = client.get(&format!("/v1/rounds/{chain_round}")).await;
+    assert!(round.json["server_seed"].is_string(), "{}", round.text);
+    assert_eq!(round.json["status"], "closed", "{}", round.text);
+    // The rotated pair's lost hands are back, and no seed of it deals.
+    for dealt in &lost {
+        let round = client.get(&format!("/v1/rounds/{}", dealt.id)).await;
+        assert_eq!(round.json["deal"], dealt.deal, "{}", round.text);
+    }
+    let again = client.deal(&rotated, holdem()).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
+    // The log holds the successor's commit and now its reveal: a monitor
+    // from before the restore accepts it.
+    let size = log_entries(&client).await;
+    log_reaches(&server.base, size).await;
+    monitor_exits(&server.base, monitor_state, 0).await;
 }

@@ -32,12 +32,16 @@ use serde::{Deserialize, Serialize};
 use super::{Dealer, chains};
 use crate::service::mirror::{LogMirror, Standing};
 use crate::service::sealing::Slot;
-use crate::service::store::{CloseRound, PairStatus, RestoredRound, Rotate, RoundStatus};
+use crate::service::store::{CloseRound, LostSeed, PairStatus, RestoredRound, Rotate, RoundStatus};
 use crate::time::{now_ms, parse_timestamp};
 
 /// What a recovery did, and what it could not restore.
-#[derive(Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Recovery {
+    /// Whether this run finished a recovery cut short (the report is the
+    /// whole recovery's).
+    pub resumed: bool,
     /// Entries the database held, and the mirror.
     pub database_entries: u64,
     pub mirrored_entries: u64,
@@ -55,6 +59,13 @@ pub struct Recovery {
     /// Pairs committed after the backup: their seeds were lost with it,
     /// their commitments stay unrevealed in the log.
     pub pairs_lost: Vec<String>,
+    /// Successors opened by a rotation after the backup, with the seed the
+    /// database still held as their predecessor's next: revealed now, so
+    /// their hands can be checked (the rows themselves are lost).
+    pub successors_revealed: Vec<String>,
+    /// Chain rounds the database held whose seeds were published after
+    /// the backup: stored with them again.
+    pub round_seeds_restored: Vec<String>,
     /// Draws whose entries were lost: committed after the backup (seed
     /// lost), or given a client seed or drawn after it.
     pub draws_lost: Vec<String>,
@@ -62,11 +73,25 @@ pub struct Recovery {
 
 /// The state a recovery leaves in the mirror while it runs.
 #[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 struct Marker {
+    /// The report as it stood before the pairs were ended.
+    report: Recovery,
     pairs_to_end: Vec<String>,
     /// Reveal entries the log holds for pairs still to end: pair → (index,
     /// time in ms).
     logged_reveals: BTreeMap<String, (i64, i64)>,
+    /// Pairs still to end whose lost rotation opened a successor the
+    /// database lost: pair → that successor.
+    successors: BTreeMap<String, LostSuccessor>,
+}
+
+/// A successor a restored database lost: its id and the commitment its
+/// lost `commit` entry states.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct LostSuccessor {
+    pub id: String,
+    pub server_seed_hash: String,
 }
 
 /// A lost entry, as far as recovery reads it.
@@ -80,6 +105,9 @@ struct Lost {
     nonce: Option<u64>,
     game: Option<serde_json::Value>,
     server_seed: Option<String>,
+    server_seed_hash: Option<String>,
+    successor: Option<String>,
+    chain_length: Option<u64>,
     time: Option<String>,
 }
 
@@ -90,21 +118,32 @@ impl Dealer {
     /// marker is present.
     pub async fn recover(&self, mirror: &LogMirror) -> anyhow::Result<Recovery> {
         let marker_path = mirror.recovery_marker();
-        let mut report = Recovery::default();
-        if let Ok(text) = std::fs::read_to_string(&marker_path) {
-            // A recovery cut short: the entries are back; finish ending.
-            let marker: Marker =
-                serde_json::from_str(&text).context("reading the recovery marker")?;
-            self.end_touched(&marker, &mut report).await?;
-            std::fs::remove_file(&marker_path).context("removing the recovery marker")?;
-            return Ok(report);
-        }
+        let held: Option<Marker> = match std::fs::read_to_string(&marker_path) {
+            Ok(text) => Some(serde_json::from_str(&text).context("reading the recovery marker")?),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => return Err(err).context("reading the recovery marker"),
+        };
         let (database, _) = self.store.log_sizes().await?;
         let standing = mirror.standing_of(&self.store).await?;
-        report.database_entries = database;
-        report.mirrored_entries = mirror.count();
         match standing {
-            Standing::Current => return Ok(report),
+            Standing::Current => {
+                let Some(marker) = held else {
+                    return Ok(Recovery {
+                        database_entries: database,
+                        mirrored_entries: mirror.count(),
+                        ..Recovery::default()
+                    });
+                };
+                // Cut short after the lost entries were appended again:
+                // finish ending the pairs, and report the whole recovery.
+                let mut report = marker.report.clone();
+                report.resumed = true;
+                self.end_touched(&marker, &mut report).await?;
+                std::fs::remove_file(&marker_path).context("removing the recovery marker")?;
+                return Ok(report);
+            }
+            // Also when cut short before its transaction committed: then
+            // everything is done again, and the marker written again.
             Standing::Behind { .. } => {}
             Standing::Forked { index } => anyhow::bail!(
                 "log entry {index} in the database differs from the mirror's: the database was \
@@ -113,18 +152,16 @@ impl Dealer {
                  `fairdeal recover` before starting any"
             ),
             Standing::Unwritable | Standing::Recovering => {
-                anyhow::bail!("the log mirror cannot be read")
+                anyhow::bail!("the log mirror cannot be read; the cause is logged above")
             }
         }
+        let mut report = Recovery {
+            database_entries: database,
+            mirrored_entries: mirror.count(),
+            ..Recovery::default()
+        };
         let mirrored = mirror.count();
-        let mut entries = Vec::with_capacity((mirrored - database) as usize);
-        for index in database..mirrored {
-            entries.push(
-                mirror
-                    .read(index)?
-                    .with_context(|| format!("the mirror lacks entry {index}"))?,
-            );
-        }
+        let entries = mirror.read_range(database, mirrored)?;
         let lost: Vec<(u64, Lost)> = entries
             .iter()
             .enumerate()
@@ -132,7 +169,12 @@ impl Dealer {
                 let index = database + offset as u64;
                 serde_json::from_slice(bytes)
                     .map(|entry| (index, entry))
-                    .with_context(|| format!("mirrored entry {index} is not a log entry"))
+                    .with_context(|| {
+                        format!(
+                            "mirrored entry {index} is not a log entry: the log mirror is damaged; \
+                             restore it from its own backup and run `fairdeal recover` again"
+                        )
+                    })
             })
             .collect::<anyhow::Result<_>>()?;
 
@@ -141,11 +183,20 @@ impl Dealer {
         let mut client_seed_lost_at: BTreeMap<String, u64> = BTreeMap::new();
         let mut seeds_published: BTreeMap<String, (String, u64)> = BTreeMap::new();
         let mut draws: BTreeMap<String, u64> = BTreeMap::new();
+        let mut commits: BTreeMap<String, String> = BTreeMap::new();
+        let mut successor_of: BTreeMap<String, String> = BTreeMap::new();
         for (index, entry) in &lost {
             if let Some(pair) = &entry.seed_pair {
                 touched.insert(pair.clone());
                 match entry.kind.as_str() {
-                    "commit" => report.pairs_lost.push(pair.clone()),
+                    "commit" => {
+                        report.pairs_lost.push(pair.clone());
+                        if entry.chain_length.is_none()
+                            && let Some(hash) = &entry.server_seed_hash
+                        {
+                            commits.insert(pair.clone(), hash.clone());
+                        }
+                    }
                     "client_seed" => {
                         client_seed_lost_at.entry(pair.clone()).or_insert(*index);
                     }
@@ -163,6 +214,9 @@ impl Dealer {
                         marker
                             .logged_reveals
                             .insert(pair.clone(), (*index as i64, at));
+                        if let Some(successor) = &entry.successor {
+                            successor_of.insert(pair.clone(), successor.clone());
+                        }
                     }
                     _ => {}
                 }
@@ -207,6 +261,36 @@ impl Dealer {
             }
         }
 
+        // Chain rounds the database holds whose seeds the lost entries
+        // published.
+        let restored_ids: BTreeSet<&str> = restored.iter().map(|r| r.id.as_str()).collect();
+        let mut seeds = Vec::new();
+        for (round_id, (seed, index)) in &seeds_published {
+            if restored_ids.contains(round_id.as_str()) {
+                continue;
+            }
+            let Some(row) = self.store.round(round_id).await? else {
+                continue;
+            };
+            let deal = match &row.deal_sealed {
+                Some(sealed) => self
+                    .key
+                    .open_deal(sealed, round_id)
+                    .context("opening a round's sealed deal")?,
+                None => row.deal.clone(),
+            };
+            report.round_seeds_restored.push(round_id.clone());
+            seeds.push(LostSeed {
+                round_id: round_id.clone(),
+                pair_id: row.seed_pair_id.clone(),
+                nonce: row.nonce as u64,
+                server_seed: seed.clone(),
+                deal,
+                log_index: *index,
+                closed_at: now_ms(),
+            });
+        }
+
         // Pairs the database holds, unrevealed, that the lost entries
         // touched: each is ended.
         for pair in &touched {
@@ -219,18 +303,33 @@ impl Dealer {
         marker
             .logged_reveals
             .retain(|pair, _| marker.pairs_to_end.contains(pair));
+        for (pair, successor) in successor_of {
+            if marker.pairs_to_end.contains(&pair)
+                && let Some(hash) = commits.get(&successor)
+                && self.store.pair(&successor).await?.is_none()
+            {
+                marker.successors.insert(
+                    pair,
+                    LostSuccessor {
+                        id: successor.clone(),
+                        server_seed_hash: hash.clone(),
+                    },
+                );
+            }
+        }
         report
             .pairs_lost
             .retain(|pair| !marker.pairs_to_end.contains(pair));
 
+        report.entries_restored = entries.len() as u64;
+        report.rounds_restored = restored.iter().map(|r| r.id.clone()).collect();
+        marker.report = report.clone();
         std::fs::write(&marker_path, serde_json::to_vec(&marker)?)
             .context("writing the recovery marker")?;
         self.store
-            .restore_log(database, &entries, &restored, &lost_draws)
+            .restore_log(database, &entries, &restored, &seeds, &lost_draws)
             .await
             .context("appending the lost entries again")?;
-        report.entries_restored = entries.len() as u64;
-        report.rounds_restored = restored.into_iter().map(|r| r.id).collect();
         self.end_touched(&marker, &mut report).await?;
         std::fs::remove_file(&marker_path).context("removing the recovery marker")?;
         Ok(report)
@@ -313,13 +412,20 @@ impl Dealer {
                 }
             }
             let logged = marker.logged_reveals.get(pair).copied();
-            match self.end_logged(pair, logged).await? {
-                Rotate::Ended(_) => match logged {
-                    Some(_) => report.reveals_taken_from_log.push(pair.clone()),
-                    None => report.pairs_ended.push(pair.clone()),
-                },
-                // Ended by a recovery cut short.
-                Rotate::NotActive(PairStatus::Revealed) => {}
+            let successor = marker.successors.get(pair);
+            match self.end_logged(pair, logged, successor).await? {
+                Rotate::Ended(_) => {
+                    match logged {
+                        Some(_) => report.reveals_taken_from_log.push(pair.clone()),
+                        None => report.pairs_ended.push(pair.clone()),
+                    }
+                    if let Some(lost) = successor {
+                        report.pairs_lost.retain(|p| *p != lost.id);
+                        report.successors_revealed.push(lost.id.clone());
+                    }
+                }
+                // Ended by this recovery before it was cut short.
+                Rotate::NotActive(PairStatus::Revealed) => report.pairs_ended.push(pair.clone()),
                 other => anyhow::bail!("ending pair {pair} while recovering: {other:?}"),
             }
         }

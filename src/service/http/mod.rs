@@ -21,6 +21,7 @@ use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 
 use super::dealer::Dealer;
 use super::metrics::Metrics;
+use super::mirror::NotAcknowledged;
 use crate::tlog::key::LogKey;
 pub use server::{Limits, raise_open_file_limit, serve, serve_with};
 
@@ -287,10 +288,14 @@ async fn acknowledge(State(state): State<AppState>, request: Request, next: Next
     if let Some(why) = state.dealer.refusal() {
         return error::ApiError::behind_log(why).into_response();
     }
+    state.dealer.catch_up_with_mirror();
     let response = next.run(request).await;
     match state.dealer.acknowledge().await {
         Ok(()) => response,
-        Err(why) => error::ApiError::behind_log(why).into_response(),
+        Err(NotAcknowledged::Refused(why)) => error::ApiError::behind_log(why).into_response(),
+        Err(NotAcknowledged::DatabaseUnavailable) => {
+            error::ApiError::database_unavailable().into_response()
+        }
     }
 }
 

@@ -133,6 +133,10 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         Ok(Err(err)) => tracing::warn!(error = %err, "metrics: reading the database failed"),
         Err(_) => tracing::warn!("metrics: the database did not answer within a second"),
     }
+    state.metrics.mirror(
+        state.dealer.mirror().map_or(0, |m| m.count()),
+        state.dealer.refusal().is_some(),
+    );
     let mut response = state.metrics.encode().into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,

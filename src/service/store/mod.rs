@@ -44,7 +44,7 @@ pub use evidence::RoundLogRow;
 pub use keys::InsertKey;
 pub use log::{ClientSeedHolder, Integrated, LogCheckpoint};
 pub use pairs::{PairFilter, Rotate, Rotation, SealedDeal, SetClientSeed, parse_listing_cursor};
-pub use recovery::RestoredRound;
+pub use recovery::{LostSeed, RestoredRound};
 pub use rounds::{
     BatchedRound, ChainRound, ChainWork, CloseRound, DealContext, InsertRound, PublishedSeed,
     RoundRequest, is_idempotency_race,

@@ -34,6 +34,10 @@ pub struct Rotation {
     /// (one a restored database lost and `fairdeal recover` appended
     /// again): then `log_entries` is empty and no second reveal is logged.
     pub logged_reveal: Option<i64>,
+    /// Entries appended after the reveal, in the same transaction (the
+    /// reveal of a successor a restored database lost; see
+    /// `dealer::recovery`).
+    pub also_logged: Vec<Vec<u8>>,
 }
 
 /// The outcome of a rotation.
@@ -306,6 +310,7 @@ impl Store {
                 opened_deals,
                 log_entries,
                 logged_reveal,
+                also_logged,
             } = rotation(&pair, &sealed)?;
             for (round_id, deal) in &opened_deals {
                 sqlx::query(UNSEAL)
@@ -327,6 +332,9 @@ impl Store {
                     "a rotation logs one to three entries, or none when its reveal is logged"
                 ),
             };
+            for entry in &also_logged {
+                append_log_entry!(self.log_floor(), tx, entry);
+            }
             let mut current: Option<PairRow> = None;
             if let (Some(successor), Some(commit)) = (&successor, commit) {
                 let commit_index = append_log_entry!(self.log_floor(), tx, commit);

@@ -25,17 +25,36 @@ pub struct RestoredRound {
     pub published: Option<(String, String, u64)>,
 }
 
+/// A chain round the restored database holds whose seed was published
+/// after the backup (its `round_seed` entry was lost): the seed, the deal
+/// in the clear and the entry's index, to store as the close did.
+#[derive(Debug)]
+pub struct LostSeed {
+    pub round_id: String,
+    pub pair_id: String,
+    pub nonce: u64,
+    pub server_seed: String,
+    pub deal: String,
+    pub log_index: u64,
+    pub closed_at: i64,
+}
+
+/// A chain pair's published rounds raised to `$2` (never lowered).
+const RAISE_CHAIN_PUBLISHED: &str =
+    "UPDATE seed_pairs SET chain_published = $2 WHERE id = $1 AND chain_published < $2";
+
 impl Store {
     /// Appends `entries` again at indexes `from`, `from + 1`, … (the
     /// database must hold exactly `from`), stores `rounds` (each pair's
-    /// next nonce past its rounds) and marks `lost_draws` (id, first lost
-    /// entry) never to draw, in one transaction: a restore is recovered
+    /// next nonce past its rounds) and the `seeds` published for rounds it
+    /// held, and marks `lost_draws` (id, first lost entry) never to draw, in one transaction: a restore is recovered
     /// all at once or not at all.
     pub async fn restore_log(
         &self,
         from: u64,
         entries: &[Vec<u8>],
         rounds: &[RestoredRound],
+        seeds: &[LostSeed],
         lost_draws: &[(String, u64)],
     ) -> anyhow::Result<()> {
         const INSERT: &str = "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, \
@@ -92,15 +111,32 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
                 if round.published.is_some() {
-                    sqlx::query(
-                        "UPDATE seed_pairs SET chain_published = $2 \
-                         WHERE id = $1 AND chain_published < $2",
-                    )
-                    .bind(&round.pair_id)
-                    .bind(round.nonce as i64 + 1)
+                    sqlx::query(RAISE_CHAIN_PUBLISHED)
+                        .bind(&round.pair_id)
+                        .bind(round.nonce as i64 + 1)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+            for seed in seeds {
+                sqlx::query(
+                    "UPDATE rounds SET server_seed = $2, deal = $3, deal_sealed = NULL, \
+                     seed_log_index = $4, status = $5, closed_at = COALESCE(closed_at, $6) \
+                     WHERE id = $1",
+                )
+                .bind(&seed.round_id)
+                .bind(&seed.server_seed)
+                .bind(&seed.deal)
+                .bind(seed.log_index as i64)
+                .bind(RoundStatus::Closed.as_str())
+                .bind(seed.closed_at)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(RAISE_CHAIN_PUBLISHED)
+                    .bind(&seed.pair_id)
+                    .bind(seed.nonce as i64 + 1)
                     .execute(&mut *tx)
                     .await?;
-                }
             }
             for (draw, index) in lost_draws {
                 sqlx::query(
@@ -111,6 +147,18 @@ impl Store {
                 .bind(*index as i64)
                 .execute(&mut *tx)
                 .await?;
+            }
+            anyhow::Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// Appends `entries` to the log in one transaction (above the floor,
+    /// as every append).
+    pub async fn append_entries(&self, entries: &[Vec<u8>]) -> anyhow::Result<()> {
+        write_tx!(self, |tx| {
+            for entry in entries {
+                append_log_entry!(self.log_floor(), tx, entry);
             }
             anyhow::Ok(())
         })?;

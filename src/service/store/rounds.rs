@@ -663,6 +663,16 @@ impl Store {
                     );
                     first
                 };
+                // Never at indexes the log already used (a restored
+                // database): the whole batch rolls back.
+                let known = self.log_floor().get();
+                if (first as u64) < known {
+                    return Err(crate::service::store::BehindLog {
+                        index: first as u64,
+                        known,
+                    }
+                    .into());
+                }
                 // The rows as inserted, built here rather than read back: every
                 // column is a value this batch bound.
                 for (k, (i, nonce, round)) in dealt.into_iter().enumerate() {
