@@ -260,6 +260,14 @@ async fn refused_then_recovered(
     }
     let metrics = client.get("/metrics").await.text;
     assert!(metrics.contains("fairdeal_writes_refused 1"), "{metrics}");
+    // A player's verification is not a write: it goes on.
+    let verified = client
+        .post_json(
+            "/v1/verify",
+            &json!({"server_seed": "00".repeat(32), "client_seed": "x", "nonce": 0, "game": {"type": "deck"}}),
+        )
+        .await;
+    assert_eq!(verified.status, StatusCode::OK, "{}", verified.text);
     let checkpoint = client.get("/log/checkpoint").await;
     assert_eq!(
         checkpoint.status,

@@ -272,16 +272,20 @@ fn request_span(request: &Request) -> tracing::Span {
     )
 }
 
-/// A request that may write (any method but GET, HEAD and OPTIONS) is
+/// A request that may write (any method but GET, HEAD and OPTIONS, on any
+/// path but those that never append to the log) is
 /// refused while the database is behind its log, and answered only once
 /// the log entries it appended are in the log mirror (`service::mirror`):
 /// nothing acknowledged can be lost with the database. Answers that wrote
 /// nothing pay one pass that finds nothing new.
 async fn acknowledge(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    // What never appends to the log: a verification (a computation), a
+    // monitor's statement (kept beside the log, not in it).
+    const NEVER_LOGGED: [&str; 2] = ["/v1/verify", "/v1/log/monitor-statements"];
     let writes = !matches!(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
-    );
+    ) && !NEVER_LOGGED.contains(&request.uri().path());
     if !writes || state.dealer.mirror().is_none() {
         return next.run(request).await;
     }
