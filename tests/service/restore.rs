@@ -320,6 +320,12 @@ async fn refused_then_recovered(
             .await;
         assert_eq!(reseeded.status, StatusCode::CONFLICT, "{}", reseeded.text);
         assert_eq!(reseeded.json["type"], "/problems/draw-lost-in-restore");
+        let shown = client.get(&format!("/v1/draws/{draw}")).await;
+        assert!(
+            shown.json["lost_in_restore_at"].is_u64(),
+            "the draw says it is void: {}",
+            shown.text
+        );
         let rerun = client.post(&format!("/v1/draws/{draw}/run")).await;
         assert_eq!(rerun.status, StatusCode::CONFLICT, "{}", rerun.text);
         assert_eq!(rerun.json["type"], "/problems/draw-lost-in-restore");

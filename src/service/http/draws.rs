@@ -131,6 +131,11 @@ pub struct DrawView {
     pub drawn_at: Option<String>,
     /// The winners, winner 1 first, once drawn.
     pub result: Option<Vec<Winner>>,
+    /// Set when a database restore lost this draw's client seed or result
+    /// (the log holds them): the index of the first such log entry. Such
+    /// a draw is never drawn again with another seed; treat it as void.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_in_restore_at: Option<u64>,
     /// The signed receipt of the event this response created.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<Receipt>,
@@ -208,6 +213,7 @@ async fn view(state: &AppState, row: &DrawRow, owner: bool) -> Result<DrawView, 
         server_seed: row.revealed_seed().map(str::to_owned),
         nonce: 0,
         entries_uploaded: row.entries_uploaded,
+        lost_in_restore_at: row.lost_log_index.map(|i| i as u64),
         created_at: timestamp(row.created_at),
         client_seed_set_at: row.client_seed_at.map(timestamp),
         drawn_at: row
