@@ -111,6 +111,80 @@ struct Lost {
     time: Option<String>,
 }
 
+/// What the lost entries say, read once.
+#[derive(Default)]
+struct Survey {
+    /// Every pair a lost entry names.
+    touched: BTreeSet<String>,
+    /// A pair's first lost `client_seed` entry.
+    client_seed_lost_at: BTreeMap<String, u64>,
+    /// A round's lost `round_seed` entry: its seed and index.
+    seeds_published: BTreeMap<String, (String, u64)>,
+    /// A draw's first lost entry.
+    draws: BTreeMap<String, u64>,
+    /// A fairdeal-v1 pair's lost `commit`: its server seed hash.
+    commits: BTreeMap<String, String>,
+    /// A pair revealed by a lost rotation → the successor it opened.
+    successor_of: BTreeMap<String, String>,
+    /// A pair's lost reveal (or void): its index and time in ms.
+    logged_reveals: BTreeMap<String, (i64, i64)>,
+    /// Pairs committed in the lost entries, in log order.
+    committed: Vec<String>,
+}
+
+impl Survey {
+    fn of(lost: &[(u64, Lost)]) -> Self {
+        let mut survey = Survey::default();
+        for (index, entry) in lost {
+            if let Some(draw) = &entry.draw {
+                survey.draws.entry(draw.clone()).or_insert(*index);
+            }
+            let Some(pair) = &entry.seed_pair else {
+                continue;
+            };
+            survey.touched.insert(pair.clone());
+            match entry.kind.as_str() {
+                "commit" => {
+                    survey.committed.push(pair.clone());
+                    if entry.chain_length.is_none()
+                        && let Some(hash) = &entry.server_seed_hash
+                    {
+                        survey.commits.insert(pair.clone(), hash.clone());
+                    }
+                }
+                "client_seed" => {
+                    survey
+                        .client_seed_lost_at
+                        .entry(pair.clone())
+                        .or_insert(*index);
+                }
+                "round_seed" => {
+                    if let (Some(round), Some(seed)) = (&entry.round, &entry.server_seed) {
+                        survey
+                            .seeds_published
+                            .insert(round.clone(), (seed.clone(), *index));
+                    }
+                }
+                "reveal" | "table_void" => {
+                    let at = entry
+                        .time
+                        .as_deref()
+                        .and_then(parse_timestamp)
+                        .unwrap_or_else(now_ms);
+                    survey
+                        .logged_reveals
+                        .insert(pair.clone(), (*index as i64, at));
+                    if let Some(successor) = &entry.successor {
+                        survey.successor_of.insert(pair.clone(), successor.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        survey
+    }
+}
+
 impl Dealer {
     /// Recovers a database that is behind `mirror` (see the module's
     /// documentation). Every serving process must refuse writes meanwhile;
@@ -178,118 +252,33 @@ impl Dealer {
             })
             .collect::<anyhow::Result<_>>()?;
 
-        let mut marker = Marker::default();
-        let mut touched = BTreeSet::new();
-        let mut client_seed_lost_at: BTreeMap<String, u64> = BTreeMap::new();
-        let mut seeds_published: BTreeMap<String, (String, u64)> = BTreeMap::new();
-        let mut draws: BTreeMap<String, u64> = BTreeMap::new();
-        let mut commits: BTreeMap<String, String> = BTreeMap::new();
-        let mut successor_of: BTreeMap<String, String> = BTreeMap::new();
-        for (index, entry) in &lost {
-            if let Some(pair) = &entry.seed_pair {
-                touched.insert(pair.clone());
-                match entry.kind.as_str() {
-                    "commit" => {
-                        report.pairs_lost.push(pair.clone());
-                        if entry.chain_length.is_none()
-                            && let Some(hash) = &entry.server_seed_hash
-                        {
-                            commits.insert(pair.clone(), hash.clone());
-                        }
-                    }
-                    "client_seed" => {
-                        client_seed_lost_at.entry(pair.clone()).or_insert(*index);
-                    }
-                    "round_seed" => {
-                        if let (Some(round), Some(seed)) = (&entry.round, &entry.server_seed) {
-                            seeds_published.insert(round.clone(), (seed.clone(), *index));
-                        }
-                    }
-                    "reveal" | "table_void" => {
-                        let at = entry
-                            .time
-                            .as_deref()
-                            .and_then(parse_timestamp)
-                            .unwrap_or_else(now_ms);
-                        marker
-                            .logged_reveals
-                            .insert(pair.clone(), (*index as i64, at));
-                        if let Some(successor) = &entry.successor {
-                            successor_of.insert(pair.clone(), successor.clone());
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            if let Some(draw) = &entry.draw {
-                draws.entry(draw.clone()).or_insert(*index);
-            }
-        }
+        let Survey {
+            touched,
+            client_seed_lost_at,
+            seeds_published,
+            draws,
+            commits,
+            successor_of,
+            logged_reveals,
+            committed,
+        } = Survey::of(&lost);
+        let mut marker = Marker {
+            logged_reveals,
+            ..Marker::default()
+        };
+        report.pairs_lost = committed;
         report.draws_lost = draws.keys().cloned().collect();
         let lost_draws: Vec<(String, u64)> = draws.into_iter().collect();
 
-        let mut restored = Vec::new();
-        for (index, entry) in &lost {
-            if entry.kind != "round" {
-                continue;
-            }
-            let (Some(pair_id), Some(round_id), Some(nonce), Some(game)) =
-                (&entry.seed_pair, &entry.round, entry.nonce, &entry.game)
-            else {
-                anyhow::bail!("mirrored entry {index} is a round entry without its fields");
-            };
-            match self
-                .redeal(pair_id, round_id, nonce, game, *index, &client_seed_lost_at)
-                .await?
-            {
-                Ok(mut round) => {
-                    round.created_at = entry
-                        .time
-                        .as_deref()
-                        .and_then(parse_timestamp)
-                        .unwrap_or_else(now_ms);
-                    if let Some((seed, seed_index)) = seeds_published.get(round_id) {
-                        let key = &self.key;
-                        let deal = key
-                            .open_deal(&round.deal_sealed, round_id)
-                            .context("opening a restored deal")?;
-                        round.published = Some((seed.clone(), deal, *seed_index));
-                    }
-                    restored.push(round);
-                }
-                Err(why) => report.rounds_not_restored.push((round_id.clone(), why)),
-            }
-        }
+        let restored = self
+            .redeal_lost_rounds(&lost, &client_seed_lost_at, &seeds_published, &mut report)
+            .await?;
 
         // Chain rounds the database holds whose seeds the lost entries
         // published.
-        let restored_ids: BTreeSet<&str> = restored.iter().map(|r| r.id.as_str()).collect();
-        let mut seeds = Vec::new();
-        for (round_id, (seed, index)) in &seeds_published {
-            if restored_ids.contains(round_id.as_str()) {
-                continue;
-            }
-            let Some(row) = self.store.round(round_id).await? else {
-                continue;
-            };
-            let deal = match &row.deal_sealed {
-                Some(sealed) => self
-                    .key
-                    .open_deal(sealed, round_id)
-                    .context("opening a round's sealed deal")?,
-                None => row.deal.clone(),
-            };
-            report.round_seeds_restored.push(round_id.clone());
-            seeds.push(LostSeed {
-                round_id: round_id.clone(),
-                pair_id: row.seed_pair_id.clone(),
-                nonce: row.nonce as u64,
-                server_seed: seed.clone(),
-                deal,
-                log_index: *index,
-                closed_at: now_ms(),
-            });
-        }
+        let seeds = self
+            .lost_seeds_of_held_rounds(&seeds_published, &restored, &mut report)
+            .await?;
 
         // Pairs the database holds, unrevealed, that the lost entries
         // touched: each is ended.
@@ -333,6 +322,89 @@ impl Dealer {
         self.end_touched(&marker, &mut report).await?;
         std::fs::remove_file(&marker_path).context("removing the recovery marker")?;
         Ok(report)
+    }
+
+    /// The rounds the lost entries record, dealt again where the database
+    /// still holds what they were dealt with; the others in `report`.
+    async fn redeal_lost_rounds(
+        &self,
+        lost: &[(u64, Lost)],
+        client_seed_lost_at: &BTreeMap<String, u64>,
+        seeds_published: &BTreeMap<String, (String, u64)>,
+        report: &mut Recovery,
+    ) -> anyhow::Result<Vec<RestoredRound>> {
+        let mut restored = Vec::new();
+        for (index, entry) in lost {
+            if entry.kind != "round" {
+                continue;
+            }
+            let (Some(pair_id), Some(round_id), Some(nonce), Some(game)) =
+                (&entry.seed_pair, &entry.round, entry.nonce, &entry.game)
+            else {
+                anyhow::bail!("mirrored entry {index} is a round entry without its fields");
+            };
+            match self
+                .redeal(pair_id, round_id, nonce, game, *index, client_seed_lost_at)
+                .await?
+            {
+                Ok(mut round) => {
+                    round.created_at = entry
+                        .time
+                        .as_deref()
+                        .and_then(parse_timestamp)
+                        .unwrap_or_else(now_ms);
+                    if let Some((seed, seed_index)) = seeds_published.get(round_id) {
+                        let key = &self.key;
+                        let deal = key
+                            .open_deal(&round.deal_sealed, round_id)
+                            .context("opening a restored deal")?;
+                        round.published = Some((seed.clone(), deal, *seed_index));
+                    }
+                    restored.push(round);
+                }
+                Err(why) => report.rounds_not_restored.push((round_id.clone(), why)),
+            }
+        }
+        Ok(restored)
+    }
+
+    /// The chain rounds the database holds whose seeds `published` (round
+    /// → seed and entry index) were logged and lost, as `restore_log`
+    /// stores them; `restored` rounds (dealt again) carry theirs already.
+    async fn lost_seeds_of_held_rounds(
+        &self,
+        published: &BTreeMap<String, (String, u64)>,
+        restored: &[RestoredRound],
+        report: &mut Recovery,
+    ) -> anyhow::Result<Vec<LostSeed>> {
+        let restored_ids: BTreeSet<&str> = restored.iter().map(|r| r.id.as_str()).collect();
+        let mut seeds = Vec::new();
+        for (round_id, (seed, index)) in published {
+            if restored_ids.contains(round_id.as_str()) {
+                continue;
+            }
+            let Some(row) = self.store.round(round_id).await? else {
+                continue;
+            };
+            let deal = match &row.deal_sealed {
+                Some(sealed) => self
+                    .key
+                    .open_deal(sealed, round_id)
+                    .context("opening a round's sealed deal")?,
+                None => row.deal.clone(),
+            };
+            report.round_seeds_restored.push(round_id.clone());
+            seeds.push(LostSeed {
+                round_id: round_id.clone(),
+                pair_id: row.seed_pair_id.clone(),
+                nonce: row.nonce as u64,
+                server_seed: seed.clone(),
+                deal,
+                log_index: *index,
+                closed_at: now_ms(),
+            });
+        }
+        Ok(seeds)
     }
 
     /// Round `round_id` of `pair_id` dealt again as the log records it, or
