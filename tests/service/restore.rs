@@ -743,3 +743,58 @@ async fn a_rotation_and_a_chain_close_after_the_backup_are_recovered() {
     log_reaches(&server.base, size).await;
     monitor_exits(&server.base, monitor_state, 0).await;
 }
+
+/// A mirror that cannot be written: the write it could not acknowledge is
+/// refused and says why (nothing acknowledged can be lost), and once the
+/// mirror is back the retry with the same Idempotency-Key answers the round
+/// that was dealt, not a second one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_mirror_that_cannot_be_written_refuses_until_it_can() {
+    let Some(drill) = Drill::set_up(Backend::Sqlite).await else {
+        return;
+    };
+    let (_server, client) = drill.serve(&FAST_LOG);
+    let pair = client.active_pair("mirror away").await;
+    let segments = drill.db.dir.path().join("log-mirror").join("segments");
+    let away = drill.db.dir.path().join("log-mirror").join("segments.away");
+    std::fs::rename(&segments, &away).expect("moved away");
+    std::fs::write(&segments, "not a directory").expect("a file in its place");
+    let deal = || {
+        client
+            .request(
+                reqwest::Method::POST,
+                &format!("/v1/seed-pairs/{pair}/rounds"),
+            )
+            .header("idempotency-key", "mirror-away-1")
+            .json(&json!({"game": holdem()}))
+    };
+    let refused = client.send(deal()).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        refused.text
+    );
+    assert_eq!(refused.json["type"], BEHIND, "{}", refused.text);
+    assert!(
+        refused.json["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("mirror cannot be written")),
+        "{}",
+        refused.text
+    );
+    refusal_says(&client, "mirror cannot be written").await;
+
+    std::fs::remove_file(&segments).expect("file removed");
+    std::fs::rename(&away, &segments).expect("moved back");
+    readiness(&client, StatusCode::OK).await;
+    let retried = client.send(deal()).await;
+    assert!(retried.status.is_success(), "{}", retried.text);
+    assert_eq!(
+        retried.header("idempotent-replayed"),
+        Some("true"),
+        "{}",
+        retried.text
+    );
+    assert_eq!(retried.json["nonce"], 0, "{}", retried.text);
+}
