@@ -104,6 +104,17 @@ async fn recover(opts: RecoverOpts) -> anyhow::Result<ExitCode> {
             report.pairs_ended.len(),
             report.reveals_taken_from_log.len()
         );
+        for successor in &report.successors_revealed {
+            println!(
+                "  pair {successor}, opened by a rotation after the backup, revealed with the seed the database held for it"
+            );
+        }
+        if !report.round_seeds_restored.is_empty() {
+            println!(
+                "  {} chain rounds stored again with the seeds the log published",
+                report.round_seeds_restored.len()
+            );
+        }
         for (round, why) in &report.rounds_not_restored {
             println!("  round {round} not stored again: {why}");
         }

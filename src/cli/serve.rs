@@ -19,6 +19,7 @@ use crate::service::mirror::LogMirror;
 use crate::service::sealing::MasterKey;
 use crate::service::store::Store;
 use crate::service::store::WAL_CHECKPOINT_PERIOD;
+use crate::service::witnessing::Guard;
 use crate::telemetry::{self, LogFormat};
 use crate::time::now_ms;
 use crate::tlog::key::LogKey;
@@ -369,6 +370,20 @@ async fn open_mirror(opts: &ServeOpts, store: &Store) -> anyhow::Result<Option<A
         );
     }
     let mirror = LogMirror::open(&dir, store.log_floor().clone())?;
+    // One mirror per database: a process on another one would acknowledge
+    // entries that a recovery from the first never sees.
+    let take_over = opts.log_mirror_new && mirror.count() == 0;
+    if let Some(bound) = mirror.bind(store, take_over).await? {
+        anyhow::bail!(
+            "this database's log is mirrored by the log mirror with id {bound}, but the log mirror at {} \
+             has id {}: every process must be given the same mirror (--log-mirror, on shared \
+             storage that is not backed up or restored with the database). If that mirror was \
+             lost, start once with an empty mirror and --log-mirror-new: processes still on the \
+             old one then refuse writes",
+            dir.display(),
+            mirror.id()
+        );
+    }
     let (entries, _) = store.log_sizes().await?;
     match (mirror.count(), entries, opts.log_mirror_new) {
         (0, 0, _) => {}
@@ -502,6 +517,15 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
                 .map_err(|rule| InputError::new("--monitor", rule))?,
         ),
     };
+    let guard = match state.dealer.mirror() {
+        Some(_) => Guard::Mirror,
+        None => {
+            // Without a mirror, the witnesses are what knows a database
+            // went back: asked before the first request, not after it.
+            crate::service::witnessing::first_round(&store, &witnesses, &state.metrics).await;
+            Guard::Witnesses
+        }
+    };
     let log_interval = Duration::from_secs_f64(opts.log_interval);
     let integrating = tokio::spawn(integrator::run(
         store.clone(),
@@ -514,6 +538,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         witnesses,
         state.metrics.clone(),
         log_interval,
+        guard,
     ));
     let checkpointing = {
         let store = store.clone();

@@ -445,6 +445,38 @@ impl Dealer {
         self.mirror.as_ref().and_then(|m| m.standing().refusal())
     }
 
+    /// [`Dealer::refusal`], but looked at now rather than as the last pass
+    /// found it: what other processes mirrored is learned, and a database
+    /// holding fewer entries than the mirror (or, without one, than a
+    /// witness holds) is behind: what a reader of the checkpoint or a
+    /// readiness probe must not miss between passes.
+    pub async fn refusal_now(&self) -> Result<Option<String>, sqlx::Error> {
+        if let Some(why) = self.refusal() {
+            return Ok(Some(why));
+        }
+        self.catch_up_with_mirror();
+        // The floor: what the mirror holds, or what a witness holds of
+        // this log (without a mirror, the one who knows).
+        let (database, _) = self.store.log_sizes().await?;
+        let known = self.store.log_floor().get();
+        if database >= known {
+            return Ok(None);
+        }
+        Ok(match &self.mirror {
+            Some(_) => super::mirror::Standing::Behind {
+                database,
+                mirrored: known,
+            }
+            .refusal(),
+            None => Some(format!(
+                "the database holds {database} log entries, but a witness holds a checkpoint of \
+                 {known}: it was restored from a backup or rolled back, and this process has no \
+                 log mirror to recover from. No deal, draw or checkpoint: restore a backup that \
+                 holds every witnessed entry, or start a new log (docs/OPERATIONS.md, Restore)"
+            )),
+        })
+    }
+
     /// Learns what other processes put in the log mirror, before a write:
     /// a database restored under them refuses the write before it commits.
     pub fn catch_up_with_mirror(&self) {

@@ -67,6 +67,12 @@ pub enum Standing {
     Unwritable,
     /// `fairdeal recover` is running (or was cut short: run it again).
     Recovering,
+    /// The database's log is bound to another mirror (`database`, its id)
+    /// than this process's (`this`): a process started since with an empty
+    /// mirror and `--log-mirror-new` took it over, or this process was
+    /// given a mirror the others do not share. Entries this process would
+    /// acknowledge are not where a recovery reads them.
+    OtherMirror { database: String, this: String },
 }
 
 impl Standing {
@@ -92,6 +98,12 @@ impl Standing {
                  writes resume when it finishes (if it was cut short, run it again)"
                     .to_owned(),
             ),
+            Standing::OtherMirror { database, this } => Some(format!(
+                "this database's log is mirrored by another log mirror (id {database}) than \
+                 this process's (id {this}): every process must be given the same mirror. \
+                 Restart this process with the mirror the others use (--log-mirror) \
+                 (docs/OPERATIONS.md, Restore)"
+            )),
             Standing::Unwritable => Some(
                 "the log mirror cannot be written, so nothing new can be acknowledged; \
                  the cause is in the service's log"
@@ -138,7 +150,20 @@ pub struct LogMirror {
     /// The last segment this process wrote or read: its start and entries
     /// (what each pass compares the database's last entry with).
     last: Mutex<Option<(u64, Vec<Vec<u8>>)>>,
+    /// This mirror's id (its `ID` file), which the database records as
+    /// the one mirror of its log.
+    id: String,
+    /// When a pass last read the id the database records, and the other
+    /// mirror's id it found, if it did.
+    binding_checked: Mutex<Option<(std::time::Instant, Option<String>)>>,
 }
+
+/// The setting under which the database records its log's mirror.
+pub const MIRROR_ID_SETTING: &str = "log_mirror_id";
+
+/// How often a pass reads the mirror id the database records: a process
+/// left on a replaced mirror refuses writes within this.
+const BINDING_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl LogMirror {
     /// Opens (creating) the mirror at `dir`, for a store whose floor it
@@ -148,6 +173,8 @@ impl LogMirror {
             .with_context(|| format!("creating the log mirror at {}", dir.display()))?;
         let count = scan_count(dir)
             .with_context(|| format!("reading the log mirror at {}", dir.display()))?;
+        let id = mirror_id(dir)
+            .with_context(|| format!("reading the log mirror's id at {}", dir.display()))?;
         floor.raise(count);
         Ok(Self {
             dir: dir.to_owned(),
@@ -158,7 +185,48 @@ impl LogMirror {
             pass: tokio::sync::Mutex::new(()),
             floor,
             last: Mutex::new(None),
+            id,
+            binding_checked: Mutex::new(None),
         })
+    }
+
+    /// This mirror's id: made once, when the mirror is, and shared by every
+    /// process that opens it.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Binds the database's log to this mirror: records its id if the
+    /// database records none (a new database, or one restored from before
+    /// its log was mirrored), or over another's when `take_over` (the old
+    /// mirror was lost: every process still on it refuses writes from its
+    /// next pass). Otherwise the other mirror's id, which the database
+    /// records.
+    pub async fn bind(&self, store: &Store, take_over: bool) -> anyhow::Result<Option<String>> {
+        if take_over {
+            store.set_setting(MIRROR_ID_SETTING, &self.id).await?;
+            return Ok(None);
+        }
+        self.bound_elsewhere(store, true).await
+    }
+
+    /// The other mirror the database's log is bound to, if it is, read at
+    /// most once per [`BINDING_CHECK`] (or now, when `now`).
+    async fn bound_elsewhere(&self, store: &Store, now: bool) -> anyhow::Result<Option<String>> {
+        if !now
+            && let Some((at, found)) = &*self.binding_checked.lock().expect("binding")
+            && at.elapsed() < BINDING_CHECK
+        {
+            return Ok(found.clone());
+        }
+        let bound = match store.setting(MIRROR_ID_SETTING).await? {
+            Some(bound) => bound,
+            None => store.claim_setting(MIRROR_ID_SETTING, &self.id).await?,
+        };
+        let found = (bound != self.id).then_some(bound);
+        *self.binding_checked.lock().expect("binding") =
+            Some((std::time::Instant::now(), found.clone()));
+        Ok(found)
     }
 
     /// Where it is.
@@ -197,7 +265,13 @@ impl LogMirror {
     /// the database holds past the mirror are mirrored).
     pub async fn standing_of(&self, store: &Store) -> anyhow::Result<Standing> {
         let _pass = self.pass.lock().await;
-        let standing = self.pass_while_recovering(store).await?;
+        let standing = match self.bound_elsewhere(store, true).await? {
+            Some(database) => Standing::OtherMirror {
+                database,
+                this: self.id.clone(),
+            },
+            None => self.pass_while_recovering(store).await?,
+        };
         self.set_standing(standing.clone());
         Ok(standing)
     }
@@ -285,6 +359,16 @@ impl LogMirror {
                 );
                 return Err(NotAcknowledged::DatabaseUnavailable);
             }
+            // The database answered with an error (a damaged file, a
+            // schema it lacks): not the mirror's fault, and nothing is
+            // acknowledged until a pass succeeds.
+            Err(err) if err.chain().any(|cause| cause.is::<sqlx::Error>()) => {
+                tracing::error!(
+                    error = format!("{err:#}"),
+                    "the database failed the log mirror's pass"
+                );
+                return Err(NotAcknowledged::DatabaseUnavailable);
+            }
             Err(err) => {
                 tracing::error!(error = format!("{err:#}"), "the log mirror failed");
                 Standing::Unwritable
@@ -305,6 +389,12 @@ impl LogMirror {
     async fn pass(&self, store: &Store) -> anyhow::Result<Standing> {
         if self.recovery_marker().exists() {
             return Ok(Standing::Recovering);
+        }
+        if let Some(database) = self.bound_elsewhere(store, false).await? {
+            return Ok(Standing::OtherMirror {
+                database,
+                this: self.id.clone(),
+            });
         }
         self.pass_while_recovering(store).await
     }
@@ -372,6 +462,45 @@ impl LogMirror {
         self.pass(store).await?;
         Ok(self.count())
     }
+}
+
+/// The id of the mirror at `dir`: its `ID` file, made the first time (to
+/// a temporary name, then hard-linked, so that processes opening a new
+/// mirror at once all read the one that was linked first).
+fn mirror_id(dir: &Path) -> anyhow::Result<String> {
+    let path = dir.join("ID");
+    let read = |path: &Path| -> anyhow::Result<Option<String>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                let id = text.trim();
+                anyhow::ensure!(
+                    id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+                    "the mirror's ID file does not hold a mirror id (32 hex digits)"
+                );
+                Ok(Some(id.to_owned()))
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    };
+    if let Some(id) = read(&path)? {
+        return Ok(id);
+    }
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let temporary = dir.join(format!(".ID.{id}.tmp"));
+    {
+        let mut file = std::fs::File::create(&temporary)?;
+        file.write_all(format!("{id}\n").as_bytes())?;
+        file.sync_data()?;
+    }
+    let linked = std::fs::hard_link(&temporary, &path);
+    let _ = std::fs::remove_file(&temporary);
+    match linked {
+        Ok(()) => std::fs::File::open(dir)?.sync_all()?,
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(err) => return Err(err.into()),
+    }
+    read(&path)?.context("the mirror's ID file vanished")
 }
 
 /// Where the segment starting at entry `start` is kept under `dir`.
@@ -591,6 +720,20 @@ mod tests {
         assert_eq!(reopened.count(), SHARD + 4);
         assert_eq!(reopened.read(SHARD + 3).expect("reads"), Some(vec![1; 2]));
         assert_eq!(reopened.read(6).expect("reads"), Some(vec![6; 7]));
+    }
+
+    #[test]
+    fn a_mirror_has_one_id_for_every_process_that_opens_it() {
+        let dir = tempfile::tempdir().expect("dir");
+        let first = LogMirror::open(dir.path(), LogFloor::default()).expect("opens");
+        let second = LogMirror::open(dir.path(), LogFloor::default()).expect("opens");
+        assert_eq!(first.id(), second.id());
+        assert_eq!(first.id().len(), 32);
+        let other = tempfile::tempdir().expect("dir");
+        let elsewhere = LogMirror::open(other.path(), LogFloor::default()).expect("opens");
+        assert_ne!(first.id(), elsewhere.id());
+        std::fs::write(dir.path().join("ID"), "not an id").expect("written");
+        assert!(LogMirror::open(dir.path(), LogFloor::default()).is_err());
     }
 
     #[test]

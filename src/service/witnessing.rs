@@ -247,6 +247,7 @@ pub async fn run(
     witnesses: Arc<Witnesses>,
     metrics: Arc<Metrics>,
     interval: Duration,
+    guard: Guard,
 ) {
     if witnesses.is_empty() {
         return;
@@ -275,9 +276,9 @@ pub async fn run(
                 metrics.clone(),
                 client.clone(),
             );
-            tokio::spawn(
-                async move { keep_up(i, store, witnesses, metrics, client, interval).await },
-            )
+            tokio::spawn(async move {
+                keep_up(i, store, witnesses, metrics, client, interval, guard).await
+            })
         })
         .collect();
     // Cosignatures of sizes below every witness's latest and the witnessed
@@ -317,64 +318,119 @@ async fn keep_up(
     metrics: Arc<Metrics>,
     client: reqwest::Client,
     interval: Duration,
+    guard: Guard,
 ) {
-    let witness = &witnesses.list[i];
-    let name = witness.name();
     let mut ticker = tokio::time::interval(interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        let checkpoint = match store.log_checkpoint().await {
-            Ok(Some(checkpoint)) => checkpoint,
-            Ok(None) => continue,
-            Err(err) => {
-                tracing::warn!(error = %err, "reading the checkpoint for the witnesses");
-                continue;
-            }
-        };
-        let acknowledged = witnesses.statuses()[i].1.acknowledged;
-        // Cosigned already, unless the note of that size is not the one
-        // the witness cosigned (rewritten since): then it is submitted
-        // again, and the witness's refusal says so.
-        if acknowledged == Some(checkpoint.size)
-            && witnesses.cosigned_by(&store, i, &checkpoint).await
-        {
-            metrics.witness_behind(name, 0);
-            metrics.witness_cosigning(name, true);
-            continue;
+        submit_latest(i, &store, &witnesses, &metrics, &client, guard).await;
+    }
+}
+
+/// What a witness's larger tree does to this process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// Nothing but a warning and a metric: the log mirror knows what was
+    /// acknowledged, and a witness that answers garbage stops nothing.
+    Mirror,
+    /// Without a mirror the witnesses are what knows the database went
+    /// back: a witness that holds more of the log raises the floor.
+    Witnesses,
+}
+
+/// Submits the latest checkpoint to every witness once, at once (each for
+/// at most [`SUBMIT_TIMEOUT`]): what a process without a log mirror does
+/// before it serves, so that a witness holding more of this log than the
+/// database (a restored database) stops every write before the first.
+pub async fn first_round(store: &Store, witnesses: &Witnesses, metrics: &Metrics) {
+    let Ok(client) = reqwest::Client::builder().timeout(SUBMIT_TIMEOUT).build() else {
+        return;
+    };
+    let rounds = (0..witnesses.list.len())
+        .map(|i| submit_latest(i, store, witnesses, metrics, &client, Guard::Witnesses));
+    futures_util::future::join_all(rounds).await;
+}
+
+/// Witness `i`'s step: the latest checkpoint submitted unless it cosigned
+/// it already. With [`Guard::Witnesses`], a witness that holds more of this
+/// log than the database raises the store's [`LogFloor`](crate::service::store::LogFloor) to what
+/// it holds: the database was rolled back (or the log forked), and no
+/// entry may be appended at an index the witnessed log already used, so
+/// nothing is dealt, drawn or signed again over what was published.
+async fn submit_latest(
+    i: usize,
+    store: &Store,
+    witnesses: &Witnesses,
+    metrics: &Metrics,
+    client: &reqwest::Client,
+    guard: Guard,
+) {
+    let witness = &witnesses.list[i];
+    let name = witness.name();
+    let checkpoint = match store.log_checkpoint().await {
+        Ok(Some(checkpoint)) => checkpoint,
+        Ok(None) => return,
+        Err(err) => {
+            tracing::warn!(error = %err, "reading the checkpoint for the witnesses");
+            return;
         }
-        match submit(&client, &store, witness, &checkpoint, acknowledged).await {
-            Ok(size) => {
-                metrics.witness_behind(name, checkpoint.size.saturating_sub(size));
-                metrics.witness_cosigning(name, true);
-                witnesses.set(i, |s| {
-                    s.acknowledged = Some(size);
-                    s.last_error = None;
-                });
-            }
-            Err((held, why)) => {
-                metrics.witness_failed(name);
-                metrics.witness_cosigning(name, false);
-                // A witness holding more than this log has is no progress
-                // (a fork, or this database rolled back): the size it
-                // holds is not taken as acknowledged, so the next
-                // submission names it again rather than sending an old
-                // size above the checkpoint's.
-                let held = held.filter(|h| *h <= checkpoint.size);
-                let behind = held.or(acknowledged).unwrap_or(0);
-                metrics.witness_behind(name, checkpoint.size.saturating_sub(behind));
-                // Once for each new reason, not every interval.
-                let said = witnesses.statuses()[i].1.last_error.as_deref() == Some(why.as_str());
-                if !said {
-                    tracing::warn!(witness = name, error = %why, "witness did not cosign");
+    };
+    let acknowledged = witnesses.statuses()[i].1.acknowledged;
+    // Cosigned already, unless the note of that size is not the one
+    // the witness cosigned (rewritten since): then it is submitted
+    // again, and the witness's refusal says so.
+    if acknowledged == Some(checkpoint.size) && witnesses.cosigned_by(store, i, &checkpoint).await {
+        metrics.witness_behind(name, 0);
+        metrics.witness_cosigning(name, true);
+        return;
+    }
+    match submit(client, store, witness, &checkpoint, acknowledged).await {
+        Ok(size) => {
+            metrics.witness_behind(name, checkpoint.size.saturating_sub(size));
+            metrics.witness_cosigning(name, true);
+            witnesses.set(i, |s| {
+                s.acknowledged = Some(size);
+                s.last_error = None;
+            });
+        }
+        Err((held, why)) => {
+            metrics.witness_failed(name);
+            metrics.witness_cosigning(name, false);
+            if guard == Guard::Witnesses
+                && let Some(ahead) = held.filter(|h| *h > checkpoint.size)
+            {
+                let floor = store.log_floor();
+                if floor.get() < ahead {
+                    tracing::error!(
+                        witness = name,
+                        holds = ahead,
+                        checkpoint = checkpoint.size,
+                        "a witness holds more of this log than the database: every write that \
+                         would log is refused (docs/OPERATIONS.md, Restore)"
+                    );
                 }
-                witnesses.set(i, |s| {
-                    if held.is_some() {
-                        s.acknowledged = held;
-                    }
-                    s.last_error = Some(why);
-                });
+                floor.raise(ahead);
             }
+            // A witness holding more than this log has is no progress
+            // (a fork, or this database rolled back): the size it
+            // holds is not taken as acknowledged, so the next
+            // submission names it again rather than sending an old
+            // size above the checkpoint's.
+            let held = held.filter(|h| *h <= checkpoint.size);
+            let behind = held.or(acknowledged).unwrap_or(0);
+            metrics.witness_behind(name, checkpoint.size.saturating_sub(behind));
+            // Once for each new reason, not every interval.
+            let said = witnesses.statuses()[i].1.last_error.as_deref() == Some(why.as_str());
+            if !said {
+                tracing::warn!(witness = name, error = %why, "witness did not cosign");
+            }
+            witnesses.set(i, |s| {
+                if held.is_some() {
+                    s.acknowledged = held;
+                }
+                s.last_error = Some(why);
+            });
         }
     }
 }

@@ -54,11 +54,15 @@ async fn any_process_starts_with_the_database_and_the_master_key_alone(backend: 
         ..first.clone()
     };
     let logs = db.dir.path();
-    let a = first.serve(&logs.join("a.log"), &[]);
+    // The one thing they share besides the database: the log mirror
+    // (docs/OPERATIONS.md, "Several processes").
+    let mirror = logs.join("shared-mirror").display().to_string();
+    let shared = [("FAIRDEAL_LOG_MIRROR", mirror.as_str())];
+    let a = first.serve(&logs.join("a.log"), &shared);
     let vkey = vkey_of(&a.base).await;
     assert!(vkey.starts_with("fairdeal/log-"), "{vkey}");
     // Another directory, another port: the same log, the same key.
-    let b = second.serve(&logs.join("b.log"), &[]);
+    let b = second.serve(&logs.join("b.log"), &shared);
     assert_eq!(vkey_of(&b.base).await, vkey);
     let key = first.create_key("backend");
     let to_b = Client::new(&b.base).with_key(&key);
@@ -75,17 +79,20 @@ async fn any_process_starts_with_the_database_and_the_master_key_alone(backend: 
         );
     }
     // Started again, listening elsewhere: the same log.
-    let again = second.serve(&logs.join("c.log"), &[]);
+    let again = second.serve(&logs.join("c.log"), &shared);
     assert_eq!(vkey_of(&again.base).await, vkey);
     assert!(again.terminate().success());
     // A --log-origin other than the database's is refused, saying why.
-    let out = first.run(&[
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--log-origin",
-        "other.example/fairdeal",
-    ]);
+    let out = first.run_with_env(
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--log-origin",
+            "other.example/fairdeal",
+        ],
+        &shared,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(

@@ -13,7 +13,9 @@ use fairdeal::tlog::cosignature::Cosigner;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::harness::{Backend, Client, Deployment, Server, TestDatabase, log_reaches, run_monitor};
+use crate::harness::{
+    Backend, Client, Deployment, Reply, Server, TestDatabase, log_reaches, run_monitor,
+};
 use crate::witness_process::WitnessProcess;
 
 const BEHIND: &str = "/problems/database-behind-log";
@@ -116,6 +118,17 @@ async fn refusal_says(client: &Client, words: &str) {
     panic!("/readyz did not refuse saying {words:?} within ten seconds");
 }
 
+/// `reply` is the refusal of a database behind its log: 503, typed.
+fn assert_behind(reply: &Reply) {
+    assert_eq!(
+        reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        reply.text
+    );
+    assert_eq!(reply.json["type"], BEHIND, "{}", reply.text);
+}
+
 /// The log's checkpoint size as served.
 async fn checkpoint_size(client: &Client) -> u64 {
     let text = client.get("/log/checkpoint").await.text;
@@ -160,6 +173,46 @@ impl Drill {
             log_path,
             monitor_state,
         })
+    }
+}
+
+/// A witness for a drill: its key, and the port it will listen on.
+struct DrillWitness {
+    home: PathBuf,
+    port: u16,
+    /// `--witness` for it.
+    flag: String,
+}
+
+impl DrillWitness {
+    const NAME: &str = "witness.example/drill";
+
+    fn new(db: &TestDatabase) -> Self {
+        let home = db.dir.path().join("witness");
+        std::fs::create_dir_all(&home).expect("dir");
+        let cosigner = Cosigner::generate(Self::NAME).expect("key");
+        std::fs::write(home.join("witness.key"), hex::encode(*cosigner.seed())).expect("key file");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a port")
+            .port();
+        let flag = format!("{}@http://127.0.0.1:{port}", cosigner.vkey());
+        Self { home, port, flag }
+    }
+
+    /// The witness, running, for the log `client` serves.
+    async fn start(&self, client: &Client) -> WitnessProcess {
+        let checkpoint = client.get("/log/checkpoint").await.text;
+        let origin = checkpoint.lines().next().expect("origin");
+        let log_vkey = client.get("/log/key").await.text.trim().to_owned();
+        WitnessProcess::start(
+            &self.home,
+            &format!("127.0.0.1:{}", self.port),
+            Self::NAME,
+            origin,
+            &log_vkey,
+            &[],
+        )
     }
 }
 
@@ -249,13 +302,7 @@ async fn refused_then_recovered(
     );
     for pair in [touched, untouched] {
         let refused = client.deal(pair, holdem()).await;
-        assert_eq!(
-            refused.status,
-            StatusCode::SERVICE_UNAVAILABLE,
-            "{}",
-            refused.text
-        );
-        assert_eq!(refused.json["type"], BEHIND, "{}", refused.text);
+        assert_behind(&refused);
         assert!(refused.header("retry-after").is_some());
     }
     let metrics = client.get("/metrics").await.text;
@@ -369,45 +416,18 @@ async fn a_restored_backup_never_deals_a_known_hand_again(backend: Backend) {
     let log_path = db.dir.path().join("serve.log");
     let monitor_state = db.dir.path().join("monitor.json");
     // A witness on PostgreSQL (not on SQLite: both ways are drilled).
-    let witness_home = db.dir.path().join("witness");
-    std::fs::create_dir_all(&witness_home).expect("dir");
-    let cosigner = Cosigner::generate("witness.example/drill").expect("key");
-    std::fs::write(
-        witness_home.join("witness.key"),
-        hex::encode(*cosigner.seed()),
-    )
-    .expect("key file");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a port")
-        .port();
     let witnessed = backend == Backend::Postgres;
-    let witness_flag = format!("{}@http://127.0.0.1:{port}", cosigner.vkey());
+    let witness = DrillWitness::new(&db);
     let mut env = vec![("FAIRDEAL_LOG_INTERVAL", "0.05")];
     if witnessed {
-        env.push(("FAIRDEAL_WITNESSES", witness_flag.as_str()));
+        env.push(("FAIRDEAL_WITNESSES", witness.flag.as_str()));
     }
     let server = deployment.serve(&log_path, &env);
     let client = Client::new(&server.base).with_key(&key);
-    let origin = client
-        .get("/log/checkpoint")
-        .await
-        .text
-        .lines()
-        .next()
-        .expect("origin")
-        .to_owned();
-    let log_vkey = client.get("/log/key").await.text.trim().to_owned();
-    let _witness = witnessed.then(|| {
-        WitnessProcess::start(
-            &witness_home,
-            &format!("127.0.0.1:{port}"),
-            "witness.example/drill",
-            &origin,
-            &log_vkey,
-            &[],
-        )
-    });
+    let _witness = match witnessed {
+        true => Some(witness.start(&client).await),
+        false => None,
+    };
 
     let touched = client.active_pair("restore drill").await;
     let untouched = client.active_pair("left alone").await;
@@ -540,13 +560,7 @@ async fn a_restore_under_a_running_process_is_refused_then_recovered() {
     // pass noticed: refused inside its transaction (the index it would
     // take is one the log used), so nonce 1 is not dealt again.
     let refused = idle_client.deal(&touched, holdem()).await;
-    assert_eq!(
-        refused.status,
-        StatusCode::SERVICE_UNAVAILABLE,
-        "{}",
-        refused.text
-    );
-    assert_eq!(refused.json["type"], BEHIND, "{}", refused.text);
+    assert_behind(&refused);
     let store = db.store(1).await;
     let rounds = store
         .rounds_of_pair(&touched, None, 100)
@@ -690,6 +704,12 @@ async fn a_rotation_and_a_chain_close_after_the_backup_are_recovered() {
         on_successor.text
     );
     client.close(&chain_round).await;
+    // A chain round dealt after the backup and still in play: recovery
+    // deals it again, and ending its pair publishes its seed (no round of
+    // a revealed pair is left without one).
+    let in_play = client.deal(&chain, holdem()).await;
+    assert_eq!(in_play.status, StatusCode::CREATED, "{}", in_play.text);
+    let in_play = in_play.id();
     let entries = log_entries(&client).await;
     log_reaches(&server.base, entries).await;
     monitor_exits(&server.base, monitor_state, 0).await;
@@ -715,11 +735,9 @@ async fn a_rotation_and_a_chain_close_after_the_backup_are_recovered() {
         json!([chain_round]),
         "{report:#}"
     );
-    assert_eq!(
-        report["rounds_restored"],
-        json!(lost.iter().map(|d| d.id.clone()).collect::<Vec<_>>()),
-        "{report:#}"
-    );
+    let mut restored: Vec<String> = lost.iter().map(|d| d.id.clone()).collect();
+    restored.push(in_play.clone());
+    assert_eq!(report["rounds_restored"], json!(restored), "{report:#}");
     assert_eq!(
         report["rounds_not_restored"][0][0],
         on_successor.id(),
@@ -730,6 +748,10 @@ async fn a_rotation_and_a_chain_close_after_the_backup_are_recovered() {
     let round = client.get(&format!("/v1/rounds/{chain_round}")).await;
     assert!(round.json["server_seed"].is_string(), "{}", round.text);
     assert_eq!(round.json["status"], "closed", "{}", round.text);
+    let round = client.get(&format!("/v1/rounds/{in_play}")).await;
+    assert_eq!(round.json["status"], "closed", "{}", round.text);
+    assert!(round.json["server_seed"].is_string(), "{}", round.text);
+    assert_eq!(round.json["nonce"], 1, "{}", round.text);
     // The rotated pair's lost hands are back, and no seed of it deals.
     for dealt in &lost {
         let round = client.get(&format!("/v1/rounds/{}", dealt.id)).await;
@@ -769,13 +791,7 @@ async fn a_mirror_that_cannot_be_written_refuses_until_it_can() {
             .json(&json!({"game": holdem()}))
     };
     let refused = client.send(deal()).await;
-    assert_eq!(
-        refused.status,
-        StatusCode::SERVICE_UNAVAILABLE,
-        "{}",
-        refused.text
-    );
-    assert_eq!(refused.json["type"], BEHIND, "{}", refused.text);
+    assert_behind(&refused);
     assert!(
         refused.json["detail"]
             .as_str()
@@ -797,4 +813,111 @@ async fn a_mirror_that_cannot_be_written_refuses_until_it_can() {
         retried.text
     );
     assert_eq!(retried.json["nonce"], 0, "{}", retried.text);
+}
+
+/// One mirror per database: a process given another mirror is refused at
+/// start, and one told the old mirror was lost (`--log-mirror-new` on an
+/// empty one) takes the log over, after which every process still on the
+/// old mirror refuses writes: no entry is acknowledged only where a
+/// recovery would not read it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_second_mirror_for_one_database_is_refused() {
+    let Some(drill) = Drill::set_up(Backend::Sqlite).await else {
+        return;
+    };
+    let (_first, client) = drill.serve(&FAST_LOG);
+    let pair = client.active_pair("one mirror").await;
+    let dealt = client.deal(&pair, holdem()).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+
+    let other = drill
+        .db
+        .dir
+        .path()
+        .join("other-mirror")
+        .display()
+        .to_string();
+    let mut elsewhere = FAST_LOG.to_vec();
+    elsewhere.push(("FAIRDEAL_LOG_MIRROR", other.as_str()));
+    let refused = drill
+        .deployment
+        .run_with_env(&["serve", "--listen", "127.0.0.1:0"], &elsewhere);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("mirrored by the log mirror with id")
+            && stderr.contains("--log-mirror-new"),
+        "{stderr}"
+    );
+
+    elsewhere.push(("FAIRDEAL_LOG_MIRROR_NEW", "true"));
+    let second_log = drill.db.dir.path().join("second.log");
+    let second = drill.deployment.serve(&second_log, &elsewhere);
+    let second_client = Client::new(&second.base).with_key(&drill.key);
+    refusal_says(&client, "another log mirror").await;
+    let refused = client.deal(&pair, holdem()).await;
+    assert_behind(&refused);
+    let dealt = second_client.deal(&pair, holdem()).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    assert_eq!(dealt.json["nonce"], 1, "{}", dealt.text);
+}
+
+/// Without a mirror, a witness is what knows the database went back: a
+/// restored database whose log is behind the witness's checkpoint refuses
+/// every write before the first (no hand dealt again, no forking checkpoint
+/// signed), and says why and what to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn without_a_mirror_a_witness_ahead_of_a_restored_database_stops_every_write() {
+    let Some(drill) = Drill::set_up(Backend::Sqlite).await else {
+        return;
+    };
+    let witness = DrillWitness::new(&drill.db);
+    let env = [
+        ("FAIRDEAL_LOG_INTERVAL", "0.05"),
+        ("FAIRDEAL_NO_LOG_MIRROR", "true"),
+        ("FAIRDEAL_WITNESSES", witness.flag.as_str()),
+    ];
+    let (server, client) = drill.serve(&env);
+    let _witness = witness.start(&client).await;
+    let pair = client.active_pair("no mirror").await;
+    let first = client.deal(&pair, holdem()).await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    let backup = back_up(&drill.db).await;
+    let lost = hands_to_lose(&client, &pair).await;
+    let entries = log_entries(&client).await;
+    wait_cosigned(&client, entries).await;
+    assert!(server.terminate().success());
+
+    restore(&drill.db, &backup);
+    let (_server, client) = drill.serve(&env);
+    let ready = readiness(&client, StatusCode::SERVICE_UNAVAILABLE).await;
+    assert_eq!(ready["type"], BEHIND, "{ready}");
+    assert!(
+        ready["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("a witness holds a checkpoint")),
+        "{ready}"
+    );
+    let again = client.deal(&pair, holdem()).await;
+    assert_behind(&again);
+    let created = client.post_json("/v1/seed-pairs", &json!({})).await;
+    assert_eq!(
+        created.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        created.text
+    );
+    let checkpoint = client.get("/log/checkpoint").await;
+    assert_eq!(
+        checkpoint.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        checkpoint.text
+    );
+    // Nothing was dealt: the pair's rounds are the one from before the
+    // backup, and none of the lost hands' nonces was dealt again.
+    let rounds = client.get(&format!("/v1/seed-pairs/{pair}/rounds")).await;
+    let listed = rounds.json["rounds"].as_array().expect("rounds").len();
+    assert_eq!(listed, 1, "{}", rounds.text);
+    assert_eq!(lost.len(), 3);
 }

@@ -191,6 +191,24 @@ impl Dealer {
     /// they do from the moment the database is found behind, and while the
     /// marker is present.
     pub async fn recover(&self, mirror: &LogMirror) -> anyhow::Result<Recovery> {
+        // One recovery at a time: the lock goes with the process, however
+        // it ends.
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(mirror.dir().join("RECOVER.lock"))
+            .context("opening the recovery lock in the log mirror")?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+                "another `fairdeal recover` is running with this log mirror: let it finish \
+                 (its report says what it did), then run this again if needed"
+            ),
+            Err(std::fs::TryLockError::Error(err)) => {
+                return Err(err).context("locking the recovery lock in the log mirror");
+            }
+        }
         let marker_path = mirror.recovery_marker();
         let held: Option<Marker> = match std::fs::read_to_string(&marker_path) {
             Ok(text) => Some(serde_json::from_str(&text).context("reading the recovery marker")?),
@@ -224,6 +242,10 @@ impl Dealer {
                  written to after it was restored (by a process without this mirror, or while \
                  another recovered). Stop every process, restore the backup again, and run \
                  `fairdeal recover` before starting any"
+            ),
+            Standing::OtherMirror { database, this } => anyhow::bail!(
+                "this database's log is mirrored by another log mirror (id {database}) than the \
+                 one given (id {this}): recover from the mirror the service used (--log-mirror)"
             ),
             Standing::Unwritable | Standing::Recovering => {
                 anyhow::bail!("the log mirror cannot be read; the cause is logged above")

@@ -45,7 +45,7 @@ fn text(body: String, cache: &'static str) -> Response {
 pub async fn checkpoint(State(state): State<AppState>) -> Result<Response, ApiError> {
     // A database behind its log holds an older checkpoint than the one
     // published: serving it would show readers a log going back.
-    if let Some(why) = state.dealer.refusal() {
+    if let Some(why) = state.dealer.refusal_now().await? {
         return Err(ApiError::behind_log(why));
     }
     let store = state.dealer.store();

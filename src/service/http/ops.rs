@@ -88,8 +88,8 @@ async fn readiness_detail(state: &AppState) -> String {
 pub async fn readyz(State(state): State<AppState>) -> Result<String, ApiError> {
     // Within a second, whatever the pool's acquire timeout: a load balancer
     // asks often and must not pile up waiting requests.
-    match tokio::time::timeout(READINESS_TIMEOUT, state.dealer.store().ping()).await {
-        Ok(Ok(())) => match state.dealer.refusal() {
+    match tokio::time::timeout(READINESS_TIMEOUT, state.dealer.refusal_now()).await {
+        Ok(Ok(refusal)) => match refusal {
             // Not ready for writes: the way out is in the answer.
             Some(why) => Err(ApiError::behind_log(why)),
             None => Ok(readiness_detail(&state).await),

@@ -127,7 +127,7 @@ impl std::fmt::Display for BehindLog {
         write!(
             f,
             "the database would append log entry {}, but the log already holds {} entries: \
-             it was restored or rolled back (run `fairdeal recover`)",
+             it was restored or rolled back (docs/OPERATIONS.md, Restore)",
             self.index, self.known
         )
     }
@@ -537,6 +537,21 @@ impl Store {
                 .await?;
             stored
         }))
+    }
+
+    /// Records `value` under `name`, over any value held.
+    pub async fn set_setting(&self, name: &str, value: &str) -> Result<(), sqlx::Error> {
+        write_tx!(self, |tx| {
+            sqlx::query(
+                "INSERT INTO settings (name, value) VALUES ($1, $2) \
+                 ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            )
+            .bind(name)
+            .bind(value)
+            .execute(&mut *tx)
+            .await?;
+        });
+        Ok(())
     }
 
     /// A setting, if set.

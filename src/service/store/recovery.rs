@@ -59,7 +59,7 @@ impl Store {
     ) -> anyhow::Result<()> {
         const INSERT: &str = "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, \
              status, created_at, closed_at, log_index, server_seed, seed_log_index) \
-             VALUES ($1, $2, $3, $4, COALESCE($5, ''), $6, $7, $8, $8, $9, $10, $11)";
+             VALUES ($1, $2, $3, $4, COALESCE($5, ''), $6, $7, $8, $12, $9, $10, $11)";
         write_tx!(self, |tx| {
             let (next,): (i64,) = sqlx::query_as("SELECT next_index FROM log_state WHERE id = 1")
                 .fetch_one(&mut *tx)
@@ -89,6 +89,13 @@ impl Store {
                     ),
                     None => (None, None, None),
                 };
+                // A round whose seed the log did not publish is stored in
+                // play: recovery ends its pair, and closing it first
+                // publishes a chain round's seed as any close does.
+                let status = match round.published {
+                    Some(_) => RoundStatus::Closed,
+                    None => RoundStatus::InPlay,
+                };
                 sqlx::query(INSERT)
                     .bind(&round.id)
                     .bind(&round.pair_id)
@@ -96,11 +103,12 @@ impl Store {
                     .bind(&round.game)
                     .bind(deal)
                     .bind(deal.is_none().then_some(round.deal_sealed.as_slice()))
-                    .bind(RoundStatus::Closed.as_str())
+                    .bind(status.as_str())
                     .bind(round.created_at)
                     .bind(round.log_index as i64)
                     .bind(server_seed)
                     .bind(seed_index)
+                    .bind((status == RoundStatus::Closed).then_some(round.created_at))
                     .execute(&mut *tx)
                     .await?;
                 sqlx::query(
