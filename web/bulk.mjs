@@ -6,10 +6,10 @@
 // tests/bulk.test.mjs checks both against fairdeal-v1.mjs and the
 // service's own tree.
 //
-// No import statement: the server inlines this file after fairdeal-v1.mjs
-// and sha256.mjs (normaliseGame, layOut, slots, syncSha256, syncHmac,
-// syncHmacKey are theirs); every top-level name here starts with `bulk` or
-// `BULK_`.
+// An ES module: it imports what it uses from fairdeal-v1.mjs and sha256.mjs.
+
+import { layOut, slots } from "./fairdeal-v1.mjs";
+import { syncHmac, syncHmacKey, syncSha256 } from "./sha256.mjs";
 
 const BULK_NAMES = [];
 for (const suit of "cdhs") for (const rank of "23456789TJQKA") BULK_NAMES.push(rank + suit);

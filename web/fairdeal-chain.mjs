@@ -4,13 +4,11 @@
 // s_k: the chain's commitment for round 0, the previous round's seed after.
 // Dealing is fairdeal-v1's (`deal` in fairdeal-v1.mjs), unchanged.
 //
-// No import statement: the server inlines fairdeal-v1.mjs, sha256.mjs and
-// this file into the page's one module (and into its worker's), so the
-// names used below (hexToBytes, bytesToHex, commitment from fairdeal-v1.mjs;
-// syncSha256 from sha256.mjs) are in scope there, and an import would break
-// the page. Code that loads this file on its own (tests/chain.test.mjs)
-// first puts those modules' exports on globalThis. Every top-level name here
-// has `chain` or `Chain` in it, and differs from the other files' names.
+// An ES module: it imports what it uses from fairdeal-v1.mjs and
+// sha256.mjs, and nothing from the page's views.
+
+import { bytesToHex, commitment, hexToBytes } from "./fairdeal-v1.mjs";
+import { syncSha256 } from "./sha256.mjs";
 
 export const CHAIN_PROTOCOL = "fairdeal-chain-v1";
 export const MAX_CHAIN_LENGTH = 2 ** 24;

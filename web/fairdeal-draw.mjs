@@ -2,13 +2,10 @@
 // §7–§9: entrant lists and their commitment, draws of k winners of n, and
 // shuffles of n items, over fairdeal-v1's round key, keystream and `uniform`.
 //
-// No import statement: the server inlines fairdeal-v1.mjs, this file,
-// tlog.mjs and page/*.js into ONE <script type="module">, so the
-// fairdeal-v1 names used below (FairdealError, Keystream, roundKey,
-// hexToBytes, bytesToHex, checkClientSeed, parseNonce) are in scope there,
-// and an import would break the page. Code that loads this file on its own
-// (tests/draw.test.mjs) first puts fairdeal-v1.mjs's exports on globalThis.
-// Every top-level name here must differ from those of the other three files.
+// An ES module: it imports what it uses from fairdeal-v1.mjs, and nothing
+// from the page's views.
+
+import { FairdealError, Keystream, bytesToHex, checkClientSeed, commitment, hexToBytes, parseNonce, roundKey } from "./fairdeal-v1.mjs";
 
 export const DRAW_PROTOCOL = "fairdeal-draw-v1";
 

@@ -1,10 +1,7 @@
 // fairdeal-table-v1 in the browser (docs/PROTOCOL.md §11): a table's client
 // seed from every seat's contribution, and the checks the verification page
 // runs on a table pair's record. Self-contained: WebCrypto's SHA-256 and
-// getRandomValues only, no import. The server inlines this file with
-// fairdeal-v1.mjs, fairdeal-draw.mjs, tlog.mjs and page/*.js into ONE
-// <script type="module">, so every top-level name here must differ from
-// theirs (hence the table prefix on the helpers).
+// getRandomValues only, no import; no DOM.
 
 const TABLE_DOMAIN = "fairdeal-table-v1";
 

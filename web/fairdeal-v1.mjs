@@ -2,8 +2,8 @@
 //
 // Shares no code with the server: SHA-256 and HMAC-SHA256 come from WebCrypto,
 // ChaCha20 is the RFC 8439 block function below, and sampling, shuffle and
-// layouts follow the specification step by step. The verification page inlines
-// this file, so a saved copy of the page verifies offline.
+// layouts follow the specification step by step. No DOM, no import: the
+// page, its worker, the released file and Node all load it as it is.
 
 const MASK = 0xffffffff;
 const SUITS = ["c", "d", "h", "s"];

@@ -1,10 +1,8 @@
 // How the verification page shows a string someone else chose (a client
 // seed, a seat label, a contribution, a list line): so that two different
 // strings never look alike, and so that none can pass for the page's own
-// words. Self-contained, no import. The server inlines this file with the
-// other scripts into ONE <script type="module">, before page/*.js (whose
-// top-level code calls it), so every top-level name here must differ from
-// theirs (hence the "shown", "marked" and "Parts" names).
+// words. Self-contained, no import; its elements are made with the document
+// it is given (the page's by default), so Node tests it without one.
 //
 // The rule: printable ASCII (U+0020 to U+007E) is shown as it is, except a
 // space at either end or after another space; every other code point is

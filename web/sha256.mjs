@@ -5,9 +5,7 @@
 // round). tests/sha256.test.mjs checks it against Node's crypto on many
 // lengths and keys; the page's other code keeps using WebCrypto.
 //
-// No import statement, and every top-level name starts with `sync` or
-// `SYNC_`: the server inlines this file with the others into one module
-// (the worker's), where names must not collide.
+// Self-contained: no import, no DOM.
 
 const SYNC_K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

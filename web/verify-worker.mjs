@@ -2,10 +2,9 @@
 // page's thread (a fairdeal-chain-v1 pair's rounds each with its own
 // published seed, linked down the chain: workerChainRound; and a revealed
 // chain's tip down to the last round's seed and the commitment). The page
-// (pair.js) starts it from a Blob of this file, inlined with
-// fairdeal-v1.mjs, tlog.mjs, sha256.mjs, fairdeal-chain.mjs and bulk.mjs into one
-// module by the server, so its code is pinned by the page's CSP hash like
-// the page's own. It reads the rounds (GET /v1/seed-pairs/{id}/rounds) and
+// (pair.js) starts it as a module the service serves, or, in the released
+// file, from a blob: URL of its bundle (a classic script the file carries
+// and its policy pins). It imports only protocol and log modules. It reads the rounds (GET /v1/seed-pairs/{id}/rounds) and
 // their log evidence (GET /v1/seed-pairs/{id}/evidence) a window at a time,
 // several windows in flight, and answers with messages:
 //
@@ -27,6 +26,12 @@
 // Two windows in flight: one is checked while the next is read. More
 // windows ahead do not make it faster on a small machine, and each holds
 // about a megabyte of JSON text and its parsed rounds.
+
+import { bulkBase64, bulkDealer, bulkDifference, bulkLeafHash, bulkRoot, bulkSameBytes, bulkShuffle } from "./bulk.mjs";
+import { CHAIN_PROTOCOL, chainCheckTip, chainLinker } from "./fairdeal-chain.mjs";
+import { bytesToHex, hexToBytes, normaliseGame } from "./fairdeal-v1.mjs";
+import { syncSha256 } from "./sha256.mjs";
+import { verifyCheckpoint, verifyInclusion } from "./tlog.mjs";
 
 const WORKER_IN_FLIGHT = 2;
 const WORKER_MAX_FAILURES = 1000;

@@ -12,10 +12,7 @@
 // the signature over `cosignature/v1\ntime <timestamp>\n` and the note's
 // body (with its final newline, no signature lines).
 //
-// No import statement: the server inlines this file with tlog.mjs and the
-// page's code into ONE <script type="module">. It depends on nothing else,
-// and every top-level name starts with `witness` or `Witness` (or is one of
-// the exported names below), so that none clashes with the other files.
+// Self-contained: no import, no DOM.
 
 const WITNESS_ENCODER = new TextEncoder();
 /** The signed-note signature type of an Ed25519 cosignature/v1. */

@@ -8,7 +8,7 @@ use std::process::Command;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::harness::{Backend, Client, Deployment, TestDatabase, log_reaches};
+use crate::harness::{Backend, Client, Deployment, Server, TestDatabase, log_reaches};
 use crate::witness_process::WitnessProcess;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -131,6 +131,50 @@ pub(crate) fn run_page_script(script: &str, config: &Value, done: &str) -> Strin
     stdout
 }
 
+/// `fairdeal serve` on a new SQLite database, and an operator's client.
+async fn sqlite_service() -> (TestDatabase, Server, Client) {
+    let db = TestDatabase::create(Backend::Sqlite)
+        .await
+        .expect("SQLite always runs");
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let server = deployment.serve(&db.dir.path().join("serve.log"), &[]);
+    let api = Client::new(&server.base).with_key(&key);
+    (db, server, api)
+}
+
+/// The released single file, built into `dir` as the release job builds
+/// it (web/release/build.mjs): its path.
+fn build_release(dir: &Path) -> std::path::PathBuf {
+    let built = Command::new("node")
+        .arg(format!("{ROOT}/web/release/build.mjs"))
+        .arg(dir)
+        .current_dir(format!("{ROOT}/web"))
+        .output()
+        .expect("node runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    dir.join("fairdeal-verifier.html")
+}
+
+/// Whether the browser tests can run here; if not, says so (CI must run
+/// them).
+fn browser_or_skip() -> bool {
+    let Err(missing) = browser_tools() else {
+        return true;
+    };
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must run the browser test: {missing}"
+    );
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: browser test ({missing})");
+    false
+}
+
 /// Chromium and playwright-core, or why they are missing.
 pub(crate) fn browser_tools() -> Result<(), String> {
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
@@ -150,22 +194,10 @@ pub(crate) fn browser_tools() -> Result<(), String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
-    if let Err(missing) = browser_tools() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the browser test: {missing}"
-        );
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "SKIPPED: browser test ({missing})");
+    if !browser_or_skip() {
         return;
     }
-    let db = TestDatabase::create(Backend::Sqlite)
-        .await
-        .expect("SQLite always runs");
-    let deployment = Deployment::new(&db);
-    let key = deployment.create_key("backend");
-    let server = deployment.serve(&db.dir.path().join("serve.log"), &[]);
-    let api = Client::new(&server.base).with_key(&key);
+    let (db, server, api) = sqlite_service().await;
 
     // A revealed pair with three rounds, one of them a 6-deck shoe.
     let revealed_pair = api.active_pair("my own seed <b>not html</b>").await;
@@ -434,7 +466,7 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
             "size": early_size,
             "root": early_root,
         },
-        "offline_file": db.dir.path().join("saved-verify.html"),
+        "offline_file": build_release(&db.dir.path().join("release")),
         "draw": {
             "id": draw_id,
             "entries_file": entries_file,
@@ -490,9 +522,17 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     assert_eq!(page.status, StatusCode::OK);
     let csp = page.header("content-security-policy").expect("a CSP");
     assert!(
-        csp.starts_with("default-src 'none'; script-src 'sha256-"),
+        csp.starts_with("default-src 'none'; script-src 'self'; style-src 'sha256-"),
         "{csp}"
     );
+    let main = api.without_key().get("/verify/modules/page/main.js").await;
+    assert_eq!(main.status, StatusCode::OK);
+    assert!(main.content_type().starts_with("text/javascript"));
+    let unknown = api
+        .without_key()
+        .get("/verify/modules/page/nothing.js")
+        .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
     assert!(!csp.contains("unsafe") && !csp.contains("http"), "{csp}");
     drop(server);
 }
@@ -532,13 +572,7 @@ async fn revealed_round(api: &Client, seed: &str) -> (String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_page_requires_the_witnesses_a_player_trusts_in_chromium() {
-    if let Err(missing) = browser_tools() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must run the browser test: {missing}"
-        );
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "SKIPPED: browser test ({missing})");
+    if !browser_or_skip() {
         return;
     }
     let db = TestDatabase::create(Backend::Sqlite)
@@ -638,4 +672,54 @@ async fn the_page_requires_the_witnesses_a_player_trusts_in_chromium() {
     );
     drop(server);
     drop(one);
+}
+
+/// The released single file (web/release/build.mjs), from a static host on
+/// another origin and from `file://`: it reads the service the link names
+/// (the service answers public reads from any origin), refuses a log key
+/// the player has not trusted, passes once the player trusts it (a round,
+/// and a whole pair through the worker the file carries), and passes
+/// nothing from a second service with a log key of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_released_verifier_checks_a_service_from_elsewhere_in_chromium() {
+    if !browser_or_skip() {
+        return;
+    }
+    let mut services = Vec::new();
+    for seed in ["checked from elsewhere", "a service of its own"] {
+        let (db, server, api) = sqlite_service().await;
+        let (pair, round) = revealed_round(&api, seed).await;
+        services.push((db, server, api, pair, round));
+    }
+    let (db, server, api, pair, round) = &services[0];
+    let (_, fake, _, _, fake_round) = &services[1];
+
+    // Public reads answer any origin; operations stay same-origin.
+    let read = api.without_key().get(&format!("/v1/rounds/{round}")).await;
+    assert_eq!(read.header("access-control-allow-origin"), Some("*"));
+    let log = api.without_key().get("/log/checkpoint").await;
+    assert_eq!(log.header("access-control-allow-origin"), Some("*"));
+    for same_origin in ["/metrics", "/readyz", "/verify"] {
+        let answer = api.without_key().get(same_origin).await;
+        assert_eq!(
+            answer.header("access-control-allow-origin"),
+            None,
+            "{same_origin}"
+        );
+    }
+
+    let release = build_release(&db.dir.path().join("release"));
+    let config = json!({
+        "base": server.base,
+        "round": round,
+        "pair": pair,
+        "fake_base": fake.base,
+        "fake_round": fake_round,
+        "release": release,
+    });
+    run_page_script(
+        "e2e-released.mjs",
+        &config,
+        "e2e-released: all checks passed",
+    );
 }

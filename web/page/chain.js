@@ -3,11 +3,18 @@
 // commitment, for round 0) and down the whole chain to the commitment, its
 // cards with fairdeal-v1, and the log entry that published its seed; a
 // round whose seed is still hidden says which hand in play holds it back.
-// The chain's code is fairdeal-chain.mjs (inlined before this file); a
+// The chain's code is fairdeal-chain.mjs (imported below); a
 // whole chain pair is checked in the worker (verify-worker.mjs).
 
+import { CHAIN_PROTOCOL, chainHashDownInChunks, chainHiddenWords } from "../fairdeal-chain.mjs";
+import { commitment, hexToBytes, verifyRound } from "../fairdeal-v1.mjs";
+import { shownLabel } from "../seed-display.mjs";
+import { awaitingLog, logChecks, untrustedLog } from "./log.js";
+import { failedLog, roundEvidence, verdictEl } from "./lookup.js";
+import { checkEl, dealEl, el, fact, getJson } from "./views.js";
+
 /** Whether a round's or a pair's record is fairdeal-chain-v1's. */
-function isChainRecord(record) {
+export function isChainRecord(record) {
   return Boolean(record) && record.protocol === CHAIN_PROTOCOL;
 }
 
@@ -53,7 +60,7 @@ const roundSeedEntry = (round) => (entry) => entry.type === "round_seed" && entr
  * the round's own): `{ box, ok, verdict }`, ok null while its seed is
  * hidden. `onHashProgress(done, of)` follows the hashing down the chain.
  */
-async function chainRoundReport(round, box, facts, { onHashProgress, shared, linkIndex } = {}) {
+export async function chainRoundReport(round, box, facts, { onHashProgress, shared, linkIndex } = {}) {
   const nonce = Number(round.nonce);
   const position = Number(round.chain && round.chain.position);
   const length = Number(round.chain && round.chain.length);

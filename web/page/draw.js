@@ -2,6 +2,11 @@
 
 // ---- Verify a draw ---------------------------------------------------------
 
+import { verifyDraw } from "../fairdeal-draw.mjs";
+import { renderShownParts, shownLabel, shownText } from "../seed-display.mjs";
+import { verdictEl } from "./lookup.js";
+import { el, fact, getJson, onServer, quoted, showError, shownFact } from "./views.js";
+
 const DRAW_STATUS_WORDS = {
   awaiting_client_seed: "waiting for its client seed (the list and the server seed are committed)",
   ready: "ready to draw (the client seed is set; the server seed is still secret)",
@@ -14,7 +19,7 @@ const DRAW_ROWS_SHOWN = 1000;
 /** The loaded record (or null: values by hand), the chosen list file, the last check. */
 const drawState = { record: null, file: null, checked: null, run: 0 };
 
-const drawField = (id) => document.getElementById(id);
+export const drawField = (id) => document.getElementById(id);
 
 function drawStatusText(status) {
   return DRAW_STATUS_WORDS[status] || status;
@@ -85,7 +90,7 @@ function showDrawListCopy(record) {
   }
 }
 
-async function loadDraw(id) {
+export async function loadDraw(id) {
   const target = drawField("draw-result");
   target.replaceChildren(el("p", { text: "Loading the draw…" }));
   drawState.record = null;
@@ -110,7 +115,7 @@ async function loadDraw(id) {
 /** The largest list the service accepts (256 MiB): a bigger file cannot be a draw's list. */
 const MAX_DRAW_FILE_BYTES = 256 * 1024 * 1024;
 
-async function readDrawFile() {
+export async function readDrawFile() {
   const input = drawField("draw-file");
   const file = input.files && input.files[0];
   if (file && file.size > MAX_DRAW_FILE_BYTES) {
@@ -130,7 +135,7 @@ async function readDrawFile() {
 }
 
 /** Checks the draw in the form (and the chosen file) and shows the report. */
-async function checkDraw() {
+export async function checkDraw() {
   const run = ++drawState.run;
   const target = drawField("draw-result");
   const values = drawValues();
@@ -327,7 +332,7 @@ function drawWinnersEl(v, c) {
 }
 
 /** Whether the typed entry is a line of the list, and whether it won. */
-function renderDrawEntry() {
+export function renderDrawEntry() {
   const box = document.getElementById("draw-entry-result");
   if (!box || !drawState.checked) return;
   const wanted = drawField("draw-entry").value;

@@ -5,6 +5,14 @@
 
 // ---- The transparency log --------------------------------------------------
 
+import { bytesToHex, normaliseGame } from "../fairdeal-v1.mjs";
+import { shownLabel, shownText } from "../seed-display.mjs";
+import { sameSeedFindings, verifyCheckpoint, verifyConsistency, verifyInclusion, verifyReceipt } from "../tlog.mjs";
+import { cosignerNames, vouching, witnessPolicy } from "../witness.mjs";
+import { failedLog, lookUpAgain, statusText } from "./lookup.js";
+import { acceptLogKey, compareWitnessPolicies, keyListEl, logPinNotice, pinLogKey, proposedWitnessPolicy } from "./trust.js";
+import { checkEl, el, getJson, onServer, released, service, serviceUrl } from "./views.js";
+
 let logKey = null;
 
 /**
@@ -16,10 +24,10 @@ let logKey = null;
 async function logKeyState() {
   if (logKey === null) {
     logKey = (async () => {
-      const response = await fetch("/log/key").catch(() => null);
+      const response = await fetch(serviceUrl("/log/key")).catch(() => null);
       const served = response && response.ok ? (await response.text()).trim() : "";
       if (!served) return { vkey: "", pin: null };
-      const pin = pinLogKey(location.origin, served);
+      const pin = pinLogKey(service, served, { firstUse: !released });
       return { vkey: pin.vkey, pin };
     })();
   }
@@ -27,16 +35,16 @@ async function logKeyState() {
 }
 
 /** The log's verifier key this page checks signatures with ("" when the service serves none). */
-async function logVkey() {
+export async function logVkey() {
   return (await logKeyState()).vkey;
 }
 
 /** The notice of the log key's pin, for the top of a lookup (null when the key is the one pinned). */
-async function logPinNoticeEl() {
+export async function logPinNoticeEl() {
   if (!onServer) return null;
   const { pin } = await logKeyState();
   return logPinNotice(pin, () => {
-    acceptLogKey(location.origin, pin.served);
+    acceptLogKey(service, pin.served);
     logKey = null;
     resetWitnessView();
     lookUpAgain();
@@ -174,7 +182,7 @@ async function readWitnessView(vkey) {
   const { policy } = await currentWitnessPolicy();
   const logName = vkey.split("+")[0];
   const read = async (path) => {
-    const response = await fetch(path, { headers: { Accept: "text/plain" } });
+    const response = await fetch(serviceUrl(path), { headers: { Accept: "text/plain" } });
     if (!response.ok) return null;
     const note = await response.text();
     const checkpoint = await verifyCheckpoint(vkey, note);
@@ -195,14 +203,14 @@ async function readWitnessView(vkey) {
 let witnessViewNow = null;
 
 /** The witness view, read once for a lookup (again when `fresh` and it is over a second old). */
-async function witnessView(vkey, fresh = false) {
+export async function witnessView(vkey, fresh = false) {
   if (witnessViewNow !== null && fresh && Date.now() - (await witnessViewNow).at > 1000) witnessViewNow = null;
   if (witnessViewNow === null) witnessViewNow = readWitnessView(vkey);
   return witnessViewNow;
 }
 
 /** Forgets the witness view: a new lookup reads the checkpoints again. */
-function resetWitnessView() {
+export function resetWitnessView() {
   witnessViewNow = null;
 }
 
@@ -212,7 +220,7 @@ function namesText(names) {
 }
 
 /** A check the witnesses the player trusts do not vouch for (yet): never a PASS. */
-function untrustedCheckEl(name, detail) {
+export function untrustedCheckEl(name, detail) {
   return el("span", { class: "check", "data-check": name, "data-result": "untrusted", title: detail || "" },
     `\u25cb NOT YET TRUSTED: ${name}`);
 }
@@ -313,7 +321,7 @@ async function witnessCheck(vkey, checkpoint, index) {
  * Shows the policy in force in the "Witnesses you trust" section, and fills
  * its form; and a link's proposal beside it, with a button to accept it.
  */
-async function showWitnessPolicy() {
+export async function showWitnessPolicy() {
   const { given, policy, error } = await currentWitnessPolicy();
   const current = document.getElementById("witness-current");
   const problem = document.getElementById("witness-error");
@@ -403,7 +411,7 @@ function dropWitnessParams() {
 }
 
 /** The witness form: use the keys given (kept when they are witness keys), or forget them. */
-async function submitWitnessPolicy(event) {
+export async function submitWitnessPolicy(event) {
   event.preventDefault();
   // A key holds no white space: any run of it separates two.
   const vkeys = document.getElementById("witness-keys").value.split(/\s+/).filter(Boolean);
@@ -428,7 +436,7 @@ async function useWitnessPolicy(state) {
   lookUpAgain();
 }
 
-async function forgetWitnessPolicy() {
+export async function forgetWitnessPolicy() {
   keepWitnessPolicy(null);
   setWitnessPolicy({ given: null, policy: null, error: null });
   dropWitnessParams();
@@ -438,12 +446,12 @@ async function forgetWitnessPolicy() {
 }
 
 /** Whether a node from logChecks reports an entry still waiting for its checkpoint. */
-function awaitingLog(node) {
+export function awaitingLog(node) {
   return node.dataset.awaitingCheckpoint !== undefined;
 }
 
 /** Whether a node from logChecks reports a log part the player's witnesses do not vouch for. */
-function untrustedLog(node) {
+export function untrustedLog(node) {
   return node.dataset.result === "untrusted";
 }
 
@@ -455,7 +463,7 @@ function untrustedLog(node) {
  * first saw the entry waiting (kept across visits): the entry's own `time`
  * is the operator's clock, which must neither excuse nor condemn.
  */
-const INTEGRATION_WINDOW_MS = 120_000;
+export const INTEGRATION_WINDOW_MS = 120_000;
 
 /** When this page first saw an entry waiting for its checkpoint, by log name and index. */
 const firstSeenWaiting = new Map();
@@ -473,7 +481,7 @@ const firstSeenWaiting = new Map();
  * log index (`data-log-index`); the array carries the parsed entry as
  * `.entry`.
  */
-async function logChecks(path, says, { name = "log", required = true } = {}) {
+export async function logChecks(path, says, { name = "log", required = true } = {}) {
   if (!onServer) return [];
   const vkey = await logVkey();
   if (!vkey) {
@@ -533,7 +541,7 @@ async function logChecks(path, says, { name = "log", required = true } = {}) {
  * and 404): never a PASS. It is pending, and the page looks again by
  * itself; what the page cannot read it cannot hold against the log.
  */
-function unansweredCheckEl(name, status) {
+export function unansweredCheckEl(name, status) {
   return el("span", { class: "check", "data-check": name, "data-result": "pending", "data-awaiting-checkpoint": "",
     "data-unanswered": String(status), title: `the service answered ${status}; the page looks again by itself`,
     text: `${name}: not answered (${status})` });
@@ -575,7 +583,7 @@ function firstSeenWaitingAt(logName, index, now) {
 /** The size of the log's latest checkpoint, verified with `vkey` (0 when it cannot be read). */
 async function latestSignedSize(vkey) {
   try {
-    const response = await fetch("/log/checkpoint", { headers: { Accept: "text/plain" } });
+    const response = await fetch(serviceUrl("/log/checkpoint"), { headers: { Accept: "text/plain" } });
     if (!response.ok) return 0;
     return (await verifyCheckpoint(vkey, await response.text())).size;
   } catch {
@@ -621,7 +629,7 @@ async function waitingChecks(vkey, body, says, name) {
 }
 
 /** Whether two game objects are one game, whatever their keys' order (a game that is not one: false). */
-function sameGame(a, b) {
+export function sameGame(a, b) {
   try {
     return JSON.stringify(normaliseGame(a)) === JSON.stringify(normaliseGame(b));
   } catch {
@@ -630,7 +638,7 @@ function sameGame(a, b) {
 }
 
 /** Whether a log entry is this round's: its id, nonce, pair and game. */
-const roundEntry = (round) => (entry) => entry.type === "round" && entry.round === round.id
+export const roundEntry = (round) => (entry) => entry.type === "round" && entry.round === round.id
   && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id && sameGame(entry.game, round.game);
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
@@ -643,7 +651,7 @@ const clientSeedEntry = (pairId, digest) => (entry) => entry.type === "client_se
   && String(entry.client_seed_sha256).toLowerCase() === digest;
 
 /** The log index a logChecks result proved or saw, or null. */
-function loggedIndex(nodes) {
+export function loggedIndex(nodes) {
   const index = nodes.length && nodes[0].dataset.logIndex !== undefined ? Number(nodes[0].dataset.logIndex) : NaN;
   return Number.isSafeInteger(index) ? index : null;
 }
@@ -659,7 +667,7 @@ function loggedIndex(nodes) {
  * clientSeedIndex, ok }` (`nodes` as logChecks gives them; ok false when a
  * check failed).
  */
-async function pairEntryChecks(record, { commitName = "commitment in log", clientSeedRequired = false } = {}) {
+export async function pairEntryChecks(record, { commitName = "commitment in log", clientSeedRequired = false } = {}) {
   const pair = { id: record.id, server_seed_hash: record.server_seed_hash, next_server_seed_hash: record.next_server_seed_hash,
     chain: record.chain };
   const says = (entry) => entry.type === "commit" && entry.seed_pair === pair.id
@@ -715,7 +723,7 @@ async function pairEntryChecks(record, { commitName = "commitment in log", clien
  * fails. Another tenant's pair, or a seed reused after a reveal, is listed as
  * information only: two players may choose the same seed.
  */
-async function sameClientSeed(pair, entries = null) {
+export async function sameClientSeed(pair, entries = null) {
   if (!onServer || pair.client_seed === null || pair.client_seed === undefined) return { parts: [], shopped: [], foreign: [] };
   let answer;
   try {

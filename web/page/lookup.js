@@ -3,6 +3,15 @@
 
 // ---- Look up by id -------------------------------------------------------
 
+import { verifyRound } from "../fairdeal-v1.mjs";
+import { shownLabel } from "../seed-display.mjs";
+import { chainRoundReport, isChainRecord } from "./chain.js";
+import { INTEGRATION_WINDOW_MS, awaitingLog, logChecks, logPinNoticeEl, loggedIndex, pairEntryChecks, resetWitnessView, roundEntry, sameClientSeed, sameGame, unansweredCheckEl, untrustedLog } from "./log.js";
+import { forgetMonitorView, monitorChecks } from "./monitors.js";
+import { lookUpPair } from "./pair.js";
+import { quotedList, tableReport } from "./tables.js";
+import { checkEl, dealEl, el, fact, gameText, getJson, onServer, quoted, shownFact } from "./views.js";
+
 const STATUS_WORDS = {
   in_play: "in play (the hand is not over yet)",
   closed: "closed (the hand is over)",
@@ -14,7 +23,7 @@ const STATUS_WORDS = {
 };
 
 /** A record's status in words. */
-function statusText(status) {
+export function statusText(status) {
   return STATUS_WORDS[status] || status;
 }
 
@@ -22,18 +31,18 @@ function statusText(status) {
  * The one-line verdict shown first: "pass", "fail" or "pending"; `parts`:
  * the sentence (strings, nodes, { label } parts).
  */
-function verdictEl(result, ...parts) {
+export function verdictEl(result, ...parts) {
   const word = { pass: "PASS", fail: "FAIL", pending: "NOT YET VERIFIABLE" }[result];
   return wordVerdictEl(result, word, ...parts);
 }
 
 /** A verdict with its own first word (e.g. "CHECKED IN PART"). */
-function wordVerdictEl(result, word, ...parts) {
+export function wordVerdictEl(result, word, ...parts) {
   return el("p", { class: "verdict", role: "status", "data-verdict": result }, el("strong", { text: word }), " ", parts);
 }
 
 /** Whether a node from logChecks reports a failure or a fork. */
-function failedLog(node) {
+export function failedLog(node) {
   return node.dataset.result === "fail" || node.dataset.fork !== undefined;
 }
 
@@ -41,7 +50,7 @@ function failedLog(node) {
  * The rounds this page has read, by commitment and nonce: "Recompute from
  * values" compares what is typed there with the round's recorded values.
  */
-const knownRounds = new Map();
+export const knownRounds = new Map();
 
 function rememberRound(round) {
   if (round && typeof round.server_seed_hash === "string" && round.nonce !== undefined && round.nonce !== null) {
@@ -54,7 +63,7 @@ function rememberRound(round) {
  * secret; verdict, a chain round's own verdict line, or undefined).
  * `options.onHashProgress` follows a chain round's hashing (chain.js).
  */
-async function roundReport(round, options = {}) {
+export async function roundReport(round, options = {}) {
   rememberRound(round);
   const box = el("div", { class: "round-detail", "data-round": round.id, "data-nonce": round.nonce });
   const facts = el("dl", { class: "facts" });
@@ -113,7 +122,7 @@ async function roundReport(round, options = {}) {
  * false when any failed; foreign, the other tenants' pairs live with the
  * same seed (a warning); shopped, the same tenant's (a failure).
  */
-async function roundEvidence(round, shared = null, linkIndex = null) {
+export async function roundEvidence(round, shared = null, linkIndex = null) {
   const logged = await logChecks(`/v1/rounds/${encodeURIComponent(round.id)}/receipt`, roundEntry(round));
   const roundIndex = loggedIndex(logged);
   // Within a pair's page, the pair's entries are checked (and shown) once, for every round.
@@ -220,7 +229,7 @@ async function lookUpRound(id, target, logIndex = null) {
  * VERIFIABLE: the page looks again by itself (lookUp), and after
  * INTEGRATION_WINDOW_MS the missing entry fails.
  */
-function awaitingVerdict(verdict, evidence) {
+export function awaitingVerdict(verdict, evidence) {
   if (!evidence || !evidence.waiting || verdict.dataset.verdict !== "pass") return verdict;
   return verdictEl("pending", "Everything checked so far holds, but the log has not yet put all of this record's entries in a "
     + "signed checkpoint (it does within seconds). This page checks again by itself.");
@@ -234,7 +243,7 @@ function awaitingVerdict(verdict, evidence) {
  * statement, not read that far, findings it did not list, a late reveal).
  * A pending verdict carries the same warning.
  */
-function withWarnings(verdict, evidence) {
+export function withWarnings(verdict, evidence) {
   const foreign = evidence && evidence.foreign ? evidence.foreign.length : 0;
   const monitor = Boolean(evidence && evidence.monitorWarned);
   const unverified = evidence && evidence.unverifiedHolders ? evidence.unverifiedHolders : 0;
@@ -367,7 +376,7 @@ async function roundTable(round) {
   return { report, parts: [report.node] };
 }
 
-function voidedWhy(table) {
+export function voidedWhy(table) {
   const stalled = table.void && Array.isArray(table.void.stalled_seats) ? table.void.stalled_seats : [];
   if (!stalled.length) return "";
   return [` ${stalled.length === 1 ? "Seat" : "Seats"} `, quotedList(stalled), " did not "
@@ -383,11 +392,11 @@ let recheckTimer = null;
 let currentLookup = null;
 
 /** Looks the record shown up again (after the player changed what they trust). */
-function lookUpAgain() {
+export function lookUpAgain() {
   if (currentLookup && onServer) lookUp(currentLookup.id, currentLookup.kind, { logIndex: currentLookup.logIndex });
 }
 
-async function lookUp(givenId, kind, { logIndex = null, recheck = 0, badLog = null } = {}) {
+export async function lookUp(givenId, kind, { logIndex = null, recheck = 0, badLog = null } = {}) {
   // Ids are UUIDs, which the service writes in lower case: any case a player pastes is the same id.
   const id = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(givenId) ? givenId.toLowerCase() : givenId;
   currentLookup = { id, kind, logIndex };
@@ -395,7 +404,7 @@ async function lookUp(givenId, kind, { logIndex = null, recheck = 0, badLog = nu
   clearTimeout(recheckTimer);
   if (!recheck) target.replaceChildren(el("p", { text: "Checking…" }));
   resetWitnessView();
-  monitorViewNow = null;
+  forgetMonitorView();
   const shown = recheck ? el("div") : target;
   try {
     const found = kind === "pair" ? await lookUpPair(id, shown)

@@ -5,6 +5,14 @@
 // monitors read the log past it and found nothing there: what the page
 // cannot see alone (a nonce dealt twice) shows through them.
 
+import { bytesToHex } from "../fairdeal-v1.mjs";
+import { shownLabel } from "../seed-display.mjs";
+import { parseStatement, parseVkey, verifyConsistency, verifySignedNote } from "../tlog.mjs";
+import { unansweredCheckEl } from "./log.js";
+import { lookUpAgain } from "./lookup.js";
+import { keyEl, keyFingerprint, keyListEl } from "./trust.js";
+import { checkEl, el, getJson, onServer } from "./views.js";
+
 /** Where this browser keeps the player's monitors (their verifier keys). */
 const MONITOR_POLICY_KEY = "fairdeal-monitors";
 
@@ -83,7 +91,7 @@ async function keptMonitors() {
 }
 
 /** Shows the kept monitors in their section and fills its form. */
-async function showMonitors() {
+export async function showMonitors() {
   const monitors = await keptMonitors();
   const current = document.getElementById("monitor-current");
   document.getElementById("monitor-keys").value = monitors.map((m) => m.vkey).join("\n");
@@ -97,7 +105,7 @@ async function showMonitors() {
 }
 
 /** The monitor form: keep the keys given (each checked), or forget them. */
-async function submitMonitors(event) {
+export async function submitMonitors(event) {
   event.preventDefault();
   const problem = document.getElementById("monitor-error");
   const texts = document.getElementById("monitor-keys").value.split(/\s+/).filter(Boolean);
@@ -129,6 +137,11 @@ async function submitMonitors(event) {
  * (one that does not read), "fork" (about another history).
  */
 let monitorViewNow = null;
+
+/** Forgets the monitors' statements read for the last lookup: the next one reads them again. */
+export function forgetMonitorView() {
+  monitorViewNow = null;
+}
 
 async function readMonitorView(checkpoint) {
   const monitors = await keptMonitors();
@@ -205,7 +218,7 @@ async function monitorView(checkpoint) {
  * whose statement names the record, or that found the log itself unsound,
  * or that checked another history; notes for the rest.
  */
-async function monitorChecks(checkpoint, indexes, ids) {
+export async function monitorChecks(checkpoint, indexes, ids) {
   if (!onServer) return [];
   const view = await monitorView(checkpoint);
   if (!view.length) {

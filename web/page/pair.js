@@ -1,9 +1,21 @@
 // A whole seed pair: its rounds checked in bulk by the page's worker
-// (verify-worker.mjs, started from WORKER_SOURCE, which the server inlines
-// into this script), against ONE verified checkpoint of the log, with the
+// (verify-worker.mjs: a module of its own when the service serves the page;
+// in the released single file, the worker's bundle is the string
+// WORKER_SOURCE its build defines, started from a blob: URL, since a page
+// opened from a file may start no other), against ONE verified checkpoint
+// of the log, with the
 // progress shown while it works; then a summary, the failures first (each
 // naming its round), the rounds table a page at a time, and a round's full
 // report on demand (roundReport, lookup.js).
+
+import { chainWaitingWords } from "../fairdeal-chain.mjs";
+import { shownText } from "../seed-display.mjs";
+import { isChainRecord } from "./chain.js";
+import { awaitingLog, logVkey, pairEntryChecks, sameClientSeed, untrustedCheckEl, untrustedLog, witnessView } from "./log.js";
+import { awaitingVerdict, failedLog, roundReport, statusText, verdictEl, voidedWhy, withWarnings } from "./lookup.js";
+import { monitorChecks } from "./monitors.js";
+import { tableReport } from "./tables.js";
+import { checkEl, el, fact, gameText, getJson, onServer, service, showError, shownFact } from "./views.js";
 
 /** Rows of the rounds table drawn at a time. */
 const PAIR_ROWS_PER_PAGE = 100;
@@ -64,12 +76,18 @@ function pairRows(expected) {
  */
 function bulkCheckPair(pair, vkey, logged, onProgress, checkpointNote = null) {
   return new Promise((resolve, reject) => {
-    const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" }));
+    // WORKER_SOURCE is defined by the release build only.
+    const bundled = typeof WORKER_SOURCE === "string" ? WORKER_SOURCE : null;
+    const url = bundled === null
+      ? new URL("../verify-worker.mjs", import.meta.url)
+      : URL.createObjectURL(new Blob([bundled], { type: "text/javascript" }));
     let worker;
     try {
-      worker = new Worker(url, { type: "module", name: "fairdeal pair check" });
+      // The bundle is a classic script: a page opened from a file may start
+      // a classic worker from a blob: URL, not a module one.
+      worker = new Worker(url, { type: bundled === null ? "module" : "classic", name: "fairdeal pair check" });
     } catch (error) {
-      URL.revokeObjectURL(url);
+      if (bundled !== null) URL.revokeObjectURL(url);
       reject(new Error(`this browser could not start the page's worker: ${error.message || error}`));
       return;
     }
@@ -77,7 +95,7 @@ function bulkCheckPair(pair, vkey, logged, onProgress, checkpointNote = null) {
     let checkpoint = null;
     const finish = (settle, value) => {
       worker.terminate();
-      URL.revokeObjectURL(url);
+      if (bundled !== null) URL.revokeObjectURL(url);
       settle(value);
     };
     worker.onmessage = ({ data }) => {
@@ -97,7 +115,7 @@ function bulkCheckPair(pair, vkey, logged, onProgress, checkpointNote = null) {
       event.preventDefault();
       finish(reject, new Error(`the page's worker failed: ${event.message || "unknown error"}`));
     };
-    worker.postMessage({ origin: location.origin, pair, vkey, logged, checkpointNote });
+    worker.postMessage({ origin: service, pair, vkey, logged, checkpointNote });
   });
 }
 
@@ -206,7 +224,7 @@ function roundsTableEl(rows, revealed, showRound, pendingText = "after reveal") 
   return el("div", { "data-rounds": count }, table, controls);
 }
 
-async function lookUpPair(id, target) {
+export async function lookUpPair(id, target) {
   const { status, body: pair } = await getJson(`/v1/seed-pairs/${encodeURIComponent(id)}`);
   if (status === 404) return false;
   if (status !== 200) throw new Error(pair.detail || `the server answered ${status}`);

@@ -3,7 +3,12 @@
 
 // ---- Paste values ---------------------------------------------------------
 
-function showGameFields() {
+import { bytesToHex, deal, parseNonce, sameInputsAsRound } from "../fairdeal-v1.mjs";
+import { knownRounds, verdictEl, wordVerdictEl } from "./lookup.js";
+import { tableCheckEl } from "./tables.js";
+import { checkEl, dealEl, el, fact, gameText, quoted, showError, shownFact } from "./views.js";
+
+export function showGameFields() {
   const type = document.getElementById("game").value;
   document.getElementById("players-field").hidden = type === "deck";
   document.getElementById("cards-field").hidden = type !== "hands";
@@ -19,7 +24,7 @@ function showGameFields() {
  * round's record (looked up above); otherwise they are said to be unchecked,
  * and there is no overall PASS.
  */
-async function recompute(event) {
+export async function recompute(event) {
   event.preventDefault();
   const target = document.getElementById("paste-result");
   const value = (id) => document.getElementById(id).value;
@@ -125,7 +130,7 @@ async function recompute(event) {
   }
 }
 
-function newClientSeed() {
+export function newClientSeed() {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   const input = document.getElementById("client-seed");

@@ -3,6 +3,11 @@
 
 // ---- Tables (fairdeal-table-v1) ------------------------------------------
 
+import { checkTable, findContribution, randomContribution } from "../fairdeal-table.mjs";
+import { commitment, hexToBytes } from "../fairdeal-v1.mjs";
+import { hasMarkedCharacters, quotedListParts, seatNameParts, shownLabel, shownPartsText } from "../seed-display.mjs";
+import { checkEl, el, fact, markedNoteEl, quoted, showError, shownFact } from "./views.js";
+
 const TABLE_PHASE_WORDS = {
   commit: "commit (each seat publishes the SHA-256 of its contribution)",
   reveal: "reveal (every seat has committed; each now reveals its contribution)",
@@ -14,7 +19,7 @@ const TABLE_PHASE_WORDS = {
 const seatName = (row) => seatNameParts(row.seat, row.index);
 
 /** Labels quoted and joined: “a”, “b” and “c” (parts). */
-const quotedList = (labels) => quotedListParts(labels);
+export const quotedList = (labels) => quotedListParts(labels);
 
 /**
  * Why a seat's check says what it says, as parts: the commitment is the
@@ -39,7 +44,7 @@ function seedReasonParts(seed) {
 }
 
 /** A check's badge for a table: pass, fail, or pending (not checkable yet). */
-function tableCheckEl(name, status, label, detail) {
+export function tableCheckEl(name, status, label, detail) {
   const text = status === "pass" ? `✔ PASS: ${label}` : status === "fail" ? `✘ FAIL: ${label}` : `… ${label}`;
   return el("span", { class: "check", "data-check": name, "data-result": status, title: detail || "" }, text);
 }
@@ -74,7 +79,7 @@ async function voidCommitmentCheck(pair) {
  * void table deals none. Returns `{ node, ok, verdict }`:
  * `ok` false when a check fails, `verdict` the sentence for the page's verdict.
  */
-async function tableReport(pair, clientSeed, whose, rounds = []) {
+export async function tableReport(pair, clientSeed, whose, rounds = []) {
   const table = pair.table;
   const voided = isVoidTable(pair);
   const checked = await checkTable({ table, client_seed: clientSeed ?? null });
@@ -262,7 +267,7 @@ function myContributionText(found, checked, phase) {
 }
 
 /** Makes a contribution with this browser's CSPRNG and shows it with its commitment. */
-async function makeContribution() {
+export async function makeContribution() {
   const target = document.getElementById("made-contribution");
   try {
     const made = await randomContribution();

@@ -5,26 +5,31 @@
 
 // ---- Fingerprints --------------------------------------------------------------
 
+import { bytesToHex } from "../fairdeal-v1.mjs";
+import { shownLabel } from "../seed-display.mjs";
+import { witnessKeysFromParams } from "../witness.mjs";
+import { el } from "./views.js";
+
 /**
  * A key's short fingerprint: the first 8 bytes of SHA-256 of its verifier
  * key text, as four groups of hex. Two keys of one name show different
  * fingerprints; a player compares it with the one the witness or the log
  * publishes.
  */
-async function keyFingerprint(vkey) {
+export async function keyFingerprint(vkey) {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(String(vkey))));
   const hex = bytesToHex(digest.slice(0, 8));
   return hex.match(/.{4}/g).join(":");
 }
 
 /** A name with its fingerprint, as an element: `name (ab12:cd34:…)`; a character outside printable ASCII is marked. */
-function keyEl(name, fingerprint, attrs = {}) {
+export function keyEl(name, fingerprint, attrs = {}) {
   const shown = isPlainName(name) ? el("span", { class: "mono", text: name }) : el("span", { class: "mono" }, shownLabel(name));
   return el("span", { class: "key-name", ...attrs }, shown, " ", el("span", { class: "fingerprint mono", text: `(${fingerprint})` }));
 }
 
 /** "ONE (fingerprint), TWO (fingerprint)": keys (`{ name, vkey }`), told apart by key; `attrs(key)` for each. */
-async function keyListEl(keys, attrs = () => ({})) {
+export async function keyListEl(keys, attrs = () => ({})) {
   const parts = [];
   for (const [i, key] of keys.entries()) parts.push(i ? ", " : "", keyEl(key.name, await keyFingerprint(key.vkey), attrs(key)));
   return parts;
@@ -86,11 +91,24 @@ function validPin(pin) {
  *                     log's name: the PINNED key is used, so no signature of
  *                     the new key passes until the player accepts it;
  *   state "unpinned": the browser keeps nothing (no storage): the served
- *                     key is used for this visit, and the page says so.
+ *                     key is used for this visit, and the page says so;
+ *   state "untrusted": without `firstUse` (the released file, which any
+ *                     link may point at any service), nothing pinned: no
+ *                     key is used (every signature fails) until the player
+ *                     chooses to trust the served one.
  */
-function pinLogKey(service, served) {
+export function pinLogKey(service, served, { firstUse = true } = {}) {
   const name = served.split("+")[0];
   const { pins, storage } = readLogPins();
+  if (!firstUse) {
+    const byService = validPin(pins.services[service]);
+    const byName = validPin(pins.logs[name]);
+    const pinned = byService && byService.vkey !== served ? byService
+      : byName && byName.vkey !== served ? byName : null;
+    if (pinned) return { vkey: pinned.vkey, state: "changed", pinned, served };
+    if (byService || byName) return { vkey: served, state: "same", pinned: byService || byName, served };
+    return { vkey: "", state: "untrusted", pinned: null, served };
+  }
   if (!storage) return { vkey: served, state: "unpinned", pinned: null, served };
   const byService = validPin(pins.services[service]);
   const byName = validPin(pins.logs[name]);
@@ -106,7 +124,7 @@ function pinLogKey(service, served) {
 }
 
 /** Pins `served` for `service` (and its log's name) in place of what was pinned: the player's knowing choice. */
-function acceptLogKey(service, served) {
+export function acceptLogKey(service, served) {
   const { pins } = readLogPins();
   const name = served.split("+")[0];
   const pin = { vkey: served, name, since: new Date().toISOString() };
@@ -116,13 +134,26 @@ function acceptLogKey(service, served) {
 }
 
 /** The page's notice of the log key's pin, for the top of a lookup's result (null when nothing to say). */
-async function logPinNotice(pin, onAccept) {
+export async function logPinNotice(pin, onAccept) {
   if (!pin || pin.state === "same") return null;
   if (pin.state === "new") {
     return el("p", { class: "note", "data-log-pin": "new" },
       "This browser now remembers this log's key, ", keyEl(pin.served.split("+")[0], await keyFingerprint(pin.served)),
       ". If this service later shows another log key, this page will warn you and refuse the new key's signatures "
       + "until you accept it.");
+  }
+  if (pin.state === "untrusted") {
+    const button = el("button", { type: "button", class: "secondary", "data-log-pin-accept": "", text: "Trust this log key" });
+    button.addEventListener("click", onAccept);
+    return el("div", { class: "error", role: "alert", "data-log-pin": "untrusted" },
+      el("p", {}, el("strong", { text: "This log's key is not one you trust. " }),
+        "The service shows ", keyEl(pin.served.split("+")[0], await keyFingerprint(pin.served)), ". "
+        + "This verifier takes a log's key only from you, never from a link or from the service itself: a link can "
+        + "name any service, including one that shows a history of its own. Until you trust this key, every check "
+        + "that needs the log FAILS."),
+      el("p", {}, "Trust it only when its fingerprint matches one published where the operator cannot change it "
+        + "(the game's own documentation, a monitor or a witness you trust)."),
+      button);
   }
   if (pin.state === "unpinned") {
     return el("p", { class: "note", "data-log-pin": "unpinned" },
@@ -150,7 +181,7 @@ async function logPinNotice(pin, onAccept) {
  * `quorum=<k>`), or null. A proposal is shown beside the policy kept in
  * this browser, and counts only once the player accepts it.
  */
-function proposedWitnessPolicy() {
+export function proposedWitnessPolicy() {
   const params = new URLSearchParams(location.search);
   if (!params.has("witness")) return null;
   const quorum = (params.get("quorum") || "").trim();
@@ -163,7 +194,7 @@ function proposedWitnessPolicy() {
  * with another key; a cosignature names its witness, not its key, so such
  * a witness could pose as one the player trusts).
  */
-function compareWitnessPolicies(kept, proposed) {
+export function compareWitnessPolicies(kept, proposed) {
   const keys = (policy) => policy ? policy.witnesses.map((w) => w.vkey).sort().join("\n") : "";
   const same = Boolean(kept) && keys(kept) === keys(proposed) && kept.quorum === proposed.quorum;
   // A name outside printable ASCII (an invisible character, a letter of another script) can pass for a kept one.

@@ -3,25 +3,67 @@
 // log's checkpoint), chain.js (a fairdeal-chain-v1 round), tables.js (table
 // pairs), lookup.js (a round; looking up by id), pair.js (a whole seed pair,
 // checked in bulk by a worker: verify-worker.mjs), paste.js, draw.js,
-// main.js (wiring). The protocols live in fairdeal-v1.mjs,
-// fairdeal-draw.mjs, fairdeal-table.mjs and fairdeal-chain.mjs; the server
-// inlines them (with sha256.mjs, which the chain's hashing uses), tlog.mjs,
-// seed-display.mjs and these files, in that
-// order, into one <script type="module">, so the functions of each (deal,
-// verifyRound, commitment, verifyDraw, checkTable, markedTextEl, ...) are in
-// scope in the others. Everything is drawn with DOM calls and textContent:
+// main.js (wiring, the entry). Each is an ES module importing what it
+// uses; the protocols (fairdeal-v1.mjs, fairdeal-draw.mjs,
+// fairdeal-table.mjs, fairdeal-chain.mjs), the log's checks (tlog.mjs,
+// witness.mjs) and seed-display.mjs are modules of their own that import
+// nothing from here. Everything is drawn with DOM calls and textContent:
 // record fields are never parsed as HTML. A string someone else chose (a
 // client seed, a seat label, a contribution) is shown through
 // seed-display.mjs, with every character outside printable ASCII marked, and
 // in a sentence as an element of its own ({ label } parts), never spliced
 // into the page's words.
 
+import { hasMarkedCharacters, markedNote, markedTextEl, renderShownParts, shownLabel } from "../seed-display.mjs";
+
 const SUIT_SYMBOLS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 const SUIT_NAMES = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
 const RANK_NAMES = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
-const onServer = location.protocol === "http:" || location.protocol === "https:";
 
-function el(tag, attrs = {}, ...children) {
+/**
+ * Whether this is the released single file (web/release/build.mjs defines
+ * RELEASED): opened from disk or from a site the operator does not control,
+ * it reads the service the player names, and trusts only the log keys the
+ * player chose (trust.js).
+ */
+// RELEASED is defined by the release build only.
+export const released = typeof RELEASED !== "undefined" && RELEASED === true;
+
+/**
+ * The service this page reads records from: the origin that served it; in
+ * the released file, the one the player names ("" until then). Live
+ * bindings: `useService` changes both.
+ */
+export let service = released ? "" : location.origin;
+/** Whether records can be looked up (a service to read them from). */
+export let onServer = !released && (location.protocol === "http:" || location.protocol === "https:");
+
+/**
+ * Reads records from `address` (the released file): its origin, or an
+ * error naming the rule. A link's `service=` only proposes one; the log key
+ * is trusted from the player's pins, never from the link or the service.
+ */
+export function useService(address) {
+  let url;
+  try {
+    url = new URL(String(address).trim());
+  } catch {
+    throw new Error("the service address must be a whole address, such as https://fairdeal.example");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new Error(`the service address must start with https:// (or http://), not ${url.protocol}`);
+  }
+  service = url.origin;
+  onServer = true;
+  return service;
+}
+
+/** `path` (from `/`) at the service this page reads. */
+export function serviceUrl(path) {
+  return `${service}${path}`;
+}
+
+export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
@@ -64,7 +106,7 @@ function copyButton(value, what) {
   return button;
 }
 
-function fact(list, label, value, copyable = false) {
+export function fact(list, label, value, copyable = false) {
   list.append(el("dt", { text: label }));
   list.append(el("dd", {}, el("span", { class: "mono", text: value }), copyable ? copyButton(value, label) : null));
 }
@@ -75,7 +117,7 @@ function fact(list, label, value, copyable = false) {
  * saying so when there are any (`what`: "seed", "label", ...). Copy copies
  * the exact string.
  */
-function shownFact(list, label, value, { copyable = false, what = "seed" } = {}) {
+export function shownFact(list, label, value, { copyable = false, what = "seed" } = {}) {
   if (value === null || value === undefined) {
     fact(list, label, "(none)");
     return;
@@ -86,16 +128,16 @@ function shownFact(list, label, value, { copyable = false, what = "seed" } = {})
 }
 
 /** The plain-words note for a string with marked characters, or null. */
-function markedNoteEl(value, what = "seed") {
+export function markedNoteEl(value, what = "seed") {
   if (!hasMarkedCharacters(value)) return null;
   return el("span", { class: "note marked-note", "data-marked-note": "" },
     `Note: ${markedNote(what)} with their code points, \u27e8U+\u2026\u27e9 (an invisible one shows as its mark only).`);
 }
 
 /** “text”, the text an element of its own. */
-const quoted = (text) => ["\u201c", shownLabel(text), "\u201d"];
+export const quoted = (text) => ["\u201c", shownLabel(text), "\u201d"];
 
-function checkEl(name, ok, detail) {
+export function checkEl(name, ok, detail) {
   return el("span", {
     class: "check",
     "data-check": name,
@@ -105,7 +147,7 @@ function checkEl(name, ok, detail) {
 }
 
 /** Draws a deal as at a table. `diffSlot` (e.g. "board[0]") is outlined. */
-function dealEl(dealt, diffSlot) {
+export function dealEl(dealt, diffSlot) {
   const table = el("div", { class: "table", "data-deal": "" });
   const isDiff = (slot) => slot === diffSlot;
   if (dealt.deck) {
@@ -146,7 +188,7 @@ function shoeEl(cards, offset, name, isDiff) {
   return grid;
 }
 
-function gameText(game) {
+export function gameText(game) {
   switch (game.type) {
     case "deck": return `whole shoe, ${game.decks} deck${game.decks === 1 ? "" : "s"}`;
     case "holdem": return `hold'em, ${game.players} players`;
@@ -155,12 +197,12 @@ function gameText(game) {
   }
 }
 
-function showError(target, error) {
+export function showError(target, error) {
   target.replaceChildren(el("p", { class: "error", role: "alert", text: error.message || String(error) }));
 }
 
-async function getJson(path) {
-  const response = await fetch(path, { headers: { Accept: "application/json" } });
+export async function getJson(path) {
+  const response = await fetch(serviceUrl(path), { headers: { Accept: "application/json" } });
   const body = await response.json().catch(() => ({}));
   return { status: response.status, body };
 }

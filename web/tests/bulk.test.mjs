@@ -6,11 +6,7 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import * as v1 from "../fairdeal-v1.mjs";
 import * as sync from "../sha256.mjs";
-
-// bulk.mjs uses the names of fairdeal-v1.mjs and sha256.mjs without
-// importing them (the server inlines them together); put them in scope.
-Object.assign(globalThis, v1, sync);
-const bulk = await import("../bulk.mjs");
+import * as bulk from "../bulk.mjs";
 
 const games = [
   { type: "holdem", players: 6 }, { type: "holdem", players: 22 }, { type: "omaha", players: 3 },

@@ -6,13 +6,9 @@ import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import * as v1 from "../fairdeal-v1.mjs";
 import * as sync from "../sha256.mjs";
-
-// The page inlines fairdeal-v1.mjs, sha256.mjs and fairdeal-chain.mjs into
-// one module, so the chain code uses their names without importing them;
-// here they are put on globalThis before the chain module is loaded.
-Object.assign(globalThis, v1, sync);
-const { chainSeeds, checkChainPrefix, chainHashDown, chainHashDownInChunks, chainLinker, chainCheckTip, chainHiddenWords, chainWaitingWords } =
-  await import("../fairdeal-chain.mjs");
+import {
+  chainSeeds, checkChainPrefix, chainHashDown, chainHashDownInChunks, chainLinker, chainCheckTip, chainHiddenWords, chainWaitingWords,
+} from "../fairdeal-chain.mjs";
 const { deal } = v1;
 
 const vectors = JSON.parse(

@@ -199,6 +199,9 @@ pub fn router_with(state: AppState, limits: &Limits) -> Router {
     let mut api = Router::new()
         // The verification page is also the front page (not described twice).
         .route("/", routing::get(page::verify_page))
+        // The page's modules (web/*.mjs, web/page/*.js), as they import
+        // each other.
+        .route("/verify/modules/{*path}", routing::get(page::module))
         // The log's tiles: C2SP paths, whose index spans several segments,
         // described in the introduction and docs/TRANSPARENCY.md.
         .route("/log/tile/{*path}", routing::get(log::tile));
@@ -212,6 +215,7 @@ pub fn router_with(state: AppState, limits: &Limits) -> Router {
     let api = api.layer(middleware::from_fn_with_state(state.clone(), acknowledge));
     server::with_request_timeout(api, limits)
         .layer(middleware::from_fn_with_state(state, observe))
+        .layer(middleware::from_fn(cross_origin_reads))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(
             // Method, path and status only: never headers (Authorization),
@@ -301,6 +305,34 @@ async fn acknowledge(State(state): State<AppState>, request: Request, next: Next
             error::ApiError::database_unavailable().into_response()
         }
     }
+}
+
+/// Public reads answer any origin, so that a verifier the operator does
+/// not serve (the released single file, opened from disk or from another
+/// site) can check this service's records and log: `GET` and `HEAD` under
+/// `/v1/` and `/log/` carry `Access-Control-Allow-Origin: *`. Nothing else
+/// is opened: no credentials (the service uses no cookies, and a request
+/// with `Authorization` from another origin needs a preflight, which is
+/// never granted), no writes, and `/metrics`, `/readyz` and `/healthz`
+/// stay same-origin. Answers differ with the key (an operator sees cards
+/// in play), so they `Vary` on `Authorization`.
+async fn cross_origin_reads(request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let readable = matches!(*request.method(), Method::GET | Method::HEAD)
+        && (path.starts_with("/v1/") || path.starts_with("/log/"));
+    let mut response = next.run(request).await;
+    if readable {
+        let headers = response.headers_mut();
+        headers.insert(
+            axum::http::header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            axum::http::HeaderValue::from_static("*"),
+        );
+        headers.append(
+            axum::http::header::VARY,
+            axum::http::HeaderValue::from_static("Authorization"),
+        );
+    }
+    response
 }
 
 /// Records latency and status per route template.

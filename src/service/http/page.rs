@@ -1,63 +1,90 @@
-//! `GET /` and `GET /verify`: the player's verification page.
+//! `GET /` and `GET /verify`: the player's verification page, and
+//! `GET /verify/modules/…`: the ES modules it is made of.
 //!
-//! One self-contained HTML file: the protocols (`web/fairdeal-v1.mjs`,
-//! `web/fairdeal-draw.mjs`, `web/fairdeal-table.mjs`, and
-//! `web/fairdeal-chain.mjs` with the synchronous SHA-256 of
-//! `web/sha256.mjs` it hashes chains with), the log's checks
-//! (`web/tlog.mjs`, and `web/witness.mjs`, which checks the cosignatures
-//! of the witnesses a player trusts) and the display code (`web/seed-display.mjs`, which
-//! marks every character of a user's string outside printable ASCII, and
-//! `web/page/*.js`, with `trust.js` keeping the player's log-key pin and
-//! the witnesses a link proposes) are inlined
-//! into one module script, the style sheet into one style element, both
-//! pinned by SHA-256 in a strict Content-Security-Policy (no other origin, no
-//! eval, no inline code but these two). The policy is sent as a header and
-//! also written into the page, so a saved copy keeps it. The page reads only
-//! public records; it never needs a key and never receives a secret.
+//! The page's code is ES modules under `web/`, each importing what it uses:
+//! the protocols (`fairdeal-v1.mjs`, `fairdeal-draw.mjs`,
+//! `fairdeal-table.mjs`, `fairdeal-chain.mjs` with the synchronous SHA-256
+//! of `sha256.mjs`), the log's checks (`tlog.mjs`, `witness.mjs`), the
+//! bulk checks of the worker (`bulk.mjs`, `verify-worker.mjs`), the display
+//! of strings someone else chose (`seed-display.mjs`), and the views
+//! (`page/*.js`, `page/main.js` the entry). The service embeds each file
+//! and serves it as it is; the page loads `page/main.js` as a module script
+//! and starts the worker as a module. The style sheet is inlined and pinned
+//! by SHA-256 in a strict Content-Security-Policy (scripts and workers
+//! from this origin only, no eval, no inline code), sent as a header and
+//! written into the page. The page reads only public records; it never
+//! needs a key and never receives a secret.
 //!
-//! The worker that checks a whole seed pair off the page's thread
-//! (`web/verify-worker.mjs`, with the protocol, the log's checks,
-//! `web/sha256.mjs`, `web/fairdeal-chain.mjs` and `web/bulk.mjs`) is
-//! inlined too, as a string
-//! constant of the page's script (`WORKER_SOURCE`), so the page's hash pins
-//! it; the page starts it from a `blob:` URL of that string, which
-//! `worker-src blob:` allows and nothing else can: a blob URL is made only
-//! by script already running in the page.
+//! The same modules are bundled by the release build (`web/release/`) into
+//! one self-contained file that any player can open from disk or from any
+//! origin, with the worker inlined as a string.
 
 use std::sync::LazyLock;
 
-use axum::http::{HeaderValue, header};
+use axum::extract::Path;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 const TEMPLATE: &str = include_str!("../../../web/verify.html");
 const STYLE: &str = include_str!("../../../web/verify.css");
-const PROTOCOL_JS: &str = include_str!("../../../web/fairdeal-v1.mjs");
-const DRAW_JS: &str = include_str!("../../../web/fairdeal-draw.mjs");
-const TLOG_JS: &str = include_str!("../../../web/tlog.mjs");
-const WITNESS_JS: &str = include_str!("../../../web/witness.mjs");
-const TABLE_JS: &str = include_str!("../../../web/fairdeal-table.mjs");
-const SEED_DISPLAY_JS: &str = include_str!("../../../web/seed-display.mjs");
-const SHA256_JS: &str = include_str!("../../../web/sha256.mjs");
-const CHAIN_JS: &str = include_str!("../../../web/fairdeal-chain.mjs");
-const BULK_JS: &str = include_str!("../../../web/bulk.mjs");
-const WORKER_JS: &str = include_str!("../../../web/verify-worker.mjs");
-/// The page's own code, in the order it is inlined (each file uses the
-/// names of those before it and of the protocol files).
-const PAGE_JS: [&str; 11] = [
-    include_str!("../../../web/page/views.js"),
-    include_str!("../../../web/page/trust.js"),
-    include_str!("../../../web/page/log.js"),
-    include_str!("../../../web/page/monitors.js"),
-    include_str!("../../../web/page/chain.js"),
-    include_str!("../../../web/page/tables.js"),
-    include_str!("../../../web/page/lookup.js"),
-    include_str!("../../../web/page/pair.js"),
-    include_str!("../../../web/page/paste.js"),
-    include_str!("../../../web/page/draw.js"),
-    include_str!("../../../web/page/main.js"),
+
+/// Every module of the page, by its path under `web/` (as the modules
+/// import each other, relative to `/verify/modules/`).
+pub const MODULES: [(&str, &str); 21] = [
+    (
+        "fairdeal-v1.mjs",
+        include_str!("../../../web/fairdeal-v1.mjs"),
+    ),
+    (
+        "fairdeal-draw.mjs",
+        include_str!("../../../web/fairdeal-draw.mjs"),
+    ),
+    (
+        "fairdeal-table.mjs",
+        include_str!("../../../web/fairdeal-table.mjs"),
+    ),
+    (
+        "fairdeal-chain.mjs",
+        include_str!("../../../web/fairdeal-chain.mjs"),
+    ),
+    ("sha256.mjs", include_str!("../../../web/sha256.mjs")),
+    ("tlog.mjs", include_str!("../../../web/tlog.mjs")),
+    ("witness.mjs", include_str!("../../../web/witness.mjs")),
+    ("bulk.mjs", include_str!("../../../web/bulk.mjs")),
+    (
+        "seed-display.mjs",
+        include_str!("../../../web/seed-display.mjs"),
+    ),
+    (
+        "verify-worker.mjs",
+        include_str!("../../../web/verify-worker.mjs"),
+    ),
+    ("page/views.js", include_str!("../../../web/page/views.js")),
+    ("page/trust.js", include_str!("../../../web/page/trust.js")),
+    ("page/log.js", include_str!("../../../web/page/log.js")),
+    (
+        "page/monitors.js",
+        include_str!("../../../web/page/monitors.js"),
+    ),
+    ("page/chain.js", include_str!("../../../web/page/chain.js")),
+    (
+        "page/tables.js",
+        include_str!("../../../web/page/tables.js"),
+    ),
+    (
+        "page/lookup.js",
+        include_str!("../../../web/page/lookup.js"),
+    ),
+    ("page/pair.js", include_str!("../../../web/page/pair.js")),
+    ("page/paste.js", include_str!("../../../web/page/paste.js")),
+    ("page/draw.js", include_str!("../../../web/page/draw.js")),
+    ("page/main.js", include_str!("../../../web/page/main.js")),
 ];
+
+/// Where the modules are served.
+const MODULES_PATH: &str = "/verify/modules/";
 
 /// The built page and its policy.
 #[derive(Debug)]
@@ -74,33 +101,19 @@ fn sha256_source(text: &str) -> String {
     )
 }
 
-/// `text` as a JavaScript string literal that cannot end the script element
-/// it sits in.
-fn js_string(text: &str) -> String {
-    serde_json::Value::String(text.to_owned())
-        .to_string()
-        .replace("</", "<\\/")
-        .replace("<!--", "<\\!--")
-}
-
 fn build() -> VerifyPage {
-    let worker =
-        format!("{PROTOCOL_JS}\n{TLOG_JS}\n{SHA256_JS}\n{CHAIN_JS}\n{BULK_JS}\n{WORKER_JS}");
-    let script = format!(
-        "const WORKER_SOURCE = {};\n{PROTOCOL_JS}\n{DRAW_JS}\n{TLOG_JS}\n{WITNESS_JS}\n{TABLE_JS}\n{SEED_DISPLAY_JS}\n{SHA256_JS}\n{CHAIN_JS}\n{}",
-        js_string(&worker),
-        PAGE_JS.join("\n")
-    );
     let policy = format!(
-        "default-src 'none'; script-src {}; style-src {}; connect-src 'self'; img-src data:; \
-         worker-src blob:; base-uri 'none'; form-action 'none'",
-        sha256_source(&script),
+        "default-src 'none'; script-src 'self'; style-src {}; connect-src 'self'; \
+         img-src data:; worker-src 'self'; base-uri 'none'; form-action 'none'",
         sha256_source(STYLE)
     );
     let html = TEMPLATE
         .replace("{{CSP}}", &policy)
         .replace("{{STYLE}}", STYLE)
-        .replace("{{SCRIPT}}", &script);
+        .replace(
+            "{{SCRIPT}}",
+            &format!("<script type=\"module\" src=\"{MODULES_PATH}page/main.js\"></script>"),
+        );
     VerifyPage {
         html,
         // frame-ancestors works only as a header.
@@ -110,6 +123,26 @@ fn build() -> VerifyPage {
 
 /// Built once, on first request.
 pub static PAGE: LazyLock<VerifyPage> = LazyLock::new(build);
+
+/// One of the page's modules (`page/main.js`, `fairdeal-v1.mjs`, …), as
+/// the page and its worker import them.
+pub async fn module(Path(path): Path<String>) -> Response {
+    let Some((_, source)) = MODULES.iter().find(|(name, _)| *name == path) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let mut response = (*source).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/javascript; charset=utf-8"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
 
 /// The verification page. `?round=ID`, `?pair=ID` or `?draw=ID` opens a
 /// record directly.
@@ -149,24 +182,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_page_inlines_both_scripts_and_pins_them_by_hash() {
+    fn the_page_loads_its_entry_module_and_pins_its_style() {
         let page = build();
         assert!(!page.html.contains("{{"), "every placeholder is filled");
-        assert!(page.html.contains("export async function deal"));
-        assert!(page.html.contains("function dealEl"));
-        assert!(page.html.contains("export async function drawWinners"));
-        assert!(page.html.contains("const WORKER_SOURCE = \""));
-        assert!(page.html.contains("function bulkShuffle"));
-        assert!(page.html.contains("export function chainLinker"));
-        assert!(page.html.contains("export async function vouching"));
         assert!(
-            !page.html.contains("import {"),
-            "no inlined file imports another"
+            page.html
+                .contains("<script type=\"module\" src=\"/verify/modules/page/main.js\"></script>")
         );
-        let start = page.html.find("<script type=\"module\">").expect("script") + 22;
-        let end = page.html[start..].find("</script>").expect("end") + start;
-        assert!(page.csp.contains(&sha256_source(&page.html[start..end])));
+        assert_eq!(page.html.matches("<script").count(), 1, "no inline script");
+        assert!(page.csp.contains(&sha256_source(STYLE)));
+        assert!(page.csp.contains("script-src 'self';"));
         assert!(!page.csp.contains("unsafe"));
-        assert!(!page.html.contains("</script>") || page.html.matches("</script>").count() == 1);
+    }
+
+    #[test]
+    fn every_module_imported_is_served() {
+        // Each relative import of each module names a module served.
+        for (name, source) in MODULES {
+            for line in source.lines().filter(|l| l.starts_with("import ")) {
+                let target = line
+                    .rsplit_once(" from \"")
+                    .and_then(|(_, rest)| rest.strip_suffix("\";"))
+                    .unwrap_or_else(|| panic!("{name}: an import names its file: {line}"));
+                let base = name.rsplit_once('/').map_or("", |(dir, _)| dir);
+                let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+                for part in target.split('/') {
+                    match part {
+                        "." => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        part => parts.push(part),
+                    }
+                }
+                let resolved = parts.join("/");
+                assert!(
+                    MODULES.iter().any(|(served, _)| *served == resolved),
+                    "{name} imports {resolved}, which is not served"
+                );
+            }
+        }
     }
 }
