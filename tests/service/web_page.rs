@@ -723,3 +723,135 @@ async fn the_released_verifier_checks_a_service_from_elsewhere_in_chromium() {
         "e2e-released: all checks passed",
     );
 }
+
+/// `fairdeal-verify` (web/cli/): the released page's own checks from the
+/// command line, with its verdict as the exit status, for a round, a pair
+/// and a draw; a log key is trusted only when given.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_command_line_verifier_gives_the_pages_verdicts() {
+    if !Path::new(&format!("{ROOT}/web/node_modules/linkedom")).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the command line verifier: npm ci in web/"
+        );
+        return;
+    }
+    let (db, server, api) = sqlite_service().await;
+    let (pair, round) = revealed_round(&api, "checked from a terminal").await;
+    let entries: String = (0..40).map(|i| format!("entrant-{i:02}\n")).collect();
+    let list = db.dir.path().join("entrants.txt");
+    std::fs::write(&list, &entries).expect("write the list");
+    let tampered = db.dir.path().join("tampered.txt");
+    std::fs::write(&tampered, entries.replacen("entrant-07", "entrant-0X", 1)).expect("write");
+    let created = api
+        .send(
+            api.request(
+                reqwest::Method::POST,
+                "/v1/draws?winners=2&client_seed_source=the%20stream",
+            )
+            .header("content-type", "text/plain")
+            .body(entries),
+        )
+        .await
+        .success();
+    let draw = created["id"].as_str().expect("id").to_owned();
+    api.put_json(
+        &format!("/v1/draws/{draw}/client-seed"),
+        &json!({"client_seed": "from the stream"}),
+    )
+    .await
+    .success();
+    api.post(&format!("/v1/draws/{draw}/run")).await.success();
+    let vkey = api
+        .without_key()
+        .get("/log/key")
+        .await
+        .text
+        .trim()
+        .to_owned();
+    let other_key = fairdeal::tlog::key::LogKey::generate("fairdeal.example/other")
+        .expect("a key")
+        .vkey();
+
+    let verify = |args: &[&str]| {
+        let out = Command::new("node")
+            .arg(format!("{ROOT}/web/cli/fairdeal-verify.mjs"))
+            .args(args)
+            .output()
+            .expect("node runs");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let said = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        (out.status.code(), stdout, said)
+    };
+    let base = server.base.as_str();
+    let check_draw = |with: &Path| {
+        let with = with.to_str().expect("path");
+        verify(&["draw", base, &draw, "--log-key", &vkey, "--list", with])
+    };
+    // The draw's entries may wait for their checkpoint: not yet verifiable
+    // (3) until then.
+    let mut drawn = check_draw(&list);
+    for _ in 0..40 {
+        if drawn.0 != Some(3) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        drawn = check_draw(&list);
+    }
+    assert_eq!(drawn.0, Some(0), "{}", drawn.2);
+    assert!(drawn.1.starts_with("PASS"), "{}", drawn.2);
+    let changed = check_draw(&tampered);
+    assert_eq!(changed.0, Some(1), "{}", changed.2);
+
+    let passed = verify(&["round", base, &round, "--log-key", &vkey]);
+    assert_eq!(passed.0, Some(0), "{}", passed.2);
+    assert!(
+        passed.1.starts_with("PASS") && passed.1.contains("pass  deal"),
+        "{}",
+        passed.2
+    );
+    let json = verify(&["pair", base, &pair, "--log-key", &vkey, "--json"]);
+    assert_eq!(json.0, Some(0), "{}", json.2);
+    let answer: Value = serde_json::from_str(&json.1).expect("JSON");
+    assert_eq!(answer["verdict"], "pass", "{answer}");
+    // Pins in the page's own format serve as well.
+    let pins = db.dir.path().join("pins.json");
+    let pin =
+        json!({"vkey": vkey, "name": vkey.split('+').next(), "since": "2026-01-01T00:00:00Z"});
+    std::fs::write(
+        &pins,
+        json!({"services": {base: pin}, "logs": {}}).to_string(),
+    )
+    .expect("pins");
+    let pinned = verify(&[
+        "round",
+        base,
+        &round,
+        "--pins",
+        pins.to_str().expect("path"),
+    ]);
+    assert_eq!(pinned.0, Some(0), "{}", pinned.2);
+
+    // No key given, or another log's: the log's checks fail, and so does the verdict.
+    for trusted in [vec![], vec!["--log-key", other_key.as_str()]] {
+        let mut args = vec!["round", base, &round];
+        args.extend(trusted);
+        let refused = verify(&args);
+        assert_eq!(refused.0, Some(1), "{}", refused.2);
+        assert!(
+            refused.1.starts_with("FAIL") && refused.1.contains("fail  log"),
+            "{}",
+            refused.2
+        );
+    }
+    let bad = verify(&["hand", base, &round]);
+    assert_eq!(bad.0, Some(2), "{}", bad.2);
+    assert!(bad.2.contains("round, pair or draw"), "{}", bad.2);
+    let nowhere = verify(&["round", "ftp://x", &round, "--log-key", &vkey]);
+    assert_eq!(nowhere.0, Some(2), "{}", nowhere.2);
+    assert!(
+        nowhere.2.contains("must start with https://"),
+        "{}",
+        nowhere.2
+    );
+}

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -39,7 +39,11 @@ test("the release is one self-contained file, the same bytes twice, pinned by it
     assert.doesNotMatch(policy, /unsafe/);
     assert.ok(script.includes("fairdeal pair check"), "the worker is carried inline");
     const sums = readFileSync(join(dir, "1", "SHA256SUMS"), "utf8");
-    assert.equal(sums, `${createHash("sha256").update(one).digest("hex")}  fairdeal-verifier.html\n`);
+    assert.ok(sums.startsWith(`${createHash("sha256").update(one).digest("hex")}  fairdeal-verifier.html\n`), sums);
+    for (const name of readdirSync(join(dir, "1")).filter((n) => n !== "SHA256SUMS")) {
+      assert.ok(readFileSync(join(dir, "1", name)).equals(readFileSync(join(dir, "2", name))), `${name}: the same bytes twice`);
+      assert.ok(sums.includes(`  ${name}\n`), `${name} is in SHA256SUMS`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -63,6 +67,36 @@ test("a signed release checks; a changed file or a signature by another key does
     const changed = check("project");
     assert.equal(changed.status, 1);
     assert.match(changed.stderr, /fairdeal-verifier\.html: its SHA-256 is/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the package installs as it is and its command answers", { skip }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "fairdeal-package-"));
+  try {
+    const out = join(dir, "out");
+    assert.equal(node("release/build.mjs", out).status, 0);
+    const tarball = readdirSync(out).find((name) => name.endsWith(".tgz"));
+    assert.match(tarball, /^fairdeal-verify-\d+\.\d+\.\d+\.tgz$/);
+    const app = join(dir, "app");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "a-player", private: true, type: "module" }));
+    const installed = spawnSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", join(out, tarball)],
+      { cwd: app, encoding: "utf8" });
+    assert.equal(installed.status, 0, installed.stderr);
+    const bin = join(app, "node_modules", ".bin", "fairdeal-verify");
+    const usage = spawnSync(bin, ["hand", "https://fairdeal.example", "id"], { encoding: "utf8" });
+    assert.equal(usage.status, 2, usage.stderr);
+    assert.match(usage.stderr, /the kind must be round, pair or draw/);
+    writeFileSync(join(app, "use.mjs"), [
+      'import { verify } from "fairdeal-verify";',
+      'import { deal, PROTOCOL } from "fairdeal-verify/fairdeal-v1";',
+      'console.log(typeof verify, PROTOCOL, typeof deal);',
+    ].join("\n"));
+    const used = spawnSync(process.execPath, ["use.mjs"], { cwd: app, encoding: "utf8" });
+    assert.equal(used.status, 0, used.stderr);
+    assert.equal(used.stdout.trim(), "function fairdeal-v1 function");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

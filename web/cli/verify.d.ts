@@ -1,0 +1,34 @@
+// Types of fairdeal-verify's library entry (cli/verify.mjs).
+
+/** The page's verdict: pass, pass with a warning, fail, or not yet verifiable. */
+export type Verdict = "pass" | "warning" | "fail" | "pending";
+
+export interface Check {
+  /** The check's name, as the page names it (`deal`, `log`, `commitment in log`, …). */
+  name: string;
+  /** "pass", "fail", "pending" or "warning"; null for information. */
+  result: string | null;
+  text: string;
+}
+
+/** The log pins, in the page's own format. */
+export interface Pins {
+  services: Record<string, { vkey: string; name: string; since: string }>;
+  logs: Record<string, { vkey: string; name: string; since: string }>;
+}
+
+export interface VerifyOptions {
+  /** The service's address, `https://…` (or `http://…`). */
+  service: string;
+  kind: "round" | "pair" | "draw";
+  id: string;
+  /** Verifier keys (`name+id+key`) of the logs trusted; none is trusted on first use. */
+  logKeys?: string[];
+  pins?: Pins | null;
+  /** A draw's entrant list, the player's own copy. */
+  list?: Uint8Array | null;
+  listName?: string;
+}
+
+/** One verification per process (the page's modules keep one visit's state). */
+export function verify(options: VerifyOptions): Promise<{ verdict: Verdict; text: string; checks: Check[] }>;
