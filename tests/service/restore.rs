@@ -332,6 +332,18 @@ async fn refused_then_recovered(
     )
     .expect("marker");
     refusal_says(client, "recovering").await;
+    // One recovery at a time: another, running, holds the lock.
+    let lock = std::fs::File::create(deployment.data_dir.join("log-mirror").join("RECOVER.lock"))
+        .expect("the lock file");
+    lock.lock().expect("locked");
+    let second = deployment.run(&["recover"]);
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        said.contains("another `fairdeal recover` is running"),
+        "{said}"
+    );
+    drop(lock);
     let report = recover(deployment);
     assert_eq!(report["resumed"], false, "{report:#}");
     assert_eq!(
@@ -741,6 +753,12 @@ async fn a_rotation_and_a_chain_close_after_the_backup_are_recovered() {
     assert_eq!(
         report["rounds_not_restored"][0][0],
         on_successor.id(),
+        "{report:#}"
+    );
+    assert!(
+        report["rounds_not_restored"][0][1]
+            .as_str()
+            .is_some_and(|why| why.contains("a rotation's successor")),
         "{report:#}"
     );
     readiness(&client, StatusCode::OK).await;

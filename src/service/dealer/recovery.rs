@@ -295,6 +295,21 @@ impl Dealer {
         let restored = self
             .redeal_lost_rounds(&lost, &client_seed_lost_at, &seeds_published, &mut report)
             .await?;
+        // A round on a successor the database lost cannot be stored (its
+        // pair's row is gone), but its seed is revealed below: say so.
+        let lost_successors: BTreeSet<&String> = successor_of.values().collect();
+        for (round, why) in &mut report.rounds_not_restored {
+            let on_successor = lost
+                .iter()
+                .find(|(_, entry)| entry.round.as_deref() == Some(round.as_str()))
+                .and_then(|(_, entry)| entry.seed_pair.as_ref())
+                .is_some_and(|pair| lost_successors.contains(pair));
+            if on_successor {
+                *why = "its pair, a rotation's successor, was lost with the database: its seed \
+                        is revealed by this recovery, so the hand is checked from the log"
+                    .to_owned();
+            }
+        }
 
         // Chain rounds the database holds whose seeds the lost entries
         // published.
@@ -508,19 +523,19 @@ impl Dealer {
             let logged = marker.logged_reveals.get(pair).copied();
             let successor = marker.successors.get(pair);
             match self.end_logged(pair, logged, successor).await? {
-                Rotate::Ended(_) => {
-                    match logged {
-                        Some(_) => report.reveals_taken_from_log.push(pair.clone()),
-                        None => report.pairs_ended.push(pair.clone()),
-                    }
-                    if let Some(lost) = successor {
-                        report.pairs_lost.retain(|p| *p != lost.id);
-                        report.successors_revealed.push(lost.id.clone());
-                    }
-                }
-                // Ended by this recovery before it was cut short.
-                Rotate::NotActive(PairStatus::Revealed) => report.pairs_ended.push(pair.clone()),
+                // Ended now, or by this recovery before it was cut short (the
+                // reveal and its successor's were one transaction): reported
+                // alike.
+                Rotate::Ended(_) | Rotate::NotActive(PairStatus::Revealed) => {}
                 other => anyhow::bail!("ending pair {pair} while recovering: {other:?}"),
+            }
+            match logged {
+                Some(_) => report.reveals_taken_from_log.push(pair.clone()),
+                None => report.pairs_ended.push(pair.clone()),
+            }
+            if let Some(lost) = successor {
+                report.pairs_lost.retain(|p| *p != lost.id);
+                report.successors_revealed.push(lost.id.clone());
             }
         }
         Ok(())
