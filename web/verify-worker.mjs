@@ -327,17 +327,7 @@ async function workerCheck({ origin, pair, vkey, logged, checkpointNote }) {
       } else if (!commitmentOk) {
         fail(round, `the revealed seed hashes to ${computedCommitment}, not to the published commitment`);
       } else {
-        try {
-          if (!Number.isSafeInteger(round.nonce) || round.nonce < 0) throw new Error(`nonce ${round.nonce} is not a whole number`);
-          const game = normaliseGame(round.game);
-          const deck = bulkShuffle(dealer, round.nonce, game.type === "holdem" || game.type === "omaha" ? 1 : game.decks);
-          const difference = bulkDifference(game, deck, round.deal);
-          if (difference) {
-            fail(round, `the recorded cards differ from the recomputed ones: at ${difference.slot} the record says ${JSON.stringify(difference.recorded)}, fairdeal-v1 deals ${difference.computed}`);
-          }
-        } catch (error) {
-          fail(round, `its record cannot be dealt: ${error.message || error}`);
-        }
+        workerDealAndCompare(dealer, round, fail);
       }
       if (failed === before) {
         passed += 1;
@@ -431,10 +421,26 @@ function workerChainRound(chain, pair, round, nonce, fail) {
     return false;
   }
   chain.linked += 1;
+  let dealer;
+  try {
+    dealer = bulkDealer(hexToBytes(seed), round.client_seed);
+  } catch (error) {
+    fail(round, `its record cannot be dealt: ${error.message || error}`);
+    return false;
+  }
+  workerDealAndCompare(dealer, round, fail);
+  return false;
+}
+
+/**
+ * Deals `round` again with `dealer` (its seeds' keystream) and compares the
+ * cards with its record: a failure naming the first slot that differs, or
+ * why the record cannot be dealt.
+ */
+function workerDealAndCompare(dealer, round, fail) {
   try {
     if (!Number.isSafeInteger(round.nonce) || round.nonce < 0) throw new Error(`nonce ${round.nonce} is not a whole number`);
     const game = normaliseGame(round.game);
-    const dealer = bulkDealer(hexToBytes(seed), round.client_seed);
     const deck = bulkShuffle(dealer, round.nonce, game.type === "holdem" || game.type === "omaha" ? 1 : game.decks);
     const difference = bulkDifference(game, deck, round.deal);
     if (difference) {
@@ -443,7 +449,6 @@ function workerChainRound(chain, pair, round, nonce, fail) {
   } catch (error) {
     fail(round, `its record cannot be dealt: ${error.message || error}`);
   }
-  return false;
 }
 
 self.onmessage = async (event) => {

@@ -17,7 +17,7 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::monitor::{Id, uuid_of};
+use super::ids::{Id, uuid_of};
 
 /// A pair's id as the log checker keys it (`monitor::Id`): its UUID, or
 /// the number [`ExportDigests`] gave its text.

@@ -6,6 +6,7 @@
 pub mod cross;
 pub mod export;
 pub mod hand_history;
+mod ids;
 pub mod monitor;
 pub mod replay;
 pub mod report;

@@ -36,6 +36,7 @@ use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use super::cross::digest16;
+use super::ids::{Id, uuid_of};
 use super::table_checks::{TableTrack, repeated_voids};
 use crate::tlog::key::verify_note;
 use crate::tlog::tree::{ExpectedTile, Hash, TileBuilder};
@@ -225,31 +226,6 @@ pub struct PairFacts {
     pub round_seeds: BTreeMap<u64, String>,
 }
 
-/// A pair's or a draw's id in 17 bytes: 0 and its UUID when the text is
-/// one in the service's form (lower case, hyphenated); else 1 and a number
-/// given to that text the first time it was kept ([`Names`]). The two never
-/// meet, whatever text a log holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub(super) struct Id(pub(super) [u8; 17]);
-
-impl Id {
-    pub(super) fn uuid(bytes: [u8; 16]) -> Self {
-        let mut id = [0; 17];
-        id[1..].copy_from_slice(&bytes);
-        Self(id)
-    }
-
-    pub(super) fn numbered(n: u64) -> Self {
-        let mut id = [0; 17];
-        id[0] = 1;
-        id[1..9].copy_from_slice(&n.to_be_bytes());
-        Self(id)
-    }
-
-    /// The id of a text never kept: it matches nothing.
-    const UNKNOWN: Self = Self([2; 17]);
-}
-
 /// The longest name kept of an id that is not a UUID (a hostile log's ids
 /// can be long; a name is for reading).
 const MAX_NAME: usize = 80;
@@ -260,15 +236,6 @@ const MAX_NAME: usize = 80;
 struct Names {
     numbers: HashMap<[u8; 32], u64>,
     texts: HashMap<u64, String>,
-}
-
-/// The UUID of `text`, when it is one in the service's form (lower case,
-/// hyphenated).
-pub(super) fn uuid_of(text: &str) -> Option<[u8; 16]> {
-    if text.len() == 36 && !text.bytes().any(|b| b.is_ascii_uppercase()) {
-        return uuid::Uuid::try_parse(text).ok().map(uuid::Uuid::into_bytes);
-    }
-    None
 }
 
 impl Names {
