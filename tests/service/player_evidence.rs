@@ -493,6 +493,33 @@ async fn deal_again(app: &TestApp, pair: &str, round: &Value, game: Value) -> Va
     deal(app, pair, game).await
 }
 
+/// A draw of `list` (two winners) given `client_seed` (`reuse`: as
+/// another draw of the list already was): its id.
+async fn seeded_draw(app: &TestApp, list: &str, client_seed: &str, reuse: bool) -> String {
+    let created = app
+        .operator
+        .send(
+            app.operator
+                .request(
+                    reqwest::Method::POST,
+                    "/v1/draws?winners=2&client_seed_source=the%20chat",
+                )
+                .header("content-type", "text/plain")
+                .body(list.to_owned()),
+        )
+        .await
+        .success();
+    let draw = id(&created);
+    app.operator
+        .put_json(
+            &format!("/v1/draws/{draw}/client-seed"),
+            &json!({"client_seed": client_seed, "allow_reuse": reuse}),
+        )
+        .await
+        .success();
+    draw
+}
+
 /// Deals `game` on `pair`: the round's JSON.
 async fn deal(app: &TestApp, pair: &str, game: Value) -> Value {
     let dealt = app.operator.deal(pair, game).await;
@@ -707,6 +734,56 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
         1
     );
 
+    // Draws: an honest one; one whose client seed the operator changed in
+    // the database after it was set, then ran (the winners follow the
+    // changed seed, and the record is consistent with it); and one given
+    // another draw's commitment, seed and winners after both were drawn
+    // with the same list and client seed (a record consistent in itself,
+    // bound to a commitment the log never held for it).
+    let entrants: String = (0..30).map(|i| format!("entrant-{i:02}\n")).collect();
+    let lists = tempfile::tempdir().expect("temp dir");
+    let list_file = lists.path().join("entrants.txt");
+    std::fs::write(&list_file, &entrants).expect("write the list");
+    let honest_draw = seeded_draw(&app, &entrants, "the chat said 41", false).await;
+    app.operator
+        .post(&format!("/v1/draws/{honest_draw}/run"))
+        .await
+        .success();
+    let reseeded_draw = seeded_draw(&app, &entrants, "the chat said 42", false).await;
+    assert_eq!(
+        app.tamper(
+            "UPDATE draws SET client_seed = 'the operator''s choice' WHERE id = $1",
+            reseeded_draw.clone()
+        )
+        .await,
+        1
+    );
+    app.operator
+        .post(&format!("/v1/draws/{reseeded_draw}/run"))
+        .await
+        .success();
+    let swapped_draw = seeded_draw(&app, &entrants, "the chat said 43", false).await;
+    app.operator
+        .post(&format!("/v1/draws/{swapped_draw}/run"))
+        .await
+        .success();
+    let donor_draw = seeded_draw(&app, &entrants, "the chat said 43", true).await;
+    app.operator
+        .post(&format!("/v1/draws/{donor_draw}/run"))
+        .await
+        .success();
+    assert_eq!(
+        tamper2(
+            &app,
+            "UPDATE draws SET (server_seed_hash, server_seed, result) = \
+             (SELECT server_seed_hash, server_seed, result FROM draws WHERE id = $1) WHERE id = $2",
+            &donor_draw,
+            &swapped_draw
+        )
+        .await,
+        1
+    );
+
     // Every entry in a checkpoint; a monitor's statement of the whole log
     // (it names the nonce dealt twice).
     proven(&app, &format!("/v1/rounds/{}/receipt", id(&second))).await;
@@ -736,6 +813,9 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
         "monitor": {"vkey": monitor.vkey(), "name": monitor_name, "seed": hex::encode(*monitor.seed())},
         "relogged": {"link": link(&relogged), "pair": relogged_pair, "index": relogged_at},
         "twinned": {"link": link(&twinned), "pair": twinned_pair},
+        "draws": {"list": list_file, "honest": honest_draw, "reseeded": reseeded_draw,
+            "reseeded_logged": sha256_hex("the chat said 42"),
+            "swapped": swapped_draw, "donor": donor_draw},
     });
     let stdout = crate::web_page::run_page_script(
         "e2e-player.mjs",
@@ -744,7 +824,40 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
     );
     // Every step ran (a step skipped by mistake would pass silently).
     let steps = stdout.lines().filter(|line| line.starts_with("# ")).count();
-    assert_eq!(steps, 17, "{stdout}");
+    assert_eq!(steps, 20, "{stdout}");
+
+    // The command line verifier gives the page's verdicts on the same draws.
+    let vkey = app.public.get("/log/key").await.text.trim().to_owned();
+    for (draw, code, said) in [
+        (&honest_draw, 0, "PASS"),
+        (&reseeded_draw, 1, "the client seed's SHA-256"),
+        (&swapped_draw, 1, "the server seed commitment"),
+    ] {
+        let out = std::process::Command::new("node")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/web/cli/fairdeal-verify.mjs"
+            ))
+            .args([
+                "draw",
+                app.public.base(),
+                draw.as_str(),
+                "--log-key",
+                &vkey,
+                "--list",
+            ])
+            .arg(&list_file)
+            .output()
+            .expect("node runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains(said), "{stdout}");
+    }
     app.stop().await;
 }
 

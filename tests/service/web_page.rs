@@ -844,6 +844,122 @@ async fn the_command_line_verifier_gives_the_pages_verdicts() {
             refused.2
         );
     }
+    // What the page keeps between visits (--state): the checkpoint seen.
+    // The log cannot have grown from one of its own size with another
+    // root: a fork, FAIL; the state as the last run wrote it passes.
+    let state = db.dir.path().join("state.json");
+    let state_arg = state.to_str().expect("path");
+    let kept = verify(&[
+        "round",
+        base,
+        &round,
+        "--log-key",
+        &vkey,
+        "--state",
+        state_arg,
+    ]);
+    assert_eq!(kept.0, Some(0), "{}", kept.2);
+    let saved: serde_json::Map<String, Value> =
+        serde_json::from_str(&std::fs::read_to_string(&state).expect("state written"))
+            .expect("JSON");
+    let (seen_key, seen) = saved
+        .iter()
+        .find(|(key, _)| key.starts_with("fairdeal-checkpoint:"))
+        .expect("the checkpoint seen is kept");
+    let seen: Value = serde_json::from_str(seen.as_str().expect("a string")).expect("JSON");
+    assert!(seen["size"].as_u64().expect("size") > 0, "{seen}");
+    let again = verify(&[
+        "round",
+        base,
+        &round,
+        "--log-key",
+        &vkey,
+        "--state",
+        state_arg,
+    ]);
+    assert_eq!(again.0, Some(0), "{}", again.2);
+    let mut forked = saved.clone();
+    forked.insert(
+        seen_key.clone(),
+        json!(json!({"size": seen["size"], "root": format!("{}=", "A".repeat(43))}).to_string()),
+    );
+    std::fs::write(&state, Value::Object(forked).to_string()).expect("write");
+    let fork = verify(&[
+        "round",
+        base,
+        &round,
+        "--log-key",
+        &vkey,
+        "--state",
+        state_arg,
+    ]);
+    assert_eq!(fork.0, Some(1), "{}", fork.2);
+    assert!(fork.1.starts_with("FAIL"), "{}", fork.2);
+
+    // Witnesses the player trusts, none of whom cosigned: not yet trusted
+    // (3), and the words of the page that it looks again are not a
+    // command's. A monitor kept that has no statement: a warning (0).
+    let witness = fairdeal::tlog::cosignature::Cosigner::generate("witness.example/w1")
+        .expect("a key")
+        .vkey();
+    let unwitnessed = verify(&[
+        "round",
+        base,
+        &round,
+        "--log-key",
+        &vkey,
+        "--witness",
+        &witness,
+        "--quorum",
+        "1",
+        "--wait",
+        "0",
+    ]);
+    assert_eq!(unwitnessed.0, Some(3), "{}", unwitnessed.2);
+    assert!(
+        unwitnessed.1.starts_with("PENDING") && unwitnessed.1.contains("NOT YET TRUSTED"),
+        "{}",
+        unwitnessed.2
+    );
+    assert!(
+        unwitnessed.1.contains("Run this command again later"),
+        "{}",
+        unwitnessed.2
+    );
+    let monitor = fairdeal::tlog::key::LogKey::generate("monitor.example/m1")
+        .expect("a key")
+        .vkey();
+    let watched = verify(&[
+        "round",
+        base,
+        &round,
+        "--log-key",
+        &vkey,
+        "--monitor",
+        &monitor,
+    ]);
+    assert_eq!(watched.0, Some(0), "{}", watched.2);
+    assert!(watched.1.starts_with("WARNING"), "{}", watched.2);
+    for (args, said) in [
+        (
+            vec!["--witness", witness.as_str(), "--quorum", "2"],
+            "from 1 to 1",
+        ),
+        (vec!["--quorum", "1"], "give witnesses too"),
+        (
+            vec!["--witness", "witness.example/x+00000000+AQ=="],
+            "witnesses:",
+        ),
+        (vec!["--monitor", "not a key"], "monitors:"),
+        (vec!["--wait", "soon"], "--wait"),
+    ] {
+        let mut all = vec!["round", base, &round, "--log-key", &vkey];
+        all.extend(args);
+        let refused = verify(&all);
+        assert_eq!(refused.0, Some(2), "{}", refused.2);
+        assert!(refused.2.contains(said), "{said}: {}", refused.2);
+    }
+
     let bad = verify(&["hand", base, &round]);
     assert_eq!(bad.0, Some(2), "{}", bad.2);
     assert!(bad.2.contains("round, pair or draw"), "{}", bad.2);

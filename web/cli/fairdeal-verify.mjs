@@ -11,12 +11,21 @@
 // The log key is trusted only when given (--log-key, repeatable, or --pins,
 // a file of the page's pins: { "services": {...}, "logs": {...} }); a
 // service whose key is not among them fails, as in the released page.
+// --witness VKEY (repeatable) with --quorum K, and --monitor VKEY
+// (repeatable), are the page's "Witnesses you trust" and "Monitors you
+// trust". --state FILE is what the page keeps in a browser between visits
+// (the log checkpoint it saw, pins, witnesses and monitors kept): read
+// first when it exists, written back after, so a log that shows this run
+// another history than the last one is a FAIL here as on the page.
+// --wait SECONDS: how long to look again while entries await their
+// checkpoint (default 10); then the verdict is "not yet verifiable".
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { verify } from "./verify.mjs";
 
-const USAGE = "usage: fairdeal-verify round|pair|draw SERVICE ID [--log-key VKEY]... [--pins FILE] [--list FILE] [--json]";
+const USAGE = "usage: fairdeal-verify round|pair|draw SERVICE ID [--log-key VKEY]... [--pins FILE] [--list FILE]\n"
+  + "         [--witness VKEY]... [--quorum K] [--monitor VKEY]... [--state FILE] [--wait SECONDS] [--json]";
 const EXIT = { pass: 0, warning: 0, fail: 1, pending: 3 };
 
 function usage(message) {
@@ -32,6 +41,11 @@ try {
       "log-key": { type: "string", multiple: true, default: [] },
       pins: { type: "string" },
       list: { type: "string" },
+      witness: { type: "string", multiple: true, default: [] },
+      quorum: { type: "string" },
+      monitor: { type: "string", multiple: true, default: [] },
+      state: { type: "string" },
+      wait: { type: "string", default: "10" },
       json: { type: "boolean", default: false },
     },
   });
@@ -59,15 +73,44 @@ if (values.pins) {
   }
 }
 const list = values.list ? read("--list", values.list) : null;
+if (!/^[0-9]{1,4}$/.test(values.wait)) usage(`--wait: a whole number of seconds from 0 to 9999, not ${JSON.stringify(values.wait)}`);
+if (values.quorum !== undefined && !/^[1-9][0-9]{0,2}$/.test(values.quorum)) {
+  usage(`--quorum: how many witnesses must cosign, a whole number from 1, not ${JSON.stringify(values.quorum)}`);
+}
+let state = null;
+if (values.state && existsSync(values.state)) {
+  try {
+    state = JSON.parse(read("--state", values.state).toString("utf8"));
+  } catch (error) {
+    usage(`--state: ${values.state} is not JSON (${error.message}); it is written by this command, give a new file name`);
+  }
+}
 
 let answer;
 try {
-  answer = await verify({ service, kind, id, logKeys: values["log-key"], pins, list });
+  answer = await verify({ service, kind, id, logKeys: values["log-key"], pins, list, state,
+    witnesses: values.witness, quorum: values.quorum === undefined ? null : Number(values.quorum),
+    monitors: values.monitor, wait: Number(values.wait) * 1000 });
 } catch (error) {
   usage(error.message || String(error));
 }
+if (values.state) {
+  // Written whole, then renamed: an interrupted run leaves the last state, never half of one.
+  try {
+    writeFileSync(`${values.state}.new`, `${JSON.stringify(answer.state, null, 2)}\n`);
+    renameSync(`${values.state}.new`, values.state);
+  } catch (error) {
+    process.stderr.write(`fairdeal-verify: --state: ${values.state} could not be written (${error.code || error.message})\n`);
+  }
+}
+if (answer.verdict === "pending") {
+  // The page's words say it looks again by itself; a command does not.
+  answer.text = answer.text.replace(/ ?(The page (looks|reads it) again by itself|This page checks again by itself)\.?/g, "");
+  answer.text += " Run this command again later (or with a longer --wait).";
+}
 if (values.json) {
-  process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+  const { state: _kept, ...shown } = answer;
+  process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
 } else {
   process.stdout.write(`${answer.verdict.toUpperCase()}: ${answer.text}\n`);
   for (const check of answer.checks) process.stdout.write(`  ${check.result ?? "-"}  ${check.name}: ${check.text}\n`);

@@ -28,7 +28,25 @@ export interface VerifyOptions {
   /** A draw's entrant list, the player's own copy. */
   list?: Uint8Array | null;
   listName?: string;
+  /** The witnesses trusted (their verifier keys), as in the page's "Witnesses you trust". */
+  witnesses?: string[];
+  /** How many of `witnesses` must cosign a checkpoint (all of them when null). */
+  quorum?: number | null;
+  /** The monitors trusted (their verifier keys), as in the page's "Monitors you trust". */
+  monitors?: string[];
+  /** What the last call returned as `state`: the log checkpoint seen, pins, what is trusted. */
+  state?: Record<string, string> | null;
+  /** Milliseconds to let the page look again while entries await their checkpoint (default 0). */
+  wait?: number;
+}
+
+export interface Answer {
+  verdict: Verdict;
+  text: string;
+  checks: Check[];
+  /** What the page would keep in the browser: give it to the next call. */
+  state: Record<string, string>;
 }
 
 /** One verification per process (the page's modules keep one visit's state). */
-export function verify(options: VerifyOptions): Promise<{ verdict: Verdict; text: string; checks: Check[] }>;
+export function verify(options: VerifyOptions): Promise<Answer>;

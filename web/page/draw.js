@@ -4,8 +4,10 @@
 
 import { verifyDraw } from "../fairdeal-draw.mjs";
 import { renderShownParts, shownLabel, shownText } from "../seed-display.mjs";
-import { verdictEl } from "./lookup.js";
-import { el, fact, getJson, onServer, quoted, showError, shownFact } from "./views.js";
+import { INTEGRATION_WINDOW_MS, awaitingLog, logChecks, logPinNoticeEl, loggedIndex, resetWitnessView, sha256Hex, unansweredCheckEl, untrustedLog } from "./log.js";
+import { answeredAnother, awaitingVerdict, failedLog, verdictEl, withWarnings, wordVerdictEl } from "./lookup.js";
+import { forgetMonitorView, monitorChecks } from "./monitors.js";
+import { canonicalId, checkEl, el, fact, getJson, onServer, quoted, showError, shownFact } from "./views.js";
 
 const DRAW_STATUS_WORDS = {
   awaiting_client_seed: "waiting for its client seed (the list and the server seed are committed)",
@@ -16,8 +18,16 @@ const DRAW_STATUS_WORDS = {
 /** Winner rows drawn at most; the verdict and your entry's rank cover them all. */
 const DRAW_ROWS_SHOWN = 1000;
 
-/** The loaded record (or null: values by hand), the chosen list file, the last check. */
-const drawState = { record: null, file: null, checked: null, run: 0 };
+/**
+ * The loaded record (or null: values by hand), its entries in the log (or
+ * null), the chosen list file, the last check.
+ */
+const drawState = { record: null, evidence: null, file: null, checked: null, run: 0 };
+
+/** How often, and how many times, a draw with entries awaiting their checkpoint is read again. */
+const RECHECK_MS = 4000;
+const rechecks = () => Math.ceil(INTEGRATION_WINDOW_MS / RECHECK_MS) + 2;
+let recheckTimer = null;
 
 export const drawField = (id) => document.getElementById(id);
 
@@ -90,12 +100,22 @@ function showDrawListCopy(record) {
   }
 }
 
-export async function loadDraw(id) {
+/**
+ * Reads draw `givenId` from the service and checks it: its record, held to
+ * its entries in the transparency log. Entries not yet in a checkpoint are
+ * read again by themselves (`recheck`: how many times so far).
+ */
+export async function loadDraw(givenId, recheck = 0) {
+  const id = canonicalId(givenId);
   const target = drawField("draw-result");
-  target.replaceChildren(el("p", { text: "Loading the draw…" }));
+  clearTimeout(recheckTimer);
+  if (!recheck) target.replaceChildren(el("p", { text: "Loading the draw…" }));
   drawState.record = null;
+  drawState.evidence = null;
   drawState.checked = null;
   showDrawListCopy(null);
+  resetWitnessView();
+  forgetMonitorView();
   try {
     const { status, body } = await getJson(`/v1/draws/${encodeURIComponent(id)}`);
     if (status === 404) {
@@ -103,13 +123,127 @@ export async function loadDraw(id) {
       return;
     }
     if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
+    if (body.id !== id) {
+      target.replaceChildren(...answeredAnother("draw", id, body.id));
+      return;
+    }
+    drawState.evidence = await drawLogEvidence(body);
     drawState.record = body;
     fillDrawFields(body);
     showDrawListCopy(body);
     await checkDraw();
   } catch (error) {
-    showError(target, error);
+    // Never a PASS, and read again: the service did not answer what the page needs.
+    drawState.record = null;
+    drawState.evidence = null;
+    target.replaceChildren(verdictEl("pending", `This draw could not be checked yet: ${error.message || error}. `
+      + "The page reads it again by itself."), unansweredCheckEl("draw", "error"));
   }
+  const notice = drawState.record ? await logPinNoticeEl() : null;
+  if (notice) target.insertBefore(notice, target.querySelector(":scope > [data-verdict]")?.nextSibling || target.firstChild);
+  if (target.querySelector("[data-awaiting-checkpoint]") && recheck < rechecks()) {
+    target.dataset.rechecking = "";
+    recheckTimer = setTimeout(() => loadDraw(id, recheck + 1), RECHECK_MS);
+  } else {
+    delete target.dataset.rechecking;
+  }
+}
+
+// ---- The draw in the transparency log ----------------------------------------
+
+/**
+ * The draw's entries in the log, each proven in a signed checkpoint:
+ * `draw_commit` always, `draw_client_seed` and `draw_result` when the
+ * record says they exist (a receipt the service then lacks fails) and
+ * otherwise if the service has one (a client seed or result the log holds
+ * but the record hides fails too). `{ commit, clientSeed, result,
+ * monitors, sourceDigest }`: logChecks' nodes (with `.entry`), the kept
+ * monitors' checks, the SHA-256 of the stated client seed source.
+ */
+async function drawLogEvidence(record) {
+  const path = (entry) => `/v1/draws/${encodeURIComponent(record.id)}/receipt?entry=${entry}`;
+  const ofDraw = (type) => (entry) => Boolean(entry) && entry.type === type && entry.draw === record.id;
+  const seeded = typeof record.client_seed === "string" || record.status === "ready" || record.status === "drawn";
+  const drawn = record.status === "drawn" || Boolean(record.server_seed) || Array.isArray(record.result);
+  const commit = await logChecks(path("commit"), ofDraw("draw_commit"), { name: "commitment in log" });
+  const clientSeed = await logChecks(path("client_seed"), ofDraw("draw_client_seed"), { name: "client seed in log", required: seeded });
+  const result = await logChecks(path("result"), ofDraw("draw_result"), { name: "result in log", required: drawn });
+  const indexes = [loggedIndex(commit), loggedIndex(clientSeed), loggedIndex(result)];
+  const checkpoint = commit.checkpoint || clientSeed.checkpoint || result.checkpoint || null;
+  const monitors = checkpoint ? await monitorChecks(checkpoint, indexes, [record.id]) : [];
+  const sourceDigest = typeof record.client_seed_source === "string" ? await sha256Hex(record.client_seed_source) : null;
+  return { commit, clientSeed, result, monitors, sourceDigest };
+}
+
+const lower = (value) => String(value).toLowerCase();
+
+/**
+ * The draw checked (`v`, the values used; `c`, verifyDraw's result) held
+ * to its log entries (`e`, drawLogEvidence's). `{ nodes, failed, untrusted,
+ * waiting, monitorFailed, monitorWarned }`: checks (SPANs) and
+ * explanations; failed, the first difference in words (or null).
+ */
+async function heldToDrawLog(v, c, e) {
+  const nodes = [...e.commit, ...e.clientSeed, ...e.result];
+  const differences = [];
+  const differ = (what, logged, shown, index) => {
+    differences.push(what);
+    nodes.push(el("p", { class: "error", "data-explain": "draw-log" }, `The log's entry ${index} states `,
+      el("span", { class: "mono", text: String(logged) }), ` for ${what}, but the draw shown has `,
+      el("span", { class: "mono", text: String(shown) }), ": the draw was changed after the log recorded it."));
+  };
+  const commit = e.commit.entry;
+  const commitIndex = loggedIndex(e.commit);
+  if (commit && commit.type === "draw_commit") {
+    if (lower(commit.entries_sha256) !== lower(v.entries_sha256)) differ("the list's SHA-256", commit.entries_sha256, v.entries_sha256, commitIndex);
+    if (String(commit.entries) !== String(v.entries)) differ("the number of entries", commit.entries, v.entries, commitIndex);
+    if (String(commit.winners) !== String(v.winners)) differ("the number of winners", commit.winners, v.winners, commitIndex);
+    if (lower(commit.server_seed_hash) !== lower(v.server_seed_hash)) differ("the server seed commitment", commit.server_seed_hash, v.server_seed_hash, commitIndex);
+    if (e.sourceDigest !== null && lower(commit.client_seed_source_sha256) !== e.sourceDigest) {
+      differ("the SHA-256 of the client seed's stated source", commit.client_seed_source_sha256, e.sourceDigest, commitIndex);
+    }
+  }
+  const seed = e.clientSeed.entry;
+  const seedIndex = loggedIndex(e.clientSeed);
+  if (seed && seed.type === "draw_client_seed") {
+    const digest = typeof v.client_seed === "string" ? await sha256Hex(v.client_seed) : "(no client seed)";
+    if (lower(seed.client_seed_sha256) !== digest) differ("the client seed's SHA-256", seed.client_seed_sha256, digest, seedIndex);
+  }
+  const result = e.result.entry;
+  const resultIndex = loggedIndex(e.result);
+  if (result && result.type === "draw_result") {
+    if (lower(result.server_seed) !== lower(v.server_seed || "(not revealed)")) {
+      differ("the revealed server seed", result.server_seed, v.server_seed || "(not revealed)", resultIndex);
+    }
+    const computed = c && c.winners && Array.isArray(c.winners.computed) ? c.winners.computed : null;
+    const logged = Array.isArray(result.winners) ? result.winners : [];
+    if (computed && (logged.length !== computed.length || logged.some((w, i) => w !== computed[i]))) {
+      const at = logged.findIndex((w, i) => w !== computed[i]);
+      differ("the winners", `${logged.length} winners${at >= 0 ? `, rank ${at + 1}: line ${Number(logged[at]) + 1}` : ""}`,
+        `${computed.length} recomputed${at >= 0 && at < computed.length ? `, rank ${at + 1}: line ${computed[at] + 1}` : ""}`, resultIndex);
+    }
+  }
+  // The order the protocol needs: the commitment before the client seed, the client seed before the result.
+  const order = [[commitIndex, "commitment"], [seedIndex, "client seed"], [resultIndex, "result"]].filter(([i]) => i !== null);
+  for (let i = 1; i < order.length; i++) {
+    if (!(order[i - 1][0] < order[i][0])) {
+      differences.push("the order of its entries");
+      nodes.push(checkEl("log order", false, `the draw's ${order[i - 1][1]} (entry ${order[i - 1][0]}) is not logged before its `
+        + `${order[i][1]} (entry ${order[i][0]}): the operator could have chosen the first knowing the second`));
+    }
+  }
+  if (differences.length) nodes.push(checkEl("draw as logged", false, `differs in ${differences.join(", ")}`));
+  nodes.push(...e.monitors);
+  const failedNode = nodes.find(failedLog);
+  return {
+    nodes,
+    failed: differences.length ? `the draw shown differs from its log entries in ${differences.join(", ")}`
+      : failedNode ? `${failedNode.dataset.check || "a log check"} failed` : null,
+    untrusted: nodes.some(untrustedLog),
+    waiting: nodes.some(awaitingLog),
+    monitorFailed: e.monitors.some(failedLog),
+    monitorWarned: e.monitors.some((node) => node.dataset.result === "warning"),
+  };
 }
 
 /** The largest list the service accepts (256 MiB): a bigger file cannot be a draw's list. */
@@ -159,14 +293,18 @@ export async function checkDraw() {
     el("p", { class: "error", role: "alert", "data-explain": "values", text: message }));
     return;
   }
+  const held = drawState.evidence ? await heldToDrawLog(values, result, drawState.evidence) : null;
   if (run !== drawState.run) return;
   drawState.checked = { values, result, index: null };
-  target.replaceChildren(...drawReport(values, result));
+  target.replaceChildren(...drawReport(values, result, held));
   renderDrawEntry();
 }
 
-/** The verdict, then the checks and what failed, your entry, the facts, the winners. */
-function drawReport(v, c) {
+/**
+ * The verdict, then the checks and what failed, your entry, the facts, the
+ * winners. `held`: heldToDrawLog's (null for values typed by hand).
+ */
+function drawReport(v, c, held) {
   const record = drawState.record;
   const revealed = Boolean(v.server_seed);
   const file = drawState.file;
@@ -228,9 +366,20 @@ function drawReport(v, c) {
     }
   }
 
+  // What the log holds of the draw: its checks with the others, their explanations after.
+  if (held) {
+    checks.append(...held.nodes.filter((node) => node.tagName === "SPAN"));
+    notes.push(...held.nodes.filter((node) => node.tagName !== "SPAN"));
+  }
+
   // The verdict: any failure first, then what is still missing.
   let verdict;
-  if (c.commitment.status === "fail") {
+  if (held && held.failed && held.monitorFailed) {
+    verdict = verdictEl("fail", "A monitor you keep read the whole log and signed that it found problems with this draw (details below).");
+  } else if (held && held.failed) {
+    verdict = verdictEl("fail", `The transparency log does not back this draw as the service shows it (details below): ${held.failed}. `
+      + "The log is what the operator signed when it committed and drew, so the draw shown is not the one it made.");
+  } else if (c.commitment.status === "fail") {
     verdict = verdictEl("fail", "The revealed server seed does not match its published commitment (details below).");
   } else if (c.winners.status === "fail") {
     verdict = verdictEl("fail", `The recorded winners are not what fairdeal-draw-v1 draws from the committed seeds: they differ first at rank ${c.winners.difference.rank}.`);
@@ -251,11 +400,16 @@ function drawReport(v, c) {
       ? "Enter the list's published SHA-256 to check your file against it."
       : "The seed matches its commitment and the winners' positions are what fairdeal-draw-v1 draws. Choose the entrant list file (the one whose SHA-256 was committed) to check who they are.",
     "NOT COMPLETE");
+  } else if (held && held.untrusted) {
+    verdict = wordVerdictEl("pending", "NOT YET TRUSTED", "The seed matches its commitment, your list is the committed one, and "
+      + "the winners are what fairdeal-draw-v1 draws. But the witnesses you trust have not yet signed a checkpoint of the log "
+      + "that holds this draw, so it is not yet shown that everyone is shown the same log (details below). Check again later.");
   } else {
     verdict = verdictEl("pass", c.winners.status === "pass"
       ? "The seed matches its commitment, your list is the committed one, and every winner is what fairdeal-draw-v1 draws."
       : "The seed matches its commitment and your list is the committed one; these are the winners fairdeal-draw-v1 draws.");
   }
+  if (held) verdict = withWarnings(awaitingVerdict(verdict, { waiting: held.waiting }), held);
 
   // What was committed, and by whom.
   const facts = el("dl", { class: "facts" });

@@ -642,7 +642,7 @@ export const roundEntry = (round) => (entry) => entry.type === "round" && entry.
   && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id && sameGame(entry.game, round.game);
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
-async function sha256Hex(text) {
+export async function sha256Hex(text) {
   return bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
 }
 
@@ -753,8 +753,10 @@ export async function sameClientSeed(pair, entries = null) {
   const foreign = others.filter((o) => o.overlap && !o.sameTenant);
   const alike = others.filter((o) => o.lookalike).length;
   const parts = [checkEl("same client seed", shopped.length === 0,
-    `${others.length}${body.truncated ? "+" : ""} other pair(s) in the log carry this client seed (SHA-256 ${digest})`
-    + `${alike ? `, ${alike} of them one that looks like it` : ""}; ${shopped.length} of them at the same time and the same tenant`)];
+    `the service lists ${others.length}${body.truncated ? "+" : ""} other pair(s) with this client seed (SHA-256 ${digest})`
+    + `${alike ? `, ${alike} of them one that looks like it` : ""}, each held to its own log entries here; ${shopped.length} of `
+    + "them at the same time and the same tenant. A pair the service leaves out of its list only a monitor you keep, "
+    + "reading the whole log, shows (client_seed_reuse)")];
   if (others.length) {
     const list = el("ul", { class: "same-seed", "data-same-seed": "" });
     for (const other of others) {
@@ -774,12 +776,14 @@ export async function sameClientSeed(pair, entries = null) {
       el("a", { href: `?pair=${encodeURIComponent(other.seed_pair)}`, class: "mono", text: other.seed_pair }),
       ` — ${statusText(other.status)}; ${when}`));
     }
-    parts.push(el("p", { text: "Other seed pairs given this client seed, or one that looks like it, as the transparency log orders them"
-      + `${body.truncated ? " (the first 100; every one that overlaps this pair is among them)" : ""}:` }), list);
+    parts.push(el("p", { text: "Other seed pairs the service lists with this client seed, or one that looks like it, each "
+      + "checked against its own entries in the transparency log"
+      + `${body.truncated ? " (the first 100 it lists; it says every one that overlaps this pair is among them)" : ""}:` }), list);
     if (!shopped.length && !foreign.length) {
       parts.push(el("p", { class: "note", "data-same-seed-note": "" },
         "None of them held it while this pair was live, so no deal could have been dealt on both and the better one "
-        + "shown. A seed held before this pair got it, or after its reveal, is a kept or a common seed."));
+        + "shown. A seed held before this pair got it, or after its reveal, is a kept or a common seed. This list is the "
+        + "service's: a pair it leaves out, only a monitor you keep, reading the whole log, would name."));
     }
   }
   if (foreign.length && !shopped.length) {

@@ -10,7 +10,7 @@ import { INTEGRATION_WINDOW_MS, awaitingLog, logChecks, logPinNoticeEl, loggedIn
 import { forgetMonitorView, monitorChecks } from "./monitors.js";
 import { lookUpPair } from "./pair.js";
 import { quotedList, tableReport } from "./tables.js";
-import { checkEl, dealEl, el, fact, gameText, getJson, onServer, quoted, shownFact } from "./views.js";
+import { canonicalId, checkEl, dealEl, el, fact, gameText, getJson, onServer, quoted, shownFact } from "./views.js";
 
 const STATUS_WORDS = {
   in_play: "in play (the hand is not over yet)",
@@ -178,6 +178,10 @@ async function lookUpRound(id, target, logIndex = null) {
   }
   if (status === 404) return false;
   if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
+  if (body.id !== id) {
+    target.replaceChildren(...answeredAnother("round", id, body.id));
+    return true;
+  }
   const hashing = el("p", { "data-chain-progress": "", text: "Checking…" });
   target.replaceChildren(hashing);
   const linkIsThis = Boolean(linked && linked.entry && linked.entry.type === "round" && linked.entry.round === body.id);
@@ -222,6 +226,19 @@ async function lookUpRound(id, target, logIndex = null) {
   target.replaceChildren(verdict, ...linkParts.nodes, el("h3", { text: "Round" }), box, ...table.parts,
     el("p", {}, el("a", { href: `?pair=${encodeURIComponent(body.seed_pair_id)}`, text: "See every round of its seed pair" })));
   return true;
+}
+
+/**
+ * The FAIL when the service answers with another record than the one asked
+ * for: every check after it would hold the other record to the log, and a
+ * good record in place of a bad one must not pass.
+ */
+export function answeredAnother(what, asked, answered) {
+  const shown = typeof answered === "string" ? quoted(answered) : "no id";
+  const node = verdictEl("fail", `Asked for ${what} `, quoted(asked), ", the service answered with ", shown,
+    `: it is not the ${what} you asked for, so nothing it shows can be checked against it.`);
+  node.dataset.answeredAnother = what;
+  return [node];
 }
 
 /**
@@ -385,7 +402,8 @@ export function voidedWhy(table) {
 
 /** How often, and how many times, a lookup with entries awaiting their checkpoint is looked up again. */
 const RECHECK_MS = 4000;
-const RECHECKS = Math.ceil(INTEGRATION_WINDOW_MS / RECHECK_MS) + 2;
+/** (A function: log.js and this module import each other, so neither reads the other's values while loading.) */
+const rechecks = () => Math.ceil(INTEGRATION_WINDOW_MS / RECHECK_MS) + 2;
 let recheckTimer = null;
 
 /** The lookup shown now: what a change of trust (witnesses, the log's key) checks again. */
@@ -397,8 +415,7 @@ export function lookUpAgain() {
 }
 
 export async function lookUp(givenId, kind, { logIndex = null, recheck = 0, badLog = null } = {}) {
-  // Ids are UUIDs, which the service writes in lower case: any case a player pastes is the same id.
-  const id = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(givenId) ? givenId.toLowerCase() : givenId;
+  const id = canonicalId(givenId);
   currentLookup = { id, kind, logIndex };
   const target = document.getElementById("lookup-result");
   clearTimeout(recheckTimer);
@@ -425,7 +442,7 @@ export async function lookUp(givenId, kind, { logIndex = null, recheck = 0, badL
   const verdict = target.querySelector(":scope > [data-verdict]");
   for (const notice of notices.reverse()) target.insertBefore(notice, verdict ? verdict.nextSibling : target.firstChild);
   // Entries not yet in a checkpoint: looked up again by itself, until they are or the window has passed.
-  if (target.querySelector("[data-awaiting-checkpoint]") && recheck < RECHECKS) {
+  if (target.querySelector("[data-awaiting-checkpoint]") && recheck < rechecks()) {
     target.dataset.rechecking = "";
     recheckTimer = setTimeout(() => lookUp(id, kind, { logIndex, recheck: recheck + 1 }), RECHECK_MS);
   } else {

@@ -36,7 +36,7 @@ function warningCheckEl(name, detail) {
  * Ed25519 key whose key id matches its name and key), or throws naming the
  * rule.
  */
-async function parseMonitorKey(text) {
+export async function parseMonitorKey(text) {
   const vkey = String(text).trim();
   let parsed;
   try {

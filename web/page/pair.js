@@ -12,7 +12,7 @@ import { chainWaitingWords } from "../fairdeal-chain.mjs";
 import { shownText } from "../seed-display.mjs";
 import { isChainRecord } from "./chain.js";
 import { awaitingLog, logVkey, pairEntryChecks, sameClientSeed, untrustedCheckEl, untrustedLog, witnessView } from "./log.js";
-import { awaitingVerdict, failedLog, roundReport, statusText, verdictEl, voidedWhy, withWarnings } from "./lookup.js";
+import { answeredAnother, awaitingVerdict, failedLog, roundReport, statusText, verdictEl, voidedWhy, withWarnings } from "./lookup.js";
 import { monitorChecks } from "./monitors.js";
 import { tableReport } from "./tables.js";
 import { checkEl, el, fact, gameText, getJson, onServer, service, showError, shownFact } from "./views.js";
@@ -228,6 +228,10 @@ export async function lookUpPair(id, target) {
   const { status, body: pair } = await getJson(`/v1/seed-pairs/${encodeURIComponent(id)}`);
   if (status === 404) return false;
   if (status !== 200) throw new Error(pair.detail || `the server answered ${status}`);
+  if (pair.id !== id) {
+    target.replaceChildren(...answeredAnother("seed pair", id, pair.id));
+    return true;
+  }
   const total = Number(pair.next_nonce) || 0;
   const progress = progressEl(total);
   target.replaceChildren(el("p", { text: `Checking seed pair ${pair.id}: every round's cards and its place in the log, in this browser.` }), progress);

@@ -197,12 +197,27 @@ export function gameText(game) {
   }
 }
 
+/** Ids are UUIDs, which the service writes in lower case: any case a player pastes is the same id. */
+export function canonicalId(given) {
+  const id = String(given).trim();
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id) ? id.toLowerCase() : id;
+}
+
 export function showError(target, error) {
   target.replaceChildren(el("p", { class: "error", role: "alert", text: error.message || String(error) }));
 }
 
+/**
+ * `path` read as JSON: `{ status, body }`. A body that is not a JSON object
+ * is `{}` for an error status; for a success it is an error naming the
+ * path, never a record the page would then misread.
+ */
 export async function getJson(path) {
   const response = await fetch(serviceUrl(path), { headers: { Accept: "application/json" } });
-  const body = await response.json().catch(() => ({}));
-  return { status: response.status, body };
+  const body = await response.json().catch(() => undefined);
+  const isObject = body !== null && typeof body === "object" && !Array.isArray(body);
+  if (!isObject && response.status >= 200 && response.status < 300) {
+    throw new Error(`the service's answer to ${path.split("?")[0]} (${response.status}) is not a JSON object`);
+  }
+  return { status: response.status, body: isObject ? body : {} };
 }

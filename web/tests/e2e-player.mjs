@@ -402,6 +402,96 @@ step("a new log key at the same site: a red warning, the pinned key's checks, an
   await fresh.close();
 }
 
+/** A draw's verdict, once its list file (if any) is read and no check is looked at again. */
+async function drawVerdictOf(page) {
+  await page.waitForFunction(() => {
+    const result = document.querySelector("#draw-result");
+    const verdict = result.querySelector(":scope > [data-verdict]");
+    return verdict && (!result.hasAttribute("data-rechecking") || verdict.dataset.verdict !== "pending")
+      && !result.querySelector("[data-check=list][data-result=pending]");
+  }, null, { timeout: 60_000 });
+  return page.$eval("#draw-result > [data-verdict]", (n) => ({ result: n.dataset.verdict, text: n.textContent }));
+}
+
+async function openDraw(id, where = context) {
+  const page = await open(`${base}/verify?draw=${encodeURIComponent(id)}`, where);
+  await page.waitForSelector("#draw-result > [data-verdict]", { timeout: 60_000 });
+  await page.setInputFiles("#draw-file", config.draws.list);
+  return page;
+}
+
+step("draws are held to the log: an honest one passes; a client seed changed before the draw, and a commitment swapped after it, fail");
+{
+  const d = config.draws;
+  const honest = await openDraw(d.honest);
+  const verdict = await drawVerdictOf(honest);
+  assert.equal(verdict.result, "pass", verdict.text);
+  for (const name of ["commitment in log", "client seed in log", "result in log", "list", "commitment", "winners"]) {
+    assert.deepEqual(await results(honest, `#draw-result [data-check='${name}']`), ["pass"], name);
+  }
+  await honest.close();
+
+  const reseeded = await openDraw(d.reseeded);
+  const changed = await drawVerdictOf(reseeded);
+  assert.equal(changed.result, "fail", changed.text);
+  assert.match(changed.text, /transparency log does not back this draw.*client seed's SHA-256/);
+  // The protocol's own checks hold: the record is consistent with the changed seed; only the log tells.
+  assert.deepEqual(await results(reseeded, "#draw-result [data-check=winners]"), ["pass"]);
+  assert.deepEqual(await results(reseeded, "#draw-result [data-check='draw as logged']"), ["fail"]);
+  assert.ok((await reseeded.textContent("#draw-result [data-explain=draw-log]")).includes(d.reseeded_logged));
+  await reseeded.close();
+
+  const swapped = await openDraw(d.swapped);
+  const swap = await drawVerdictOf(swapped);
+  assert.equal(swap.result, "fail", swap.text);
+  assert.match(swap.text, /server seed commitment/);
+  assert.deepEqual(await results(swapped, "#draw-result [data-check=commitment]"), ["pass"]);
+  await swapped.close();
+}
+
+step("a record answered in place of the one asked for fails: a round, a pair, a draw");
+{
+  const honestRound = new URL(`${base}${config.honest.link}`).searchParams.get("round");
+  const otherRound = new URL(`${base}${config.honest_chain.link}`).searchParams.get("round");
+  const swaps = [
+    [`/v1/rounds/${honestRound}`, `/v1/rounds/${otherRound}`, `${base}${config.honest.link}`, "#lookup-result"],
+    [`/v1/seed-pairs/${config.honest.pair}`, `/v1/seed-pairs/${config.honest_chain.pair}`, `${base}/verify?pair=${config.honest.pair}`, "#lookup-result"],
+    [`/v1/draws/${config.draws.honest}`, `/v1/draws/${config.draws.donor}`, `${base}/verify?draw=${config.draws.honest}`, "#draw-result"],
+  ];
+  for (const [asked, answered, url, where] of swaps) {
+    const other = await (await fetch(`${base}${answered}`)).json();
+    const page = await context.newPage();
+    page.on("pageerror", (err) => problems.push(`${url}: page error: ${err.message}`));
+    await page.route(`${base}${asked}`, (route) => route.fulfill({ json: other }));
+    await page.goto(url);
+    await page.waitForSelector(`${where} > [data-verdict]`, { timeout: 60_000 });
+    const shown = await page.$eval(`${where} > [data-verdict]`, (n) => ({ result: n.dataset.verdict, text: n.textContent,
+      another: n.dataset.answeredAnother }));
+    assert.equal(shown.result, "fail", `${asked}: ${shown.text}`);
+    assert.ok(shown.another && shown.text.includes(other.id), `${asked}: ${shown.text}`);
+    await page.close();
+  }
+}
+
+step("an answer that is not a JSON object is not yet verifiable, and says so");
+{
+  const honestRound = new URL(`${base}${config.honest.link}`).searchParams.get("round");
+  for (const [asked, url, where, body] of [
+    [`/v1/rounds/${honestRound}`, `${base}${config.honest.link}`, "#lookup-result", "null"],
+    [`/v1/draws/${config.draws.honest}`, `${base}/verify?draw=${config.draws.honest}`, "#draw-result", "[1, 2]"],
+  ]) {
+    const page = await context.newPage();
+    page.on("pageerror", (err) => problems.push(`${url}: page error: ${err.message}`));
+    await page.route(`${base}${asked}`, (route) => route.fulfill({ status: 200, contentType: "application/json", body }));
+    await page.goto(url);
+    await page.waitForSelector(`${where} > [data-verdict]`, { timeout: 60_000 });
+    const shown = await page.$eval(`${where} > [data-verdict]`, (n) => ({ result: n.dataset.verdict, text: n.textContent }));
+    assert.equal(shown.result, "pending", shown.text);
+    assert.ok(shown.text.includes(`answer to ${asked} (200) is not a JSON object`), shown.text);
+    await page.close();
+  }
+}
+
 await browser.close();
 assert.deepEqual(problems, [], "no console errors (a CSP violation would show here)");
 console.log("e2e player: all checks passed");

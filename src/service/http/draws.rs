@@ -148,7 +148,7 @@ fn draw_not_found(id: &str) -> ApiError {
 }
 
 /// The published draw `id`.
-async fn load_draw(state: &AppState, id: &str) -> Result<DrawRow, ApiError> {
+pub(super) async fn load_draw(state: &AppState, id: &str) -> Result<DrawRow, ApiError> {
     match state.dealer.store().draw(id).await? {
         Some(row) if row.is_published() => Ok(row),
         _ => Err(draw_not_found(id)),

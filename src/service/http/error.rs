@@ -683,6 +683,8 @@ shared_problems! {
     PairNotFound { "404" => "No such pair" }
     /// A round id in the path that names no round.
     RoundNotFound { "404" => "No such round" }
+    /// A draw id in the path that names no published draw.
+    DrawNotFound { "404" => "No such draw" }
     /// Every endpoint that reads or writes the database.
     DatabaseUnavailable { "503" => "The database is unavailable (database-unavailable), or behind its transparency log after a restore (database-behind-log): retry after the Retry-After delay (with the same Idempotency-Key for a deal)" }
     /// A client seed that breaks the protocol's rules.

@@ -176,6 +176,7 @@ documented_routes![
     transparency::witnessed_checkpoint,
     receipts::pair,
     receipts::entry,
+    receipts::draw,
     statements::post,
     statements::list,
     transparency::consistency,
@@ -375,7 +376,7 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest,
         wire::RotateRequest, tables::CommitmentRequest, tables::ContributionRequest,
         tables::SeatResult, statements::MonitorStatements, statements::MonitorStatement,
-        statements::StatementKept, receipts::PairEntry)),
+        statements::StatementKept, receipts::PairEntry, receipts::DrawEntry)),
     modifiers(&OperatorKey, &ClosedGames, &ProblemTypes),
 )]
 #[derive(Debug)]
