@@ -5,8 +5,7 @@
 //! of random rounds is evidence that docs/PROTOCOL.md is complete and
 //! byte-exact, and that the page a player opens computes what the server does.
 
-#[path = "support/cases.rs"]
-mod cases;
+use fairdeal_test_support::cases;
 
 use std::process::Command;
 
@@ -28,6 +27,104 @@ fn python_checks(mode: &str, vectors: &std::path::Path, summary: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains(summary), "{text}");
+}
+
+/// The reference as a package (tools/pyproject.toml): installed by pip
+/// from a copy of its two files (no download: `--no-index`, the build
+/// tools already present), its `fairdeal-reference` command checks the
+/// published vectors and answers a deal request as the file does.
+#[test]
+fn the_python_reference_installs_as_a_package_with_its_command() {
+    let has_build_tools = Command::new("python3")
+        .args(["-c", "import setuptools, wheel"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_build_tools {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must build the reference package: .ci/run installs wheel"
+        );
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: python3 has no setuptools and wheel to build the reference package"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = dir.path().join("source");
+    std::fs::create_dir(&source).expect("mkdir");
+    for file in ["pyproject.toml", "fairdeal_v1_reference.py"] {
+        std::fs::copy(format!("{ROOT}/tools/{file}"), source.join(file)).expect("copy");
+    }
+    let installed = dir.path().join("installed");
+    let pip = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args([
+            "--no-build-isolation",
+            "--no-deps",
+            "--no-index",
+            "--target",
+        ])
+        .arg(&installed)
+        .arg(&source)
+        .output()
+        .expect("pip runs");
+    assert!(
+        pip.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pip.stderr)
+    );
+    let command = installed.join("bin/fairdeal-reference");
+    let run = |args: &[&str], input: Option<&str>| {
+        use std::io::Write as _;
+        let mut child = Command::new(&command)
+            .args(args)
+            .env("PYTHONPATH", &installed)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("the installed command runs");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(input.unwrap_or("").as_bytes())
+            .expect("write");
+        drop(stdin);
+        let out = child.wait_with_output().expect("exit");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let vectors = format!("{ROOT}/test-vectors/fairdeal-v1.json");
+    let (ok, text) = run(&["--check", &vectors], None);
+    assert!(ok && text.contains("5 passed, 0 failed"), "{text}");
+    let request = r#"{"server_seed":"0000000000000000000000000000000000000000000000000000000000000000","client_seed":"a","nonce":0,"game":{"type":"deck"}}"#;
+    let (ok, as_package) = run(&[], Some(&format!("{request}\n")));
+    assert!(ok, "{as_package}");
+    let file = Command::new("python3")
+        .arg(format!("{ROOT}/tools/fairdeal_v1_reference.py"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(format!("{request}\n").as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("the file runs");
+    assert_eq!(as_package, String::from_utf8_lossy(&file.stdout));
+    assert!(as_package.contains("server_seed_hash"), "{as_package}");
 }
 
 #[test]

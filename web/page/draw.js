@@ -2,9 +2,10 @@
 
 // ---- Verify a draw ---------------------------------------------------------
 
+import { drawDifferences, drawEntry, outOfOrder, sha256Hex } from "../evidence.mjs";
 import { verifyDraw } from "../fairdeal-draw.mjs";
 import { renderShownParts, shownLabel, shownText } from "../seed-display.mjs";
-import { INTEGRATION_WINDOW_MS, awaitingLog, logChecks, logPinNoticeEl, loggedIndex, resetWitnessView, sha256Hex, unansweredCheckEl, untrustedLog } from "./log.js";
+import { INTEGRATION_WINDOW_MS, awaitingLog, logChecks, logPinNoticeEl, loggedIndex, resetWitnessView, unansweredCheckEl, untrustedLog } from "./log.js";
 import { answeredAnother, awaitingVerdict, failedLog, verdictEl, withWarnings, wordVerdictEl } from "./lookup.js";
 import { forgetMonitorView, monitorChecks } from "./monitors.js";
 import { canonicalId, checkEl, el, fact, getJson, onServer, quoted, showError, shownFact } from "./views.js";
@@ -162,7 +163,7 @@ export async function loadDraw(givenId, recheck = 0) {
  */
 async function drawLogEvidence(record) {
   const path = (entry) => `/v1/draws/${encodeURIComponent(record.id)}/receipt?entry=${entry}`;
-  const ofDraw = (type) => (entry) => Boolean(entry) && entry.type === type && entry.draw === record.id;
+  const ofDraw = (type) => drawEntry(record.id, type);
   const seeded = typeof record.client_seed === "string" || record.status === "ready" || record.status === "drawn";
   const drawn = record.status === "drawn" || Boolean(record.server_seed) || Array.isArray(record.result);
   const commit = await logChecks(path("commit"), ofDraw("draw_commit"), { name: "commitment in log" });
@@ -175,62 +176,30 @@ async function drawLogEvidence(record) {
   return { commit, clientSeed, result, monitors, sourceDigest };
 }
 
-const lower = (value) => String(value).toLowerCase();
-
 /**
  * The draw checked (`v`, the values used; `c`, verifyDraw's result) held
- * to its log entries (`e`, drawLogEvidence's). `{ nodes, failed, untrusted,
- * waiting, monitorFailed, monitorWarned }`: checks (SPANs) and
- * explanations; failed, the first difference in words (or null).
+ * to its log entries (`e`, drawLogEvidence's) by evidence.mjs's rules.
+ * `{ nodes, failed, untrusted, waiting, monitorFailed, monitorWarned }`:
+ * checks (SPANs) and explanations; failed, what differs in words (or null).
  */
 async function heldToDrawLog(v, c, e) {
   const nodes = [...e.commit, ...e.clientSeed, ...e.result];
-  const differences = [];
-  const differ = (what, logged, shown, index) => {
-    differences.push(what);
-    nodes.push(el("p", { class: "error", "data-explain": "draw-log" }, `The log's entry ${index} states `,
-      el("span", { class: "mono", text: String(logged) }), ` for ${what}, but the draw shown has `,
-      el("span", { class: "mono", text: String(shown) }), ": the draw was changed after the log recorded it."));
-  };
-  const commit = e.commit.entry;
-  const commitIndex = loggedIndex(e.commit);
-  if (commit && commit.type === "draw_commit") {
-    if (lower(commit.entries_sha256) !== lower(v.entries_sha256)) differ("the list's SHA-256", commit.entries_sha256, v.entries_sha256, commitIndex);
-    if (String(commit.entries) !== String(v.entries)) differ("the number of entries", commit.entries, v.entries, commitIndex);
-    if (String(commit.winners) !== String(v.winners)) differ("the number of winners", commit.winners, v.winners, commitIndex);
-    if (lower(commit.server_seed_hash) !== lower(v.server_seed_hash)) differ("the server seed commitment", commit.server_seed_hash, v.server_seed_hash, commitIndex);
-    if (e.sourceDigest !== null && lower(commit.client_seed_source_sha256) !== e.sourceDigest) {
-      differ("the SHA-256 of the client seed's stated source", commit.client_seed_source_sha256, e.sourceDigest, commitIndex);
-    }
-  }
-  const seed = e.clientSeed.entry;
-  const seedIndex = loggedIndex(e.clientSeed);
-  if (seed && seed.type === "draw_client_seed") {
-    const digest = typeof v.client_seed === "string" ? await sha256Hex(v.client_seed) : "(no client seed)";
-    if (lower(seed.client_seed_sha256) !== digest) differ("the client seed's SHA-256", seed.client_seed_sha256, digest, seedIndex);
-  }
-  const result = e.result.entry;
-  const resultIndex = loggedIndex(e.result);
-  if (result && result.type === "draw_result") {
-    if (lower(result.server_seed) !== lower(v.server_seed || "(not revealed)")) {
-      differ("the revealed server seed", result.server_seed, v.server_seed || "(not revealed)", resultIndex);
-    }
-    const computed = c && c.winners && Array.isArray(c.winners.computed) ? c.winners.computed : null;
-    const logged = Array.isArray(result.winners) ? result.winners : [];
-    if (computed && (logged.length !== computed.length || logged.some((w, i) => w !== computed[i]))) {
-      const at = logged.findIndex((w, i) => w !== computed[i]);
-      differ("the winners", `${logged.length} winners${at >= 0 ? `, rank ${at + 1}: line ${Number(logged[at]) + 1}` : ""}`,
-        `${computed.length} recomputed${at >= 0 && at < computed.length ? `, rank ${at + 1}: line ${computed[at] + 1}` : ""}`, resultIndex);
-    }
+  const at = (checked) => (checked.entry ? { entry: checked.entry, index: loggedIndex(checked) } : null);
+  const computed = c && c.winners && Array.isArray(c.winners.computed) ? c.winners.computed : null;
+  const found = await drawDifferences(v, computed, { commit: at(e.commit), clientSeed: at(e.clientSeed), result: at(e.result) },
+    e.sourceDigest);
+  const differences = found.map((d) => d.what);
+  for (const d of found) {
+    nodes.push(el("p", { class: "error", "data-explain": "draw-log" }, `The log's entry ${d.index} states `,
+      el("span", { class: "mono", text: d.logged }), ` for ${d.what}, but the draw shown has `,
+      el("span", { class: "mono", text: d.shown }), ": the draw was changed after the log recorded it."));
   }
   // The order the protocol needs: the commitment before the client seed, the client seed before the result.
-  const order = [[commitIndex, "commitment"], [seedIndex, "client seed"], [resultIndex, "result"]].filter(([i]) => i !== null);
-  for (let i = 1; i < order.length; i++) {
-    if (!(order[i - 1][0] < order[i][0])) {
-      differences.push("the order of its entries");
-      nodes.push(checkEl("log order", false, `the draw's ${order[i - 1][1]} (entry ${order[i - 1][0]}) is not logged before its `
-        + `${order[i][1]} (entry ${order[i][0]}): the operator could have chosen the first knowing the second`));
-    }
+  for (const { first, second } of outOfOrder([[loggedIndex(e.commit), "commitment"], [loggedIndex(e.clientSeed), "client seed"],
+    [loggedIndex(e.result), "result"]])) {
+    differences.push("the order of its entries");
+    nodes.push(checkEl("log order", false, `the draw's ${first.name} (entry ${first.index}) is not logged before its `
+      + `${second.name} (entry ${second.index}): the operator could have chosen the first knowing the second`));
   }
   if (differences.length) nodes.push(checkEl("draw as logged", false, `differs in ${differences.join(", ")}`));
   nodes.push(...e.monitors);

@@ -5,9 +5,9 @@
 
 // ---- The transparency log --------------------------------------------------
 
-import { bytesToHex, normaliseGame } from "../fairdeal-v1.mjs";
+import { clientSeedEntry, pairCommitEntry, provenReceipt, sha256Hex } from "../evidence.mjs";
 import { shownLabel, shownText } from "../seed-display.mjs";
-import { sameSeedFindings, verifyCheckpoint, verifyConsistency, verifyInclusion, verifyReceipt } from "../tlog.mjs";
+import { sameSeedFindings, verifyCheckpoint, verifyConsistency, verifyReceipt } from "../tlog.mjs";
 import { cosignerNames, vouching, witnessPolicy } from "../witness.mjs";
 import { failedLog, lookUpAgain, statusText } from "./lookup.js";
 import { acceptLogKey, compareWitnessPolicies, keyListEl, logPinNotice, pinLogKey, proposedWitnessPolicy } from "./trust.js";
@@ -496,9 +496,7 @@ export async function logChecks(path, says, { name = "log", required = true } = 
   if (status === 404) return [];
   if (status !== 200) return [unansweredCheckEl(name, status)];
   try {
-    const signed = await verifyReceipt(vkey, body);
-    const { checkpoint } = await verifyInclusion(vkey, body.proof, body.entry);
-    const entry = JSON.parse(body.entry);
+    const { signed, checkpoint, entry } = await provenReceipt(vkey, body);
     const entryOk = signed && says(entry);
     const witnessed = await witnessCheck(vkey, checkpoint, body.log_index);
     const detail = `entry ${body.log_index} of the log's ${checkpoint.size}, signed by ${vkey.split("+")[0]}`;
@@ -628,28 +626,6 @@ async function waitingChecks(vkey, body, says, name) {
   return parts;
 }
 
-/** Whether two game objects are one game, whatever their keys' order (a game that is not one: false). */
-export function sameGame(a, b) {
-  try {
-    return JSON.stringify(normaliseGame(a)) === JSON.stringify(normaliseGame(b));
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a log entry is this round's: its id, nonce, pair and game. */
-export const roundEntry = (round) => (entry) => entry.type === "round" && entry.round === round.id
-  && String(entry.nonce) === String(round.nonce) && entry.seed_pair === round.seed_pair_id && sameGame(entry.game, round.game);
-
-/** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
-export async function sha256Hex(text) {
-  return bytesToHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
-}
-
-/** Whether a log entry is this pair's client seed (`digest`: SHA-256 of the seed shown). */
-const clientSeedEntry = (pairId, digest) => (entry) => entry.type === "client_seed" && entry.seed_pair === pairId
-  && String(entry.client_seed_sha256).toLowerCase() === digest;
-
 /** The log index a logChecks result proved or saw, or null. */
 export function loggedIndex(nodes) {
   const index = nodes.length && nodes[0].dataset.logIndex !== undefined ? Number(nodes[0].dataset.logIndex) : NaN;
@@ -670,10 +646,7 @@ export function loggedIndex(nodes) {
 export async function pairEntryChecks(record, { commitName = "commitment in log", clientSeedRequired = false } = {}) {
   const pair = { id: record.id, server_seed_hash: record.server_seed_hash, next_server_seed_hash: record.next_server_seed_hash,
     chain: record.chain };
-  const says = (entry) => entry.type === "commit" && entry.seed_pair === pair.id
-    && String(entry.server_seed_hash).toLowerCase() === String(pair.server_seed_hash).toLowerCase()
-    && (pair.next_server_seed_hash === undefined || entry.next_server_seed_hash === pair.next_server_seed_hash)
-    && (pair.chain ? Number(entry.chain_length) === Number(pair.chain.length) : entry.chain_length === undefined);
+  const says = pairCommitEntry(pair);
   const commit = await logChecks(`/v1/seed-pairs/${encodeURIComponent(pair.id)}/receipt`, says, { name: commitName });
   if (commit.entry && !says(commit.entry)) {
     commit.push(el("p", { class: "error", "data-explain": "commit-entry" },

@@ -6,7 +6,8 @@
 import { verifyRound } from "../fairdeal-v1.mjs";
 import { shownLabel } from "../seed-display.mjs";
 import { chainRoundReport, isChainRecord } from "./chain.js";
-import { INTEGRATION_WINDOW_MS, awaitingLog, logChecks, logPinNoticeEl, loggedIndex, pairEntryChecks, resetWitnessView, roundEntry, sameClientSeed, sameGame, unansweredCheckEl, untrustedLog } from "./log.js";
+import { roundEntry, sameGame } from "../evidence.mjs";
+import { INTEGRATION_WINDOW_MS, awaitingLog, logChecks, logPinNoticeEl, loggedIndex, pairEntryChecks, resetWitnessView, sameClientSeed, unansweredCheckEl, untrustedLog } from "./log.js";
 import { forgetMonitorView, monitorChecks } from "./monitors.js";
 import { lookUpPair } from "./pair.js";
 import { quotedList, tableReport } from "./tables.js";

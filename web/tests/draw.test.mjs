@@ -223,7 +223,7 @@ test("every module of the page imports what it uses, parses, and nothing in it c
   const pageFiles = ["views", "trust", "log", "monitors", "chain", "tables", "lookup", "pair", "paste", "draw", "main"]
     .map((name) => `page/${name}.js`);
   const modules = ["fairdeal-v1.mjs", "fairdeal-draw.mjs", "fairdeal-table.mjs", "fairdeal-chain.mjs", "sha256.mjs",
-    "tlog.mjs", "witness.mjs", "bulk.mjs", "seed-display.mjs", "verify-worker.mjs", ...pageFiles];
+    "tlog.mjs", "witness.mjs", "evidence.mjs", "bulk.mjs", "seed-display.mjs", "verify-worker.mjs", ...pageFiles];
   for (const name of modules) {
     const source = read(name);
     const out = spawnSync(process.execPath, ["--check", "--input-type=module"], { input: source, encoding: "utf8" });

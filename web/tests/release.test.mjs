@@ -92,11 +92,12 @@ test("the package installs as it is and its command answers", { skip }, () => {
     writeFileSync(join(app, "use.mjs"), [
       'import { verify } from "fairdeal-verify";',
       'import { deal, PROTOCOL } from "fairdeal-verify/fairdeal-v1";',
-      'console.log(typeof verify, PROTOCOL, typeof deal);',
+      'import { drawDifferences } from "fairdeal-verify/evidence";',
+      'console.log(typeof verify, PROTOCOL, typeof deal, typeof drawDifferences);',
     ].join("\n"));
     const used = spawnSync(process.execPath, ["use.mjs"], { cwd: app, encoding: "utf8" });
     assert.equal(used.status, 0, used.stderr);
-    assert.equal(used.stdout.trim(), "function fairdeal-v1 function");
+    assert.equal(used.stdout.trim(), "function fairdeal-v1 function function");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
