@@ -22,10 +22,11 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY crates/fairdeal-core/Cargo.toml crates/fairdeal-core/Cargo.toml
 COPY crates/fairdeal-stats/Cargo.toml crates/fairdeal-stats/Cargo.toml
-RUN mkdir -p src benches crates/fairdeal-core/src crates/fairdeal-stats/src \
+COPY crates/fairdeal-test-support/Cargo.toml crates/fairdeal-test-support/Cargo.toml
+RUN mkdir -p src benches crates/fairdeal-core/src crates/fairdeal-stats/src crates/fairdeal-test-support/src \
  && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
  && echo 'fn main() {}' > benches/dealing.rs && echo 'fn main() {}' > benches/audit.rs \
- && touch crates/fairdeal-core/src/lib.rs crates/fairdeal-stats/src/lib.rs \
+ && touch crates/fairdeal-core/src/lib.rs crates/fairdeal-stats/src/lib.rs crates/fairdeal-test-support/src/lib.rs \
  && cargo build --release --locked --bin fairdeal
 COPY . .
 # The commit the binary reports (`fairdeal --version`, GET /version): the

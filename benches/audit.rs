@@ -9,8 +9,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
-#[path = "../tests/support/exports.rs"]
-mod exports;
+use fairdeal_test_support::exports;
 
 fn audit_throughput(c: &mut Criterion) {
     let lines = exports::fair_export(100, 100);

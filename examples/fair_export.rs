@@ -8,8 +8,7 @@
 
 use std::io::{BufWriter, Write};
 
-#[path = "../tests/support/export_writer.rs"]
-mod exports;
+use fairdeal_test_support::export_writer as exports;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<u64> = std::env::args()

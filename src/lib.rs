@@ -27,6 +27,19 @@
 //! [`cli::InputError`] so the binary can exit with status 2 and a message that
 //! names the flag.
 
+/// Runs the same code against whichever pool a two-backend store holds
+/// (`service::store::Store`, `witness::store`), inside the store's own
+/// `impl`: the body is compiled once per backend, so it must use SQL both
+/// dialects accept. Defined before the modules, which use it.
+macro_rules! with_pool {
+    ($store:expr, |$pool:ident| $body:expr) => {
+        match $store {
+            Self::Sqlite($pool, ..) => $body,
+            Self::Postgres($pool, ..) => $body,
+        }
+    };
+}
+
 pub mod audit;
 pub mod cli;
 pub mod secret_file;

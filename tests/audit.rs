@@ -1,8 +1,7 @@
 //! `fairdeal audit`: a fair export passes; every planted fault is caught and
 //! named by line.
 
-#[path = "support/exports.rs"]
-mod exports;
+use fairdeal_test_support::exports;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

@@ -7,10 +7,7 @@
 use std::process::Output;
 use std::sync::atomic::Ordering;
 
-#[path = "support/exports.rs"]
-mod exports;
-#[path = "support/log_server.rs"]
-mod log_server;
+use fairdeal_test_support::{exports, log_server};
 
 use exports::fair_export;
 use fairdeal::tlog::entry::client_seed_sha256;

@@ -6,8 +6,7 @@
 
 use std::sync::Arc;
 
-#[path = "support/log_server.rs"]
-mod log_server;
+use fairdeal_test_support::log_server;
 
 use fairdeal::audit::monitor::{LogView, MonitorReport, MonitorState, Snapshot, check, check_from};
 use fairdeal::text::lookalike_sha256;

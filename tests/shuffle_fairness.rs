@@ -22,12 +22,7 @@
 //! are written to docs/SHUFFLE-EVIDENCE.md, which this test keeps current
 //! (run with `FAIRDEAL_BLESS=1` to rewrite it after an intended change).
 
-#[path = "support/exact.rs"]
-mod exact;
-#[path = "support/shuffles.rs"]
-mod shuffles;
-#[path = "support/snapshot.rs"]
-mod snapshot;
+use fairdeal_test_support::{exact, shuffles, snapshot};
 
 use std::fmt::Write as _;
 use std::sync::OnceLock;

@@ -4,10 +4,7 @@
 //!
 //! Every sample here comes from fixed seeds, so each verdict is reproducible.
 
-#[path = "support/exports.rs"]
-mod exports;
-#[path = "support/shuffles.rs"]
-mod shuffles;
+use fairdeal_test_support::{exports, shuffles};
 
 use exports::fair_export;
 use fairdeal::audit::{add_to_evidence, audit};

@@ -6,8 +6,7 @@
 //! (`postgres://USER@HOST:5432/DB`); each makes a scratch database and
 //! drops it. Without the variable they print a note and pass.
 
-#[path = "support/witness_process.rs"]
-mod witness_process;
+use fairdeal_test_support::witness_process;
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;

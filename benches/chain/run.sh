@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source benches/load/common.sh
+need_wrk
 backend=${1:-sqlite}
 seconds=${2:-10}
 length=${3:-1000000}

@@ -1,13 +1,18 @@
 # Shared by the load scripts (sourced, not run): the setup every scenario
 # starts from.
 
+# need_wrk: stops with how to install wrk when it is missing (the load
+# scenarios drive the server with it).
+need_wrk() {
+  command -v wrk >/dev/null || { echo "install wrk: apt-get install wrk" >&2; exit 1; }
+}
+
 # start_server BACKEND PORT: builds the release binary and starts `fairdeal
 # serve` on a scratch data directory (and, for postgres, a scratch database
 # on TEST_DATABASE_URL's server), both removed on exit. Sets bin, work,
 # server (its pid) and admin (PostgreSQL's admin URL).
 start_server() {
   local backend=$1 port=$2
-  command -v wrk >/dev/null || { echo "install wrk: apt-get install wrk" >&2; exit 1; }
   cargo build --release -q --bin fairdeal
   bin=$PWD/target/release/fairdeal
   work=$(mktemp -d)

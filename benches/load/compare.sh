@@ -20,7 +20,7 @@ backend=${1:-sqlite}
 seconds=${2:-10}
 connections=${3:-32}
 revision=${4:-7260572}
-command -v wrk >/dev/null || { echo "install wrk: apt-get install wrk" >&2; exit 1; }
+need_wrk
 work=$(mktemp -d)
 server=
 cleanup() {

@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
 # A list upload against a release build: upload time, download time and the
 # server's peak resident memory (sampled every 0.1 s from /proc).
-# usage: benches/load/draw_upload.sh sqlite|DATABASE_URL LISTFILE PORT
-set -u
-B=${FAIRDEAL_BIN:-target/release/fairdeal}
-dir=$(mktemp -d)
-if [ "$1" = sqlite ]; then db=(); else db=(--database-url "$1"); fi
-KEY=$($B keys create --name m --data-dir "$dir" "${db[@]}" 2>/dev/null)
-$B serve --listen 127.0.0.1:$3 --data-dir "$dir" "${db[@]}" > "$dir/log" 2>&1 &
-pid=$!
-sleep 1.5
-peak=0
-( while kill -0 $pid 2>/dev/null; do r=$(awk '/VmRSS/{print $2}' /proc/$pid/status); echo $r; sleep 0.1; done ) > "$dir/rss" &
-mon=$!
+# Usage: benches/load/draw_upload.sh [sqlite|postgres] LISTFILE
+# The server starts as every load scenario's does (benches/load/common.sh:
+# a scratch data directory, and for postgres a scratch database on
+# TEST_DATABASE_URL's server). Figures go to docs/PERFORMANCE.md by hand,
+# with the machine.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source benches/load/common.sh
+backend=${1:-sqlite}
+list=$2
+port=18092
+base=http://127.0.0.1:$port
+start_server "$backend" $port
+key=$("$bin" keys create --name upload)
+( while kill -0 "$server" 2>/dev/null; do awk '/VmRSS/{print $2}' "/proc/$server/status"; sleep 0.1; done ) > "$work/rss" &
+sampler=$!
 start=$(date +%s.%N)
-curl -s -o "$dir/resp" -w '%{http_code}' -XPOST "http://127.0.0.1:$3/v1/draws?winners=10&client_seed_source=x" -H "Authorization: Bearer $KEY" -H 'Content-Type: text/plain' --data-binary @"$2"
+curl -s -o "$work/resp" -w '%{http_code}' -XPOST "$base/v1/draws?winners=10&client_seed_source=x" \
+  -H "Authorization: Bearer $key" -H 'Content-Type: text/plain' --data-binary @"$list"
 end=$(date +%s.%N)
-id=$(python3 -c "import json;print(json.load(open('$dir/resp'))['id'])")
+id=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['id'])" "$work/resp")
 d0=$(date +%s.%N)
-curl -s "http://127.0.0.1:$3/v1/draws/$id/entries" | sha256sum | cut -c1-16
+curl -s "$base/v1/draws/$id/entries" | sha256sum | cut -c1-16
 d1=$(date +%s.%N)
-kill $pid; wait $pid 2>/dev/null; kill $mon 2>/dev/null
-echo " upload $(echo "$end - $start" | bc) s, download $(echo "$d1 - $d0" | bc) s, peak RSS $(sort -n "$dir/rss" | tail -1) kB, idle RSS $(head -1 "$dir/rss") kB"
+kill "$sampler" 2>/dev/null || true
+echo " upload $(echo "$end - $start" | bc) s, download $(echo "$d1 - $d0" | bc) s," \
+  "peak RSS $(sort -n "$work/rss" | tail -1) kB, idle RSS $(head -1 "$work/rss") kB"

@@ -16,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source benches/load/common.sh
+need_wrk
 backend=${1:-sqlite}
 seconds=${2:-10}
 connections=${3:-32}

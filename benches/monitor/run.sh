@@ -27,6 +27,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source benches/load/common.sh
+need_wrk
 backend=${1:-sqlite}
 fill=${2:-60}
 seconds=${3:-15}

@@ -12,8 +12,8 @@
 # hand, with the machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-command -v wrk >/dev/null || { echo "install wrk: apt-get install wrk" >&2; exit 1; }
 source benches/load/common.sh
+need_wrk
 backend=${1:-sqlite}
 seconds=${2:-10}
 connections=32

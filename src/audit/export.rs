@@ -383,21 +383,14 @@ impl ExportRound {
         }
     }
 
-    /// The line of round `nonce` of a chain pair: the pair's commitment
-    /// (the chain's `s_0`) and the round's own seed `s_{nonce+1}`.
-    pub fn of_chain(
-        pair: RevealedPair<'_>,
-        server_seed: &str,
-        id: String,
-        nonce: u64,
-        game: Box<RawValue>,
-        deal: Box<RawValue>,
-        created_at: String,
-    ) -> Self {
+    /// The same line for round `nonce` of a chain pair: the pair's
+    /// commitment (the chain's `s_0`) and the round's own seed
+    /// `s_{nonce+1}`.
+    pub fn in_chain(self, server_seed: &str) -> Self {
         Self {
             protocol: fairdeal_core::CHAIN_PROTOCOL.to_owned(),
             server_seed: server_seed.to_owned(),
-            ..Self::new(pair, id, nonce, game, deal, created_at)
+            ..self
         }
     }
 }

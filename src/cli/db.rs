@@ -198,7 +198,7 @@ fn redacted_url(url: &str) -> String {
     }
 }
 
-/// Where the log mirror is (`service::mirror`): shared by `serve` and
+/// Where the log mirror is (`service::log::mirror`): shared by `serve` and
 /// `recover`.
 #[derive(Debug, Args, Clone)]
 pub struct LogMirrorOpts {

@@ -53,6 +53,13 @@ pub struct MonitorOpts {
     /// revealed.
     #[arg(long, value_name = "DAYS", default_value_t = 7.0)]
     pub reveal_within: f64,
+    /// Judge what was due (a reveal within --reveal-within, a draw run
+    /// after its client seed) as of this time instead of now: an RFC 3339
+    /// UTC time with milliseconds, as the service writes them
+    /// (2026-11-28T09:30:00.000Z). For an auditor asking what was overdue
+    /// on a given day.
+    #[arg(long, value_name = "TIME")]
+    pub as_of: Option<String>,
     /// Also read every pair and round the log names back from the public API
     /// and check it says what was logged (no row deleted or changed).
     #[arg(long)]
@@ -1006,6 +1013,18 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     if !(opts.reveal_within.is_finite() && opts.reveal_within > 0.0) {
         return Err(InputError::new("--reveal-within", "must be a positive number of days").into());
     }
+    let now = match opts.as_of.as_deref() {
+        None => crate::time::now_ms(),
+        Some(text) => crate::time::parse_timestamp(text).ok_or_else(|| {
+            InputError::new(
+                "--as-of",
+                format!(
+                    "must be an RFC 3339 UTC time with milliseconds, such as 2026-11-28T09:30:00.000Z; got {:?}",
+                    text.chars().take(40).collect::<String>()
+                ),
+            )
+        })?,
+    };
     let signer = match (&opts.statement_key, &opts.statement_name) {
         (Some(path), Some(name)) => Some(
             statement_key(path, name)
@@ -1050,7 +1069,7 @@ pub fn run(opts: MonitorOpts) -> anyhow::Result<ExitCode> {
     )
     .map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;
     let within_ms = (opts.reveal_within * 86_400_000.0) as i64;
-    let (mut report, _, snapshot) = checker.finish_keeping(crate::time::now_ms(), within_ms);
+    let (mut report, _, snapshot) = checker.finish_keeping(now, within_ms);
     if opts.check_api && report.checkpoint_accepted {
         let found =
             check_api(&base, &kept).map_err(|e| InputError::unreadable("URL", format!("{e:#}")))?;

@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::db::{DatabaseOpts, LogMirrorOpts};
 use crate::service::dealer::Dealer;
-use crate::service::mirror::{LogMirror, Standing};
+use crate::service::log::mirror::{LogMirror, Standing};
 use crate::service::sealing::MasterKey;
 
 #[derive(Debug, Args)]

@@ -3,9 +3,7 @@
 
 use std::fmt::Write;
 
-use fairdeal_core::{Card, Commitment, Deal, PROTOCOL};
-
-use super::replay::ReplayInput;
+use fairdeal_core::Card;
 
 /// Cards with suit symbols, separated by spaces.
 pub fn cards(cards: &[Card]) -> String {
@@ -25,64 +23,6 @@ pub fn wrapped(out: &mut String, label: &str, cards_in_order: &[Card], first_pos
         let to = from + line.len() - 1;
         let _ = writeln!(out, "    {:>7}  {}", format!("{from}-{to}"), cards(line));
     }
-}
-
-/// The human form of `fairdeal replay`.
-pub fn replay_table(
-    input: &ReplayInput,
-    commitment: &Commitment,
-    deal: &Deal,
-    commitment_checked: bool,
-) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{PROTOCOL} replay");
-    let _ = writeln!(out, "  game         {}", input.game);
-    let _ = writeln!(
-        out,
-        "  commitment   {commitment}{}",
-        if commitment_checked {
-            "  (matches the published commitment)"
-        } else {
-            "  (SHA-256 of the server seed)"
-        }
-    );
-    let _ = writeln!(
-        out,
-        "  client seed  {}",
-        shown_seed(input.client_seed.as_str())
-    );
-    let _ = writeln!(out, "  nonce        {}", input.nonce);
-    let _ = writeln!(out);
-    match deal {
-        Deal::Deck { deck } => wrapped(&mut out, "deck, top first", deck, 0),
-        Deal::Board {
-            hands,
-            board,
-            burns,
-        } => {
-            for (seat, hand) in hands.iter().enumerate() {
-                let _ = writeln!(out, "  seat {:<3}  {}", seat + 1, cards(hand));
-            }
-            let _ = writeln!(
-                out,
-                "  board     {}   {}   {}   (flop, turn, river)",
-                cards(&board[..3]),
-                cards(&board[3..4]),
-                cards(&board[4..])
-            );
-            let _ = writeln!(out, "  burns     {}", cards(burns));
-        }
-        Deal::Hands { hands, rest } => {
-            for (seat, hand) in hands.iter().enumerate() {
-                let _ = writeln!(out, "  player {:<3}  {}", seat + 1, cards(hand));
-            }
-            let dealt: usize = hands.iter().map(Vec::len).sum();
-            if !rest.is_empty() {
-                wrapped(&mut out, "rest, next card first", rest, dealt);
-            }
-        }
-    }
-    out
 }
 
 /// A client seed for a terminal: quoted, and, when it holds anything

@@ -3,6 +3,7 @@
 //! Nothing here talks to a server: a player or auditor can run it on their own
 //! machine against a revealed seed and the published commitment.
 
+use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -308,7 +309,7 @@ pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
         }
         print!(
             "{}",
-            render::replay_table(&input, &computed, &dealt, input.commitment.is_some())
+            replay_table(&input, &computed, &dealt, input.commitment.is_some())
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -377,4 +378,62 @@ fn shuffle(opts: &ReplayOpts) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The human form of `fairdeal replay`.
+fn replay_table(
+    input: &ReplayInput,
+    commitment: &Commitment,
+    deal: &Deal,
+    commitment_checked: bool,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{PROTOCOL} replay");
+    let _ = writeln!(out, "  game         {}", input.game);
+    let _ = writeln!(
+        out,
+        "  commitment   {commitment}{}",
+        if commitment_checked {
+            "  (matches the published commitment)"
+        } else {
+            "  (SHA-256 of the server seed)"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  client seed  {}",
+        render::shown_seed(input.client_seed.as_str())
+    );
+    let _ = writeln!(out, "  nonce        {}", input.nonce);
+    let _ = writeln!(out);
+    match deal {
+        Deal::Deck { deck } => render::wrapped(&mut out, "deck, top first", deck, 0),
+        Deal::Board {
+            hands,
+            board,
+            burns,
+        } => {
+            for (seat, hand) in hands.iter().enumerate() {
+                let _ = writeln!(out, "  seat {:<3}  {}", seat + 1, render::cards(hand));
+            }
+            let _ = writeln!(
+                out,
+                "  board     {}   {}   {}   (flop, turn, river)",
+                render::cards(&board[..3]),
+                render::cards(&board[3..4]),
+                render::cards(&board[4..])
+            );
+            let _ = writeln!(out, "  burns     {}", render::cards(burns));
+        }
+        Deal::Hands { hands, rest } => {
+            for (seat, hand) in hands.iter().enumerate() {
+                let _ = writeln!(out, "  player {:<3}  {}", seat + 1, render::cards(hand));
+            }
+            let dealt: usize = hands.iter().map(Vec::len).sum();
+            if !rest.is_empty() {
+                render::wrapped(&mut out, "rest, next card first", rest, dealt);
+            }
+        }
+    }
+    out
 }

@@ -13,13 +13,13 @@ use super::InputError;
 use super::db::{DatabaseOpts, parse_positive_seconds};
 use crate::service::dealer::Dealer;
 use crate::service::http::{self, AppState};
-use crate::service::integrator;
+use crate::service::log::integrator;
+use crate::service::log::mirror::LogMirror;
+use crate::service::log::witnessing::Guard;
 use crate::service::metrics::Metrics;
-use crate::service::mirror::LogMirror;
 use crate::service::sealing::MasterKey;
 use crate::service::store::Store;
 use crate::service::store::WAL_CHECKPOINT_PERIOD;
-use crate::service::witnessing::Guard;
 use crate::telemetry::{self, LogFormat};
 use crate::time::now_ms;
 use crate::tlog::key::LogKey;
@@ -419,8 +419,8 @@ async fn open_mirror(opts: &ServeOpts, store: &Store) -> anyhow::Result<Option<A
 
 /// The witnesses given, checked: each `VKEY@URL`, and a quorum from 1 to
 /// their number.
-fn witnesses(opts: &ServeOpts) -> Result<crate::service::witnessing::Witnesses, InputError> {
-    use crate::service::witnessing::{Witness, Witnesses};
+fn witnesses(opts: &ServeOpts) -> Result<crate::service::log::witnessing::Witnesses, InputError> {
+    use crate::service::log::witnessing::{Witness, Witnesses};
     let list = opts
         .witnesses
         .iter()
@@ -508,7 +508,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         metrics: Arc::new(Metrics::new()),
         log: log_key.clone(),
         log_size_seen: Default::default(),
-        tiles: Arc::new(crate::service::tile_cache::TileCache::with_budget(
+        tiles: Arc::new(crate::service::log::tile_cache::TileCache::with_budget(
             usize::from(opts.log_tile_cache_mib) << 20,
         )),
         witnesses: witnesses.clone(),
@@ -522,7 +522,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         None => {
             // Without a mirror, the witnesses are what knows a database
             // went back: asked before the first request, not after it.
-            crate::service::witnessing::first_round(&store, &witnesses, &state.metrics).await;
+            crate::service::log::witnessing::first_round(&store, &witnesses, &state.metrics).await;
             Guard::Witnesses
         }
     };
@@ -533,7 +533,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         mirror,
         log_interval,
     ));
-    let witnessing = tokio::spawn(crate::service::witnessing::run(
+    let witnessing = tokio::spawn(crate::service::log::witnessing::run(
         store.clone(),
         witnesses,
         state.metrics.clone(),

@@ -397,7 +397,7 @@ pub struct Dealer {
     table_phase_ms: i64,
     /// The log mirror (none: a restored database is caught only by
     /// witnesses and monitors).
-    mirror: Option<Arc<super::mirror::LogMirror>>,
+    mirror: Option<Arc<super::log::mirror::LogMirror>>,
 }
 
 impl std::fmt::Debug for Dealer {
@@ -428,13 +428,13 @@ impl Dealer {
     }
 
     /// Acknowledges writes only once their log entries are in `mirror`.
-    pub fn with_mirror(mut self, mirror: Option<Arc<super::mirror::LogMirror>>) -> Self {
+    pub fn with_mirror(mut self, mirror: Option<Arc<super::log::mirror::LogMirror>>) -> Self {
         self.mirror = mirror;
         self
     }
 
     /// The log mirror, if any.
-    pub fn mirror(&self) -> Option<&Arc<super::mirror::LogMirror>> {
+    pub fn mirror(&self) -> Option<&Arc<super::log::mirror::LogMirror>> {
         self.mirror.as_ref()
     }
 
@@ -463,7 +463,7 @@ impl Dealer {
             return Ok(None);
         }
         Ok(match &self.mirror {
-            Some(_) => super::mirror::Standing::Behind {
+            Some(_) => super::log::mirror::Standing::Behind {
                 database,
                 mirrored: known,
             }
@@ -488,7 +488,7 @@ impl Dealer {
     /// Waits until what the database holds now is in the log mirror: the
     /// step between a write's commit and its answer. An error is the
     /// refusal to answer it.
-    pub async fn acknowledge(&self) -> Result<(), super::mirror::NotAcknowledged> {
+    pub async fn acknowledge(&self) -> Result<(), super::log::mirror::NotAcknowledged> {
         match &self.mirror {
             Some(mirror) => mirror.flush(&self.store).await,
             None => Ok(()),

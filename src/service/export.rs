@@ -208,17 +208,11 @@ pub async fn export(
                     // A revealed chain pair's rounds were all published
                     // before it could rotate; a seed missing all the same
                     // is written empty, for the audit to name.
+                    let record =
+                        ExportRound::new(revealed(pair), id, nonce, game, deal, created_at);
                     let record = match pair.chain_length {
-                        None => ExportRound::new(revealed(pair), id, nonce, game, deal, created_at),
-                        Some(_) => ExportRound::of_chain(
-                            revealed(pair),
-                            row.server_seed.as_deref().unwrap_or_default(),
-                            id,
-                            nonce,
-                            game,
-                            deal,
-                            created_at,
-                        ),
+                        None => record,
+                        Some(_) => record.in_chain(row.server_seed.as_deref().unwrap_or_default()),
                     };
                     let line = serde_json::to_string(&record)?;
                     if lines.send(line).await.is_err() {

@@ -1,5 +1,5 @@
 //! The transparency log's formats, at the bottom of the crate: shared by the
-//! service, which writes and signs the log (`service::integrator`, the
+//! service, which writes and signs the log (`service::log::integrator`, the
 //! store), and by the auditor's monitor, which reads and checks it. Every
 //! commitment, client seed, round and reveal is an entry of a public,
 //! append-only Merkle tree (RFC 6962 hashing), published as C2SP
@@ -17,7 +17,7 @@
 //! - `tiles`: C2SP tile paths and entry bundles.
 //!
 //! The integrator that folds entries into the tree and signs checkpoints is
-//! the service's (`service::integrator`); the entries are appended by the
+//! the service's (`service::log::integrator`); the entries are appended by the
 //! store, in each event's own transaction.
 
 pub mod cosignature;

@@ -104,10 +104,10 @@ impl WitnessStore {
     /// The latest checkpoint cosigned for `origin`.
     pub async fn latest(&self, origin: &str) -> anyhow::Result<Option<Held>> {
         const SQL: &str = "SELECT size, root, note FROM witness_checkpoints WHERE origin = $1";
-        let row: Option<(i64, Vec<u8>, String)> = match self {
-            Self::Sqlite(pool) => sqlx::query_as(SQL).bind(origin).fetch_optional(pool).await,
-            Self::Postgres(pool) => sqlx::query_as(SQL).bind(origin).fetch_optional(pool).await,
-        }
+        let row: Option<(i64, Vec<u8>, String)> = with_pool!(self, |pool| sqlx::query_as(SQL)
+            .bind(origin)
+            .fetch_optional(pool)
+            .await)
         .context("reading the latest cosigned checkpoint")?;
         row.map(|(size, root, note)| {
             Ok(Held {
@@ -139,47 +139,31 @@ impl WitnessStore {
                      SET size = $1, root = $2, note = $3, updated_ms = $4 \
                      WHERE origin = $5 AND size = $6 AND root = $7";
                 let old_size = i64::try_from(old_size).context("a tree size above 2^63 - 1")?;
-                macro_rules! run {
-                    ($pool:expr) => {
-                        sqlx::query(SQL)
-                            .bind(size)
-                            .bind(&to.root[..])
-                            .bind(&to.note)
-                            .bind(now_ms)
-                            .bind(origin)
-                            .bind(old_size)
-                            .bind(&old_root[..])
-                            .execute($pool)
-                            .await
-                            .map(|done| done.rows_affected())
-                    };
-                }
-                match self {
-                    Self::Sqlite(pool) => run!(pool),
-                    Self::Postgres(pool) => run!(pool),
-                }
+                with_pool!(self, |pool| sqlx::query(SQL)
+                    .bind(size)
+                    .bind(&to.root[..])
+                    .bind(&to.note)
+                    .bind(now_ms)
+                    .bind(origin)
+                    .bind(old_size)
+                    .bind(&old_root[..])
+                    .execute(pool)
+                    .await
+                    .map(|done| done.rows_affected()))
             }
             None => {
                 const SQL: &str = "INSERT INTO witness_checkpoints \
                      (origin, size, root, note, updated_ms) VALUES ($1, $2, $3, $4, $5) \
                      ON CONFLICT (origin) DO NOTHING";
-                macro_rules! run {
-                    ($pool:expr) => {
-                        sqlx::query(SQL)
-                            .bind(origin)
-                            .bind(size)
-                            .bind(&to.root[..])
-                            .bind(&to.note)
-                            .bind(now_ms)
-                            .execute($pool)
-                            .await
-                            .map(|done| done.rows_affected())
-                    };
-                }
-                match self {
-                    Self::Sqlite(pool) => run!(pool),
-                    Self::Postgres(pool) => run!(pool),
-                }
+                with_pool!(self, |pool| sqlx::query(SQL)
+                    .bind(origin)
+                    .bind(size)
+                    .bind(&to.root[..])
+                    .bind(&to.note)
+                    .bind(now_ms)
+                    .execute(pool)
+                    .await
+                    .map(|done| done.rows_affected()))
             }
         }
         .context("recording the cosigned checkpoint")?;
@@ -188,19 +172,16 @@ impl WitnessStore {
 
     /// Whether the database answers (for `/healthz`).
     pub async fn ping(&self) -> anyhow::Result<()> {
-        match self {
-            Self::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.map(drop),
-            Self::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.map(drop),
-        }
+        with_pool!(self, |pool| sqlx::query("SELECT 1")
+            .execute(pool)
+            .await
+            .map(drop))
         .context("the witness's database does not answer")
     }
 
     /// Closes the pool.
     pub async fn close(&self) {
-        match self {
-            Self::Sqlite(pool) => pool.close().await,
-            Self::Postgres(pool) => pool.close().await,
-        }
+        with_pool!(self, |pool| pool.close().await)
     }
 }
 

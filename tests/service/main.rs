@@ -22,10 +22,7 @@
 
 mod harness;
 mod identity;
-#[path = "../support/snapshot.rs"]
-mod snapshot;
-#[path = "../support/witness_process.rs"]
-mod witness_process;
+use fairdeal_test_support::{snapshot, witness_process};
 
 mod auth;
 mod bad_input;

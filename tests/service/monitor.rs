@@ -338,14 +338,23 @@ async fn an_export_is_cross_checked_against_the_log(app: &TestApp) {
 }
 on_both_backends!(an_export_is_cross_checked_against_the_log);
 
+/// Two seconds from now, as `--as-of` takes it.
+fn two_seconds_on() -> String {
+    fairdeal::time::timestamp(fairdeal::time::now_ms() + 2_000)
+}
+
 /// A commitment older than `--reveal-within` and still secret is named: the
 /// trace of an operator that keeps commitments it did not like unrevealed.
 async fn an_old_unrevealed_commitment_is_named(app: &TestApp) {
     let pair = app.operator.active_pair("kept secret").await;
     integrated(app).await;
-    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
-    // 1e-5 days is 0.864 s.
-    let args = ["--reveal-within".to_owned(), "0.00001".to_owned()];
+    // 1e-5 days is 0.864 s: judged as of two seconds from now, no waiting.
+    let args = [
+        "--reveal-within".to_owned(),
+        "0.00001".to_owned(),
+        "--as-of".to_owned(),
+        two_seconds_on(),
+    ];
     let (out, report) = run_monitor(app.public.base(), &args).await;
     assert_eq!(out.status.code(), Some(1), "{report:#}");
     assert_eq!(kinds(&report), ["stale_commitment"]);
@@ -356,6 +365,20 @@ async fn an_old_unrevealed_commitment_is_named(app: &TestApp) {
         "{report:#}"
     );
     assert_eq!(report["unrevealed"], 1);
+    // As of a minute ago the commitment was not yet made, so not overdue;
+    // a time in another form is refused naming the flag.
+    let before = fairdeal::time::timestamp(fairdeal::time::now_ms() - 60_000);
+    let args = ["--reveal-within", "0.00001", "--as-of", &before].map(str::to_owned);
+    let (out, report) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let args = ["--as-of", "2026-11-28 09:30"].map(str::to_owned);
+    let (out, _) = run_monitor(app.public.base(), &args).await;
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("--as-of") && said.contains("RFC 3339"),
+        "{said}"
+    );
     // Within the default policy (7 days) the same log passes.
     let (out, report) = run_monitor(app.public.base(), &[]).await;
     assert_eq!(out.status.code(), Some(0), "{report:#}");
@@ -429,8 +452,12 @@ async fn a_draw_left_unrun_after_its_client_seed_is_named(app: &TestApp) {
         (Some(3), Some(1))
     );
     assert_eq!(report["unseeded_draws"], json!([unseeded]));
-    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
-    let args = ["--reveal-within".to_owned(), "0.00001".to_owned()];
+    let args = [
+        "--reveal-within".to_owned(),
+        "0.00001".to_owned(),
+        "--as-of".to_owned(),
+        two_seconds_on(),
+    ];
     let (out, report) = run_monitor(app.public.base(), &args).await;
     assert_eq!(out.status.code(), Some(1), "{report:#}");
     assert_eq!(kinds(&report), ["draw_not_run"]);

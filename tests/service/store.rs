@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use fairdeal::service::integrator;
+use fairdeal::service::log::integrator;
 use fairdeal::service::store::{Integrated, READER_CACHE_KIB, Store};
 use fairdeal::tlog::key::LogKey;
 

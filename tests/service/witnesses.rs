@@ -11,7 +11,7 @@ use axum::extract::State;
 use axum::http::StatusCode as AxumStatus;
 use axum::response::{IntoResponse, Response};
 use fairdeal::service::http::Limits;
-use fairdeal::service::witnessing::{Witness, Witnesses};
+use fairdeal::service::log::witnessing::{Witness, Witnesses};
 use fairdeal::tlog::cosignature::{CosignatureVerifier, Cosigner, split_note};
 use reqwest::StatusCode;
 use serde_json::json;

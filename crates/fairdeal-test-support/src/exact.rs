@@ -3,7 +3,7 @@
 
 use fairdeal::stats::{factorial, permutation_rank};
 
-use super::shuffles::{Randomness, ShuffleFn};
+use crate::shuffles::{Randomness, ShuffleFn};
 
 /// A non-negative rational number, kept reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +19,27 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
+impl std::ops::Add for Ratio {
+    type Output = Ratio;
+
+    fn add(self, other: Ratio) -> Ratio {
+        let g = gcd(self.den, other.den);
+        let den = self.den / g * other.den;
+        Ratio::new(
+            self.num * (den / self.den) + other.num * (den / other.den),
+            den,
+        )
+    }
+}
+
+impl std::ops::Mul for Ratio {
+    type Output = Ratio;
+
+    fn mul(self, other: Ratio) -> Ratio {
+        Ratio::new(self.num * other.num, self.den * other.den)
+    }
+}
+
 impl Ratio {
     pub const ZERO: Ratio = Ratio { num: 0, den: 1 };
 
@@ -28,19 +49,6 @@ impl Ratio {
             num: num / g,
             den: den / g,
         }
-    }
-
-    pub fn add(self, other: Ratio) -> Ratio {
-        let g = gcd(self.den, other.den);
-        let den = self.den / g * other.den;
-        Ratio::new(
-            self.num * (den / self.den) + other.num * (den / other.den),
-            den,
-        )
-    }
-
-    pub fn mul(self, other: Ratio) -> Ratio {
-        Ratio::new(self.num * other.num, self.den * other.den)
     }
 
     pub fn to_f64(self) -> f64 {
@@ -90,13 +98,10 @@ pub fn distribution(n: usize, shuffle: ShuffleFn, key_bits: u32) -> Vec<Ratio> {
         let mut items: Vec<usize> = (0..n).collect();
         shuffle(&mut items, &mut chooser);
         let p = chooser.trail.iter().fold(Ratio::new(1, 1), |p, (k, w)| {
-            p.mul(Ratio::new(
-                u128::from(w[*k]),
-                u128::from(w.iter().sum::<u64>()),
-            ))
+            p * Ratio::new(u128::from(w[*k]), u128::from(w.iter().sum::<u64>()))
         });
         let rank = permutation_rank(&items);
-        probabilities[rank] = probabilities[rank].add(p);
+        probabilities[rank] = probabilities[rank] + p;
         // Advance the odometer: the deepest choice with a later possible outcome.
         let next = chooser
             .trail
@@ -133,7 +138,7 @@ pub fn summarise(probabilities: &[Ratio]) -> ExactSummary {
         .find(|&k| factorial(k) == n_orders)
         .expect("n! entries");
     let target = Ratio::new(1, n_orders as u128);
-    let total = probabilities.iter().fold(Ratio::ZERO, |a, &b| a.add(b));
+    let total = probabilities.iter().fold(Ratio::ZERO, |a, &b| a + b);
     assert_eq!(total, Ratio::new(1, 1), "probabilities sum to 1");
     let scaled: Vec<f64> = probabilities
         .iter()

@@ -2,11 +2,7 @@
 //! format of `GET /v1/export`, for the audit tests and benchmarks: the writer
 //! of `export_writer.rs`, and the same export as lines in memory.
 
-#[path = "export_writer.rs"]
-mod writer;
-
-// `pub` while examples/fair_export.rs reaches the writer through this file.
-pub use writer::write_fair_export;
+pub use crate::export_writer::write_fair_export;
 
 /// `n_pairs` revealed pairs of `rounds_per_pair` rounds each, as the lines of
 /// the export.

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 /// What the server answers: path → body, and how many entry bundles it
 /// was asked for.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Served {
     pub files: Mutex<std::collections::HashMap<String, Vec<u8>>>,
     pub bundle_requests: AtomicU64,
@@ -129,7 +129,7 @@ pub fn bytes(entries: &[Value]) -> Vec<Vec<u8>> {
 }
 
 pub fn fairdeal(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+    Command::new(crate::fairdeal_bin())
         .args(args)
         .output()
         .expect("fairdeal runs")

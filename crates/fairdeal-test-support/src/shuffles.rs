@@ -25,6 +25,7 @@ pub trait Randomness {
 
 /// Monte Carlo randomness drawn from a keystream through fairdeal-v1's own
 /// unbiased `uniform`, so any bias seen comes from the shuffle, not the source.
+#[derive(Debug)]
 pub struct Sampled<S: WordSource> {
     pub source: S,
 }

@@ -4,7 +4,7 @@
 /// Fails unless the file at `relative_path` (from the repository root) holds
 /// exactly `generated`; with `FAIRDEAL_BLESS` set, writes it first.
 pub fn assert_file_current(relative_path: &str, generated: &str, how_to_regenerate: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative_path);
+    let path = crate::repository_root().join(relative_path);
     if std::env::var_os("FAIRDEAL_BLESS").is_some() {
         std::fs::write(&path, generated).unwrap_or_else(|e| panic!("write {relative_path}: {e}"));
     }

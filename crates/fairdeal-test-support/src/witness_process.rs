@@ -9,6 +9,7 @@ use fairdeal::tlog::cosignature::CosignatureVerifier;
 
 /// A `fairdeal witness` process (killed when dropped): its submission URL,
 /// its cosigner vkey, and the file its stderr goes to.
+#[derive(Debug)]
 pub struct WitnessProcess {
     child: Child,
     pub url: String,
@@ -41,7 +42,7 @@ impl WitnessProcess {
     ) -> Self {
         std::fs::create_dir_all(dir).expect("dir");
         let stderr = dir.join(format!("stderr-{}.txt", uuid::Uuid::new_v4().simple()));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        let mut child = Command::new(crate::fairdeal_bin())
             .args(["witness", "--listen", listen, "--name", name])
             .arg("--data-dir")
             .arg(dir)

@@ -205,6 +205,20 @@ fn service_line_rule(index: u64, text: &str) -> Result<(), UploadError> {
     }
 }
 
+/// Feeds `bytes` of a list to `scanner`, each whole line to `on_line`: a
+/// line that breaks the protocol's rules, or that `on_line` refuses, is the
+/// upload's error.
+fn feed_lines(
+    scanner: &mut ListScanner,
+    bytes: &[u8],
+    on_line: impl FnMut(u64, &str) -> Result<(), UploadError>,
+) -> Result<(), UploadError> {
+    scanner.feed(bytes, on_line).map_err(|err| match err {
+        ScanError::List(err) => UploadError::from(err),
+        ScanError::Caller(err) => err,
+    })
+}
+
 impl Dealer {
     /// A fresh server seed, sealed for draw `id`, and the commitment record
     /// for `list`.
@@ -337,17 +351,12 @@ impl Dealer {
                 }
                 let (now, later) = rest.split_at(used);
                 rest = later;
-                scanner
-                    .feed(now, |index, text| {
-                        service_line_rule(index, text)?;
-                        batch_bytes += text.len();
-                        batch.push(text.to_owned());
-                        Ok(())
-                    })
-                    .map_err(|err| match err {
-                        ScanError::List(err) => UploadError::from(err),
-                        ScanError::Caller(err) => err,
-                    })?;
+                feed_lines(&mut scanner, now, |index, text| {
+                    service_line_rule(index, text)?;
+                    batch_bytes += text.len();
+                    batch.push(text.to_owned());
+                    Ok(())
+                })?;
                 if full {
                     self.store_batch(draft, batch_first, &mut batch).await?;
                     batch_first = scanner.lines();
@@ -381,11 +390,7 @@ impl Dealer {
         let mut scanner = ListScanner::new();
         let mut total = 0u64;
         while let Some(chunk) = next_chunk(&mut chunks, idle, &mut total).await? {
-            scanner
-                .feed(chunk.as_ref(), |_, _| Ok::<(), ListError>(()))
-                .map_err(|err| match err {
-                    ScanError::List(err) | ScanError::Caller(err) => UploadError::from(err),
-                })?;
+            feed_lines(&mut scanner, chunk.as_ref(), |_, _| Ok(()))?;
         }
         Ok(scanner.finish()?)
     }

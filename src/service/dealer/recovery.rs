@@ -30,7 +30,7 @@ use fairdeal_core::{ClientSeed, Game, SeedKey, compact_deal_with};
 use serde::{Deserialize, Serialize};
 
 use super::{Dealer, chains};
-use crate::service::mirror::{LogMirror, Standing};
+use crate::service::log::mirror::{LogMirror, Standing};
 use crate::service::sealing::Slot;
 use crate::service::store::{CloseRound, LostSeed, PairStatus, RestoredRound, Rotate, RoundStatus};
 use crate::time::{now_ms, parse_timestamp};

@@ -17,11 +17,11 @@ use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::ProblemKind;
 use super::error::{
-    ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
-    OperatorAuthProblems, Problem, QueryProblems, ViewerAuthProblems, identity_encoding,
-    utf8_charset,
+    ApiError, DatabaseUnavailable, DrawNotFound, InvalidClientSeed, JsonBodyProblems,
+    OperatorAuthProblems, Problem, QueryProblems, ViewerAuthProblems,
 };
-use super::receipts::{Receipt, receipt};
+use super::extract::{ApiJson, ApiPath, ApiQuery, identity_encoding, utf8_charset};
+use super::receipts::{self, ProvenReceiptResponses, Receipt, proven_or};
 use super::rounds::idempotency_key;
 use super::wire::ClientSeedRequest;
 use crate::service::dealer::PairLabel;
@@ -148,7 +148,7 @@ fn draw_not_found(id: &str) -> ApiError {
 }
 
 /// The published draw `id`.
-pub(super) async fn load_draw(state: &AppState, id: &str) -> Result<DrawRow, ApiError> {
+async fn load_draw(state: &AppState, id: &str) -> Result<DrawRow, ApiError> {
     match state.dealer.store().draw(id).await? {
         Some(row) if row.is_published() => Ok(row),
         _ => Err(draw_not_found(id)),
@@ -466,7 +466,7 @@ async fn with_receipt(
     index: Option<i64>,
 ) -> Result<DrawView, ApiError> {
     let mut body = view(state, row, true).await?;
-    body.receipt = receipt(state, index).await?;
+    body.receipt = receipts::receipt(state, index).await?;
     Ok(body)
 }
 
@@ -836,4 +836,70 @@ pub async fn entries(
             .map_err(anyhow::Error::from)?,
     );
     Ok(response)
+}
+
+/// Which of a draw's entries a receipt is for.
+#[derive(Clone, Copy, Debug, Default, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawEntry {
+    /// The `draw_commit` entry (the default).
+    #[default]
+    Commit,
+    /// The `draw_client_seed` entry.
+    ClientSeed,
+    /// The `draw_result` entry.
+    Result,
+}
+
+/// Which receipt of a draw.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DrawReceiptParams {
+    /// `commit` (the default), `client_seed` or `result`.
+    pub entry: Option<DrawEntry>,
+}
+
+/// A draw's commitment, client seed or result receipt, with its inclusion
+/// proof.
+///
+/// `entry=commit` (the default): the `draw_commit` entry, the list's hash
+/// and size, the number of winners, the server seed's commitment and the
+/// hash of the client seed's stated source, logged before the client seed.
+/// `entry=client_seed`: the `draw_client_seed` entry (the SHA-256 of the
+/// client seed), 404 until it is set. `entry=result`: the `draw_result`
+/// entry (the winners and the revealed seed), 404 until the draw is run. A
+/// verifier holds the draw the API shows to these entries, in this order.
+#[utoipa::path(get, path = "/v1/draws/{id}/receipt", tag = "transparency log",
+    params(("id" = String, Path, description = "Draw id"), DrawReceiptParams),
+    security((), ("operator_key" = [])),
+    responses(
+        ProvenReceiptResponses,
+        DatabaseUnavailable,
+        DrawNotFound,
+        QueryProblems,
+        ViewerAuthProblems,
+    ))]
+pub async fn receipt(
+    State(state): State<AppState>,
+    _viewer: Viewer,
+    ApiPath(id): ApiPath<String>,
+    ApiQuery(params): ApiQuery<DrawReceiptParams>,
+) -> Result<Response, ApiError> {
+    let draw = load_draw(&state, &id).await?;
+    let (index, missing) = match params.entry.unwrap_or_default() {
+        DrawEntry::Commit => (
+            draw.commit_log_index,
+            "holds no log entry for its commitment",
+        ),
+        DrawEntry::ClientSeed => (
+            draw.client_seed_log_index,
+            match draw.client_seed {
+                Some(_) => "has a client seed but the service holds no log entry for it",
+                None => "has no client seed yet",
+            },
+        ),
+        DrawEntry::Result => (draw.result_log_index, "is not drawn in the log"),
+    };
+    proven_or(&state, index, || format!("draw {} {missing}", draw.id)).await
 }

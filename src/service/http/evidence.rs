@@ -1,6 +1,6 @@
 //! `GET /v1/seed-pairs/{id}/evidence`: a pair's rounds' log entries in
 //! bulk, proven against one checkpoint by one set of tree nodes
-//! (`service::evidence`).
+//! (`service::log::evidence`).
 
 use axum::Json;
 use axum::extract::State;
@@ -12,10 +12,10 @@ use utoipa::{IntoParams, ToSchema};
 use super::AppState;
 use super::auth::Viewer;
 use super::error::{
-    ApiError, ApiPath, ApiQuery, DatabaseUnavailable, PairNotFound, Problem, QueryProblems,
-    ViewerAuthProblems,
+    ApiError, DatabaseUnavailable, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
-use crate::service::evidence::{EvidenceRefused, pair_evidence};
+use super::extract::{ApiPath, ApiQuery};
+use crate::service::log::evidence::{EvidenceRefused, pair_evidence};
 
 /// Which page of evidence, against which checkpoint.
 #[derive(Debug, Deserialize, IntoParams)]

@@ -11,7 +11,8 @@ use tokio::sync::mpsc;
 use utoipa::IntoParams;
 
 use super::AppState;
-use super::error::{ApiError, ApiQuery, DatabaseUnavailable, Problem, QueryProblems};
+use super::error::{ApiError, DatabaseUnavailable, Problem, QueryProblems};
+use super::extract::ApiQuery;
 use crate::audit::export::parse_cursor;
 use crate::service::export::export as write_export;
 

@@ -1,8 +1,10 @@
 //! The HTTP API: one module of handlers per resource, listed once in
 //! [`documented_routes!`] (the router and the OpenAPI description both come
-//! from that list); the error type and the JSON extractor (`error`); the wire
-//! types; authentication; and [`serve`], which takes a bound listener and a
-//! shutdown future so tests bind port 0 and stop the server themselves.
+//! from that list, `openapi.rs` assembling the latter); the error type and
+//! the JSON extractor (`error`); the problem catalogue (`problems`); the
+//! wire types by resource (`wire`); authentication; and [`serve`], which
+//! takes a bound listener and a shutdown future so tests bind port 0 and
+//! stop the server themselves.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,14 +17,13 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{self, MethodFilter, MethodRouter};
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
-use utoipa::OpenApi;
 use utoipa::openapi::path::HttpMethod;
-use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 
 use super::dealer::Dealer;
+use super::log::mirror::NotAcknowledged;
 use super::metrics::Metrics;
-use super::mirror::NotAcknowledged;
 use crate::tlog::key::LogKey;
+pub use openapi::{openapi, openapi_yaml};
 pub use server::{Limits, raise_open_file_limit, serve, serve_with};
 
 pub mod auth;
@@ -30,7 +31,9 @@ pub mod draws;
 pub mod error;
 pub mod evidence;
 pub mod export;
+pub mod extract;
 pub mod log;
+mod openapi;
 pub mod ops;
 pub mod page;
 pub mod problems;
@@ -71,10 +74,10 @@ pub struct AppState {
     /// is served without reading the checkpoint again (the log only grows).
     pub log_size_seen: Arc<std::sync::atomic::AtomicU64>,
     /// Full tiles recently served, and read ahead for readers in order.
-    pub tiles: Arc<crate::service::tile_cache::TileCache>,
+    pub tiles: Arc<crate::service::log::tile_cache::TileCache>,
     /// The witnesses asked to cosign the log's checkpoints (none by
     /// default), and what each last did.
-    pub witnesses: Arc<crate::service::witnessing::Witnesses>,
+    pub witnesses: Arc<crate::service::log::witnessing::Witnesses>,
     /// The monitors whose signed statements about the log the service
     /// keeps and serves (none by default).
     pub monitors: Arc<statements::Monitors>,
@@ -176,7 +179,6 @@ documented_routes![
     transparency::witnessed_checkpoint,
     receipts::pair,
     receipts::entry,
-    receipts::draw,
     statements::post,
     statements::list,
     transparency::consistency,
@@ -188,6 +190,7 @@ documented_routes![
     draws::set_client_seed,
     draws::run,
     draws::entries,
+    draws::receipt,
 ];
 
 /// The whole API, with [`Limits::default`].
@@ -280,7 +283,7 @@ fn request_span(request: &Request) -> tracing::Span {
 /// A request that may write (any method but GET, HEAD and OPTIONS, on any
 /// path but those that never append to the log) is
 /// refused while the database is behind its log, and answered only once
-/// the log entries it appended are in the log mirror (`service::mirror`):
+/// the log entries it appended are in the log mirror (`service::log::mirror`):
 /// nothing acknowledged can be lost with the database. Answers that wrote
 /// nothing pay one pass that finds nothing new.
 async fn acknowledge(State(state): State<AppState>, request: Request, next: Next) -> Response {
@@ -352,408 +355,4 @@ async fn observe(State(state): State<AppState>, request: Request, next: Next) ->
         started.elapsed().as_secs_f64(),
     );
     response
-}
-
-/// What the OpenAPI description says besides its paths.
-#[derive(OpenApi)]
-#[openapi(
-    info(
-        title = "fairdeal",
-        description = "Provably-fair card dealing (protocol fairdeal-v1, docs/PROTOCOL.md). \
-                       Operator endpoints need `Authorization: Bearer <API key>`; \
-                       every error is RFC 9457 application/problem+json whose `type` \
-                       (`/problems/<kind>`) a client switches on. The transparency \
-                       log (docs/TRANSPARENCY.md) is served under `/log/`: \
-                       `/log/checkpoint` and `/log/key` (below), and its tiles \
-                       (c2sp.org/tlog-tiles): `GET /log/tile/<L>/<N>[.p/<W>]` for hash \
-                       tiles and `GET /log/tile/entries/<N>[.p/<W>]` for entry bundles, \
-                       application/octet-stream, full tiles immutable."
-    ),
-    components(schemas(error::Problem, receipts::Receipt, receipts::ProvenReceipt,
-        transparency::ConsistencyProof, transparency::SameClientSeed, transparency::ClientSeedPair, evidence::PairEvidence, evidence::RoundEntry, evidence::TreeNode, wire::SeedPair, wire::PairPage, wire::CreatePairRequest, wire::Round, wire::RoundPage,
-        wire::RotationResult, wire::ClientSeedRequest, wire::CreateRoundRequest,
-        wire::VerifyRequest, wire::VerifyResponse, wire::GameDoc, wire::DealDoc, wire::NonceDoc,
-        ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest,
-        wire::RotateRequest, tables::CommitmentRequest, tables::ContributionRequest,
-        tables::SeatResult, statements::MonitorStatements, statements::MonitorStatement,
-        statements::StatementKept, receipts::PairEntry, receipts::DrawEntry)),
-    modifiers(&OperatorKey, &ClosedGames, &ProblemTypes),
-)]
-#[derive(Debug)]
-struct ApiDoc;
-
-struct OperatorKey;
-
-impl utoipa::Modify for OperatorKey {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        if let Some(components) = openapi.components.as_mut() {
-            components.add_security_scheme(
-                "operator_key",
-                SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
-            );
-        }
-    }
-}
-
-/// Each game type takes only its own parameters: utoipa leaves the variants
-/// of the tagged `Game` open, so they are closed here.
-struct ClosedGames;
-
-impl utoipa::Modify for ClosedGames {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::RefOr;
-        use utoipa::openapi::schema::{AdditionalProperties, Schema};
-        let game = openapi
-            .components
-            .as_mut()
-            .and_then(|components| components.schemas.get_mut("Game"));
-        if let Some(RefOr::T(Schema::OneOf(one_of))) = game {
-            for item in &mut one_of.items {
-                if let RefOr::T(Schema::Object(object)) = item {
-                    object.additional_properties =
-                        Some(Box::new(AdditionalProperties::FreeForm(false)));
-                    // A name for each variant, so generated clients name
-                    // their types by game, not GameType0, GameType1, ….
-                    let kind = match object.properties.get("type") {
-                        Some(RefOr::T(Schema::Object(tag))) => tag
-                            .enum_values
-                            .as_ref()
-                            .and_then(|values| values.first())
-                            .and_then(|value| value.as_str())
-                            .map(str::to_owned),
-                        _ => None,
-                    };
-                    if let Some(kind) = kind {
-                        let mut chars = kind.chars();
-                        let capital: String = chars
-                            .next()
-                            .map(|c| c.to_ascii_uppercase())
-                            .into_iter()
-                            .chain(chars)
-                            .collect();
-                        object.title = Some(format!("{capital}Game"));
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// `Problem.type` takes the URIs of [`problems::ProblemKind`], each
-/// listed with its status and title: what a backend switches on.
-struct ProblemTypes;
-
-impl utoipa::Modify for ProblemTypes {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::RefOr;
-        use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
-        let kinds = problems::ProblemKind::ALL;
-        let listed: Vec<String> = kinds
-            .iter()
-            .map(|k| format!("- `{}` ({} {})", k.uri(), k.status().as_u16(), k.title()))
-            .collect();
-        let schema = ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some(format!(
-                "The kind of problem: a URI reference resolved against the service, where \
-                 `GET` says what it means and what to do. A backend switches on this, never \
-                 on `title` or `detail`:\n{}",
-                listed.join("\n")
-            )))
-            .enum_values(Some(kinds.iter().map(|k| k.uri())))
-            .examples(["/problems/invalid-request"]);
-        let problem = openapi
-            .components
-            .as_mut()
-            .and_then(|components| components.schemas.get_mut("Problem"));
-        if let Some(RefOr::T(Schema::Object(object))) = problem {
-            object
-                .properties
-                .insert("type".to_owned(), RefOr::T(Schema::Object(schema.build())));
-        }
-    }
-}
-
-/// The operation at `path` and `method`, to amend.
-fn operation_mut<'a>(
-    doc: &'a mut utoipa::openapi::OpenApi,
-    path: &str,
-    method: &str,
-) -> Option<&'a mut utoipa::openapi::path::Operation> {
-    let item = doc.paths.paths.get_mut(path)?;
-    match method {
-        "get" => item.get.as_mut(),
-        "post" => item.post.as_mut(),
-        "put" => item.put.as_mut(),
-        _ => None,
-    }
-}
-
-/// OpenAPI links from each operation that makes a resource to those that
-/// read or act on it (so that generated clients and stateful testers follow
-/// a session: pair, client seed, deal, close, receipts, rotation, draws):
-/// (path, method, status, link name, target operation id, id expression).
-const LINKS: &[(&str, &str, &str, &str, &str, &str)] = &[
-    (
-        "/v1/seed-pairs",
-        "post",
-        "201",
-        "GetPair",
-        "seed_pairs_get",
-        "$response.body#/id",
-    ),
-    (
-        "/v1/seed-pairs",
-        "post",
-        "201",
-        "SetClientSeed",
-        "seed_pairs_set_client_seed",
-        "$response.body#/id",
-    ),
-    (
-        "/v1/seed-pairs",
-        "post",
-        "201",
-        "PairReceipt",
-        "receipts_pair",
-        "$response.body#/id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/client-seed",
-        "put",
-        "200",
-        "DealRound",
-        "rounds_create",
-        "$request.path.id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/client-seed",
-        "put",
-        "200",
-        "ListRounds",
-        "seed_pairs_rounds",
-        "$request.path.id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/client-seed",
-        "put",
-        "200",
-        "SameClientSeed",
-        "transparency_same_client_seed",
-        "$request.path.id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/client-seed",
-        "put",
-        "200",
-        "Rotate",
-        "seed_pairs_rotate",
-        "$request.path.id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/rounds",
-        "post",
-        "201",
-        "GetRound",
-        "rounds_get",
-        "$response.body#/id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/rounds",
-        "post",
-        "201",
-        "CloseRound",
-        "rounds_close",
-        "$response.body#/id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/rounds",
-        "post",
-        "201",
-        "RoundReceipt",
-        "receipts_round",
-        "$response.body#/id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/rounds",
-        "post",
-        "201",
-        "RotatePair",
-        "seed_pairs_rotate",
-        "$request.path.id",
-    ),
-    (
-        "/v1/rounds/{id}/close",
-        "post",
-        "200",
-        "GetClosedRound",
-        "rounds_get",
-        "$request.path.id",
-    ),
-    (
-        "/v1/rounds/{id}/close",
-        "post",
-        "200",
-        "ClosedRoundReceipt",
-        "receipts_round",
-        "$request.path.id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/rotate",
-        "post",
-        "200",
-        "GetRevealed",
-        "seed_pairs_get",
-        "$response.body#/revealed/id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/rotate",
-        "post",
-        "200",
-        "RevealedRounds",
-        "seed_pairs_rounds",
-        "$response.body#/revealed/id",
-    ),
-    (
-        "/v1/seed-pairs/{id}/rotate",
-        "post",
-        "200",
-        "DealOnSuccessor",
-        "rounds_create",
-        "$response.body#/current/id",
-    ),
-    (
-        "/v1/draws",
-        "post",
-        "201",
-        "GetDraw",
-        "draws_get",
-        "$response.body#/id",
-    ),
-    (
-        "/v1/draws",
-        "post",
-        "201",
-        "SetDrawClientSeed",
-        "draws_set_client_seed",
-        "$response.body#/id",
-    ),
-    (
-        "/v1/draws/{id}/client-seed",
-        "put",
-        "200",
-        "RunDraw",
-        "draws_run",
-        "$request.path.id",
-    ),
-    (
-        "/v1/draws/{id}/run",
-        "post",
-        "200",
-        "GetDrawn",
-        "draws_get",
-        "$request.path.id",
-    ),
-];
-
-// No link from a new draw to its entries: a draw committed by its list's
-// hash alone has none to serve (404), which a link would promise.
-
-/// What the generated description needs besides the routes: the links, and
-/// a rotation's body marked optional (an empty body keeps a table's seats).
-fn amend(doc: &mut utoipa::openapi::OpenApi) {
-    use utoipa::openapi::link::LinkBuilder;
-    use utoipa::openapi::{RefOr, Required};
-    for (path, method, status, name, target, id) in LINKS {
-        if let Some(operation) = operation_mut(doc, path, method)
-            && let Some(RefOr::T(response)) = operation.responses.responses.get_mut(*status)
-        {
-            response.links.insert(
-                (*name).to_owned(),
-                RefOr::T(
-                    LinkBuilder::new()
-                        .operation_id(*target)
-                        .parameter("id", *id)
-                        .build(),
-                ),
-            );
-        }
-    }
-    if let Some(operation) = operation_mut(doc, "/v1/seed-pairs/{id}/rotate", "post")
-        && let Some(RefOr::T(body)) = operation.request_body.as_mut()
-    {
-        body.required = Some(Required::False);
-    }
-    formats_and_enums(doc);
-}
-
-/// Ids are UUIDs and times RFC 3339 in every answer: `id`, `*_id` and
-/// `*_ids` strings get `format: uuid`, `*_at` strings `format: date-time`;
-/// and the text fields that take a few values list them.
-fn formats_and_enums(doc: &mut utoipa::openapi::OpenApi) {
-    use utoipa::openapi::RefOr;
-    use utoipa::openapi::schema::{KnownFormat, Schema, SchemaFormat, SchemaType, Type};
-    const ENUMS: &[(&str, &str, &[&str])] = &[
-        (
-            "TableView",
-            "phase",
-            &["commit", "reveal", "complete", "void"],
-        ),
-        ("VoidView", "phase", &["commit", "reveal"]),
-    ];
-    let Some(components) = doc.components.as_mut() else {
-        return;
-    };
-    let is_string = |t: &SchemaType| match t {
-        SchemaType::Type(Type::String) => true,
-        SchemaType::Array(types) => types.contains(&Type::String),
-        _ => false,
-    };
-    for (name, schema) in components.schemas.iter_mut() {
-        let RefOr::T(Schema::Object(object)) = schema else {
-            continue;
-        };
-        // Requests keep plain strings: a path or body id that is not a
-        // UUID is answered 404 like any unknown id.
-        if name.ends_with("Request") {
-            continue;
-        }
-        for (field, property) in object.properties.iter_mut() {
-            let RefOr::T(Schema::Object(property)) = property else {
-                continue;
-            };
-            if !is_string(&property.schema_type) {
-                continue;
-            }
-            let format = if field == "id" || field.ends_with("_id") {
-                Some(SchemaFormat::Custom("uuid".to_owned()))
-            } else if field.ends_with("_at") {
-                Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))
-            } else {
-                None
-            };
-            if format.is_some() && property.format.is_none() {
-                property.format = format;
-            }
-            if let Some((_, _, values)) = ENUMS.iter().find(|(s, f, _)| s == name && f == field) {
-                property.enum_values = Some(values.iter().map(|v| (*v).into()).collect());
-            }
-        }
-    }
-}
-
-/// The OpenAPI description: [`ApiDoc`] and every documented route.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    let mut doc = ApiDoc::openapi();
-    for route in documented_routes() {
-        doc.paths
-            .add_path_operation(&route.path, route.methods, route.operation);
-    }
-    amend(&mut doc);
-    doc
-}
-
-/// The OpenAPI description as YAML (what `openapi.yaml` holds).
-pub fn openapi_yaml() -> String {
-    openapi().to_yaml().unwrap_or_default()
 }

@@ -32,7 +32,7 @@ const STYLE: &str = include_str!("../../../web/verify.css");
 
 /// Every module of the page, by its path under `web/` (as the modules
 /// import each other, relative to `/verify/modules/`).
-pub const MODULES: [(&str, &str); 21] = [
+pub const MODULES: [(&str, &str); 22] = [
     (
         "fairdeal-v1.mjs",
         include_str!("../../../web/fairdeal-v1.mjs"),
@@ -52,6 +52,7 @@ pub const MODULES: [(&str, &str); 21] = [
     ("sha256.mjs", include_str!("../../../web/sha256.mjs")),
     ("tlog.mjs", include_str!("../../../web/tlog.mjs")),
     ("witness.mjs", include_str!("../../../web/witness.mjs")),
+    ("evidence.mjs", include_str!("../../../web/evidence.mjs")),
     ("bulk.mjs", include_str!("../../../web/bulk.mjs")),
     (
         "seed-display.mjs",

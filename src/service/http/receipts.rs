@@ -16,9 +16,9 @@ use utoipa::ToSchema;
 use super::AppState;
 use super::auth::Viewer;
 use super::error::{
-    ApiError, ApiPath, ApiQuery, DatabaseUnavailable, DrawNotFound, PairNotFound, QueryProblems,
-    RoundNotFound, ViewerAuthProblems,
+    ApiError, DatabaseUnavailable, PairNotFound, QueryProblems, RoundNotFound, ViewerAuthProblems,
 };
+use super::extract::{ApiPath, ApiQuery};
 
 /// A log entry with its index and the log's signature.
 #[derive(Debug, Serialize, ToSchema)]
@@ -297,7 +297,7 @@ pub async fn pair(
 
 /// The receipt of `index` with its proof, or a 404 saying `missing()` (why
 /// the record has no such entry).
-async fn proven_or(
+pub(super) async fn proven_or(
     state: &AppState,
     index: Option<i64>,
     missing: impl FnOnce() -> String,
@@ -306,72 +306,6 @@ async fn proven_or(
         Some(receipt) => with_proof(state, receipt).await,
         None => Err(ApiError::not_found_detail(missing())),
     }
-}
-
-/// Which of a draw's entries a receipt is for.
-#[derive(Clone, Copy, Debug, Default, serde::Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DrawEntry {
-    /// The `draw_commit` entry (the default).
-    #[default]
-    Commit,
-    /// The `draw_client_seed` entry.
-    ClientSeed,
-    /// The `draw_result` entry.
-    Result,
-}
-
-/// Which receipt of a draw.
-#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct DrawReceiptParams {
-    /// `commit` (the default), `client_seed` or `result`.
-    pub entry: Option<DrawEntry>,
-}
-
-/// A draw's commitment, client seed or result receipt, with its inclusion
-/// proof.
-///
-/// `entry=commit` (the default): the `draw_commit` entry, the list's hash
-/// and size, the number of winners, the server seed's commitment and the
-/// hash of the client seed's stated source, logged before the client seed.
-/// `entry=client_seed`: the `draw_client_seed` entry (the SHA-256 of the
-/// client seed), 404 until it is set. `entry=result`: the `draw_result`
-/// entry (the winners and the revealed seed), 404 until the draw is run. A
-/// verifier holds the draw the API shows to these entries, in this order.
-#[utoipa::path(get, path = "/v1/draws/{id}/receipt", tag = "transparency log",
-    params(("id" = String, Path, description = "Draw id"), DrawReceiptParams),
-    security((), ("operator_key" = [])),
-    responses(
-        ProvenReceiptResponses,
-        DatabaseUnavailable,
-        DrawNotFound,
-        QueryProblems,
-        ViewerAuthProblems,
-    ))]
-pub async fn draw(
-    State(state): State<AppState>,
-    _viewer: Viewer,
-    ApiPath(id): ApiPath<String>,
-    ApiQuery(params): ApiQuery<DrawReceiptParams>,
-) -> Result<Response, ApiError> {
-    let draw = super::draws::load_draw(&state, &id).await?;
-    let (index, missing) = match params.entry.unwrap_or_default() {
-        DrawEntry::Commit => (
-            draw.commit_log_index,
-            "holds no log entry for its commitment",
-        ),
-        DrawEntry::ClientSeed => (
-            draw.client_seed_log_index,
-            match draw.client_seed {
-                Some(_) => "has a client seed but the service holds no log entry for it",
-                None => "has no client seed yet",
-            },
-        ),
-        DrawEntry::Result => (draw.result_log_index, "is not drawn in the log"),
-    };
-    proven_or(&state, index, || format!("draw {} {missing}", draw.id)).await
 }
 
 /// Any log entry by its index, with its inclusion proof.

@@ -9,9 +9,10 @@ use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::ProblemKind;
 use super::error::{
-    ApiError, ApiJson, ApiPath, DatabaseUnavailable, JsonBodyProblems, OperatorAuthProblems,
-    PairNotFound, Problem, RoundNotFound, ViewerAuthProblems,
+    ApiError, DatabaseUnavailable, JsonBodyProblems, OperatorAuthProblems, PairNotFound, Problem,
+    RoundNotFound, ViewerAuthProblems,
 };
+use super::extract::{ApiJson, ApiPath};
 use super::wire::{CreateRoundRequest, Round};
 use crate::service::store::{CloseRound, InsertRound, PairRow, PairStatus, RoundRow};
 

@@ -10,9 +10,10 @@ use super::AppState;
 use super::auth::{Operator, Viewer};
 use super::error::ProblemKind;
 use super::error::{
-    ApiError, ApiJson, ApiPath, ApiQuery, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems,
-    OperatorAuthProblems, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
+    ApiError, DatabaseUnavailable, InvalidClientSeed, JsonBodyProblems, OperatorAuthProblems,
+    PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
+use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::receipts::receipt;
 use super::tables::pair_view;
 use super::wire::{

@@ -16,7 +16,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::AppState;
-use super::error::{ApiError, DatabaseUnavailable, Problem, identity_encoding, utf8_charset};
+use super::error::{ApiError, DatabaseUnavailable, Problem};
+use super::extract::{identity_encoding, utf8_charset};
 use crate::tlog::statement::{MAX_NOTE_BYTES, Statement};
 
 /// The monitors whose statements the service keeps and serves: their

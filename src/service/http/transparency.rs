@@ -14,9 +14,9 @@ use utoipa::{IntoParams, ToSchema};
 use super::AppState;
 use super::auth::Viewer;
 use super::error::{
-    ApiError, ApiPath, ApiQuery, DatabaseUnavailable, PairNotFound, Problem, QueryProblems,
-    ViewerAuthProblems,
+    ApiError, DatabaseUnavailable, PairNotFound, Problem, QueryProblems, ViewerAuthProblems,
 };
+use super::extract::{ApiPath, ApiQuery};
 use crate::service::store::{ClientSeedHolder, PairStatus};
 
 /// Which consistency proof.

@@ -5,7 +5,8 @@
 use axum::Json;
 use fairdeal_core::{ClientSeed, ServerSeed, deal, parse_nonce};
 
-use super::error::{ApiError, ApiJson, JsonBodyProblems, Problem};
+use super::error::{ApiError, JsonBodyProblems, Problem};
+use super::extract::ApiJson;
 use super::wire::{NonceInput, VerifyRequest, VerifyResponse};
 
 /// Recompute a deal from its seeds.

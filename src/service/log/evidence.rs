@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use super::store::{LogCheckpoint, RoundLogRow, Store};
+use crate::service::store::{LogCheckpoint, RoundLogRow, Store};
 
 /// A complete subtree of the tree: `level` (its height; 0 is a leaf) and
 /// `index` (its place among the subtrees of that level, from the left). It

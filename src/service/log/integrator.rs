@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::service::mirror::LogMirror;
+use crate::service::log::mirror::LogMirror;
 use crate::service::store::Store;
 use crate::tlog::key::LogKey;
 use crate::tlog::tree::Hash;

@@ -14,8 +14,8 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use super::metrics::Metrics;
-use super::store::{LogCheckpoint, Store};
+use crate::service::metrics::Metrics;
+use crate::service::store::{LogCheckpoint, Store};
 use crate::tlog::cosignature::{CosignatureVerifier, split_note};
 
 /// How long a witness has to answer one submission.

@@ -166,6 +166,27 @@ pub enum DrawUpdate {
     Refused(DrawRow),
 }
 
+/// A draw's step as one write transaction: appends its log entry
+/// (`$entry`), then runs the conditional update `$query` (given the
+/// entry's index). When no row matched (the draw is not in the state the
+/// step needs), rolls back, the entry with it, and answers the draw as it
+/// is now ([`DrawUpdate::Refused`]).
+macro_rules! logged_draw_update {
+    ($store:expr, $id:expr, $entry:expr, |$index:ident| $query:expr) => {{
+        let updated: DrawRow = write_tx!($store, |tx| {
+            let $index = append_log_entry!($store.log_floor(), tx, $entry);
+            let row: Option<DrawRow> = $query.fetch_optional(&mut *tx).await?;
+            let Some(row) = row else {
+                // Roll back (the log entry goes too) before reading.
+                drop(tx);
+                return $store.draw_refused($id).await;
+            };
+            row
+        });
+        Ok(DrawUpdate::Done(updated))
+    }};
+}
+
 impl Store {
     /// Starts a draw: a hidden draft to upload a list into (`commitment`
     /// `None`), or a published draw whose list was committed by hash.
@@ -510,26 +531,14 @@ impl Store {
              WHERE id = $1 AND status = $6 AND lost_log_index IS NULL RETURNING ",
             draw_columns!()
         );
-        let updated: DrawRow = write_tx!(self, |tx| {
-            let index = append_log_entry!(self.log_floor(), tx, log_entry);
-            let row: Option<DrawRow> = sqlx::query_as(SQL)
-                .bind(id)
-                .bind(client_seed)
-                .bind(DrawStatus::Ready.as_str())
-                .bind(at_ms)
-                .bind(index)
-                .bind(DrawStatus::AwaitingClientSeed.as_str())
-                .bind(crate::text::lookalike_sha256(client_seed))
-                .fetch_optional(&mut *tx)
-                .await?;
-            let Some(row) = row else {
-                // Roll back (the log entry goes too) before reading.
-                drop(tx);
-                return self.draw_refused(id).await;
-            };
-            row
-        });
-        Ok(DrawUpdate::Done(updated))
+        logged_draw_update!(self, id, log_entry, |index| sqlx::query_as(SQL)
+            .bind(id)
+            .bind(client_seed)
+            .bind(DrawStatus::Ready.as_str())
+            .bind(at_ms)
+            .bind(index)
+            .bind(DrawStatus::AwaitingClientSeed.as_str())
+            .bind(crate::text::lookalike_sha256(client_seed)))
     }
 
     /// Stores a ready draw's winners and reveals its seed, with the log
@@ -548,26 +557,14 @@ impl Store {
              AND lost_log_index IS NULL RETURNING ",
             draw_columns!()
         );
-        let updated: DrawRow = write_tx!(self, |tx| {
-            let index = append_log_entry!(self.log_floor(), tx, log_entry);
-            let row: Option<DrawRow> = sqlx::query_as(SQL)
-                .bind(id)
-                .bind(DrawStatus::Drawn.as_str())
-                .bind(server_seed)
-                .bind(result)
-                .bind(at_ms)
-                .bind(index)
-                .bind(DrawStatus::Ready.as_str())
-                .fetch_optional(&mut *tx)
-                .await?;
-            let Some(row) = row else {
-                // Roll back (the log entry goes too) before reading.
-                drop(tx);
-                return self.draw_refused(id).await;
-            };
-            row
-        });
-        Ok(DrawUpdate::Done(updated))
+        logged_draw_update!(self, id, log_entry, |index| sqlx::query_as(SQL)
+            .bind(id)
+            .bind(DrawStatus::Drawn.as_str())
+            .bind(server_seed)
+            .bind(result)
+            .bind(at_ms)
+            .bind(index)
+            .bind(DrawStatus::Ready.as_str()))
     }
 
     /// After a refused conditional update (its transaction rolled back):

@@ -93,7 +93,7 @@ pub enum Store {
 }
 
 /// How many entries the transparency log is known to have had, from
-/// outside the database (the log mirror, `service::mirror`): no entry is
+/// outside the database (the log mirror, `service::log::mirror`): no entry is
 /// ever appended at an index below it. A database restored from a backup,
 /// a snapshot or a lagging replica assigns indexes the log already used;
 /// with the floor raised, every transaction that would append one fails
@@ -147,17 +147,6 @@ impl From<BehindLog> for sqlx::Error {
 pub fn is_behind_log(err: &anyhow::Error) -> Option<BehindLog> {
     err.chain()
         .find_map(|cause| cause.downcast_ref::<BehindLog>().copied())
-}
-
-/// Runs the same code against whichever pool the store holds. The body is
-/// compiled once per backend, so it must use SQL both dialects accept.
-macro_rules! with_pool {
-    ($store:expr, |$pool:ident| $body:expr) => {
-        match $store {
-            Store::Sqlite($pool, ..) => $body,
-            Store::Postgres($pool, _) => $body,
-        }
-    };
 }
 
 /// Runs `body` in a write transaction: waits for this process's writer turn
@@ -214,6 +203,26 @@ macro_rules! append_log_entry {
             .execute(&mut *$tx)
             .await?;
         index
+    }};
+}
+
+/// What every reveal does in its write transaction (`$tx`) before it
+/// writes the pair's row (a rotation's, an end's, a table's void): on
+/// PostgreSQL (`$is_postgres`) takes the lock that serialises reveals, so
+/// `reveal_seq` follows commit order (the export lists reveals in that
+/// order); then deletes the pair's sealed chain seeds, all public once its
+/// seed is.
+macro_rules! before_reveal {
+    ($tx:ident, $is_postgres:expr, $pair_id:expr) => {{
+        if $is_postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock(7401)")
+                .execute(&mut *$tx)
+                .await?;
+        }
+        sqlx::query("DELETE FROM chain_anchors WHERE seed_pair_id = $1")
+            .bind($pair_id)
+            .execute(&mut *$tx)
+            .await?;
     }};
 }
 

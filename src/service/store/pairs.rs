@@ -357,17 +357,7 @@ impl Store {
                     .fetch_one(&mut *tx)
                     .await?;
             }
-            if is_postgres {
-                // Serialises reveals so reveal_seq follows commit order.
-                sqlx::query("SELECT pg_advisory_xact_lock(7401)")
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            // A revealed chain's seeds are all public: its sealed ones go.
-            sqlx::query("DELETE FROM chain_anchors WHERE seed_pair_id = $1")
-                .bind(pair_id)
-                .execute(&mut *tx)
-                .await?;
+            before_reveal!(tx, is_postgres, pair_id);
             let revealed: PairRow = sqlx::query_as(REVEAL)
                 .bind(pair_id)
                 .bind(&revealed_server_seed)

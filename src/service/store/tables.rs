@@ -194,6 +194,29 @@ macro_rules! ensure_collecting {
     };
 }
 
+/// Logs a seat's step (its commitment or its contribution: `$entry`) and
+/// records it in the seat's row, `$set` naming the value's, the time's and
+/// the log index's columns ($3, $4, $5); the updated row and the index.
+macro_rules! record_seat_step {
+    ($floor:expr, $tx:ident, ($pair_id:expr, $position:expr, $value:expr, $now:expr), $entry:expr, $set:literal) => {{
+        let index = append_log_entry!($floor, $tx, $entry);
+        let row: SeatRow = sqlx::query_as(concat!(
+            "UPDATE table_seats SET ",
+            $set,
+            " WHERE seed_pair_id = $1 AND position = $2 RETURNING ",
+            seat_columns!()
+        ))
+        .bind($pair_id)
+        .bind($position)
+        .bind($value)
+        .bind($now)
+        .bind(index)
+        .fetch_one(&mut *$tx)
+        .await?;
+        (row, index)
+    }};
+}
+
 impl Store {
     /// A pair's seats in seat order (none for a one-player pair).
     pub async fn seats(&self, pair_id: &str) -> Result<Vec<SeatRow>, sqlx::Error> {
@@ -255,19 +278,13 @@ impl Store {
             if Phase::of(&seats) == Phase::Reveal {
                 return Ok(Err(SeatRefused::CommitPhaseOver));
             }
-            let index = append_log_entry!(self.log_floor(), tx, entry(row.position as u32)?);
-            let row: SeatRow = sqlx::query_as(concat!(
-                "UPDATE table_seats SET commitment = $3, committed_at = $4, \
-                 commitment_log_index = $5 WHERE seed_pair_id = $1 AND position = $2 RETURNING ",
-                seat_columns!()
-            ))
-            .bind(pair_id)
-            .bind(row.position)
-            .bind(seat.commitment)
-            .bind(seat.now)
-            .bind(index)
-            .fetch_one(&mut *tx)
-            .await?;
+            let (row, index) = record_seat_step!(
+                self.log_floor(),
+                tx,
+                (pair_id, row.position, seat.commitment, seat.now),
+                entry(row.position as u32)?,
+                "commitment = $3, committed_at = $4, commitment_log_index = $5"
+            );
             let waiting = seats
                 .iter()
                 .filter(|s| s.commitment.is_none() && s.position != row.position)
@@ -343,19 +360,13 @@ impl Store {
             if commitment != seat.commitment {
                 return Ok(Err(SeatRefused::Mismatch { commitment }));
             }
-            let index = append_log_entry!(self.log_floor(), tx, entry(row.position as u32)?);
-            let row: SeatRow = sqlx::query_as(concat!(
-                "UPDATE table_seats SET contribution = $3, contributed_at = $4, \
-                 contribution_log_index = $5 WHERE seed_pair_id = $1 AND position = $2 RETURNING ",
-                seat_columns!()
-            ))
-            .bind(pair_id)
-            .bind(row.position)
-            .bind(seat.contribution)
-            .bind(seat.now)
-            .bind(index)
-            .fetch_one(&mut *tx)
-            .await?;
+            let (row, index) = record_seat_step!(
+                self.log_floor(),
+                tx,
+                (pair_id, row.position, seat.contribution, seat.now),
+                entry(row.position as u32)?,
+                "contribution = $3, contributed_at = $4, contribution_log_index = $5"
+            );
             let mut all = seats;
             all[row.position as usize] = row.clone();
             let pair = if all.iter().all(|s| s.contribution.is_some()) {
@@ -432,18 +443,7 @@ impl Store {
             let phase = Phase::of(&seats);
             let voiding = void(&pair, &seats)?;
             let index = append_log_entry!(self.log_floor(), tx, &voiding.log_entry);
-            if is_postgres {
-                // Serialises reveals so reveal_seq follows commit order (a
-                // void reveals its seed: the export lists it in that order).
-                sqlx::query("SELECT pg_advisory_xact_lock(7401)")
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            // A void chain table's seeds are all public: its sealed ones go.
-            sqlx::query("DELETE FROM chain_anchors WHERE seed_pair_id = $1")
-                .bind(pair_id)
-                .execute(&mut *tx)
-                .await?;
+            before_reveal!(tx, is_postgres, pair_id);
             let row: PairRow = sqlx::query_as(concat!(
                 "UPDATE seed_pairs SET status = $2, server_seed = $3, server_seed_sealed = NULL, \
                  next_server_seed_sealed = NULL, revealed_at = $4, void_phase = $5, \

@@ -7,11 +7,11 @@ use std::time::Duration;
 use fairdeal::service::dealer::Dealer;
 use fairdeal::service::http::statements::Monitors;
 use fairdeal::service::http::{self, AppState, Limits};
-use fairdeal::service::integrator;
+use fairdeal::service::log::integrator;
+use fairdeal::service::log::witnessing::Witnesses;
 use fairdeal::service::metrics::Metrics;
 use fairdeal::service::sealing::MasterKey;
 use fairdeal::service::store::{InsertKey, Store};
-use fairdeal::service::witnessing::Witnesses;
 use fairdeal::tlog::key::LogKey;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -159,14 +159,14 @@ async fn serve_app_full(
     ));
     let witnesses = Arc::new(witnesses);
     let metrics = Arc::new(Metrics::new());
-    let witnessing = tokio::spawn(fairdeal::service::witnessing::run(
+    let witnessing = tokio::spawn(fairdeal::service::log::witnessing::run(
         store.clone(),
         witnesses.clone(),
         metrics.clone(),
         Duration::from_millis(50),
         // As a service with a log mirror (the default): a witness that
         // answers garbage stops nothing.
-        fairdeal::service::witnessing::Guard::Mirror,
+        fairdeal::service::log::witnessing::Guard::Mirror,
     ));
     let dealer = Arc::new(Dealer::new(store, key));
     let state = AppState {

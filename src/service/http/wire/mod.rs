@@ -17,6 +17,8 @@ use crate::service::dealer::{PairLabel, Successor};
 use crate::service::store::{PairRow, PairStatus, RoundRow, RoundStatus};
 use crate::time::timestamp;
 
+pub mod tables;
+
 /// A game to deal, as the server reads it: the type and whichever
 /// parameters were sent; [`GameSpec::to_game`] applies each game's rules. Its
 /// description is [`GameDoc`].
@@ -183,7 +185,7 @@ pub struct SeedPair {
     /// A table pair's seats, commitments and contributions
     /// (fairdeal-table-v1); absent for a one-player pair, and in listings.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub table: Option<super::tables::TableView>,
+    pub table: Option<tables::TableView>,
     /// How the pair's rounds get their server seeds: `fairdeal-v1` (one
     /// seed, revealed by rotation) or `fairdeal-chain-v1` (a hash chain,
     /// one seed published as each round ends; docs/PROTOCOL.md §13).
@@ -428,7 +430,7 @@ impl CreatePairRequest {
             .label
             .map(|text| PairLabel::new(text).map_err(|rule| ApiError::invalid("label", rule)))
             .transpose()?;
-        let seats = self.seats.map(super::tables::parse_seats).transpose()?;
+        let seats = self.seats.map(tables::parse_seats).transpose()?;
         let max = crate::service::dealer::chains::MAX_SERVICE_CHAIN;
         let chain_length = match (self.protocol, self.chain_length) {
             (None | Some(PairProtocol::FairdealV1), None) => None,
@@ -503,7 +505,7 @@ impl RotateRequest {
                 "give client_seed (a one-player successor) or seats (a table), not both",
             )),
             (Some(text), None) => new_client_seed(text).map(Successor::ClientSeed),
-            (None, Some(labels)) => Ok(Successor::Table(Some(super::tables::parse_seats(labels)?))),
+            (None, Some(labels)) => Ok(Successor::Table(Some(tables::parse_seats(labels)?))),
             (None, None) => Ok(Successor::Table(None)),
         }
     }
