@@ -81,7 +81,8 @@ const lower = (value) => String(value).toLowerCase();
  * seed; `computed`: the winners recomputed from them, or null), differs
  * from its log entries (`logged`: `{ commit, clientSeed, result }`, each
  * `{ entry, index }` or null; `sourceDigest`: SHA-256 of the client seed's
- * stated source, or null when the record states none). `[{ what, logged,
+ * stated source, or null when the record states none, which differs from
+ * any logged commitment: the source is part of what was committed). `[{ what, logged,
  * shown, index }]`, in the entries' order; empty when every logged value is
  * the one checked.
  */
@@ -99,8 +100,8 @@ export async function drawDifferences(values, computed, logged, sourceDigest) {
     if (lower(commit.server_seed_hash) !== lower(values.server_seed_hash)) {
       differ("the server seed commitment", commit.server_seed_hash, values.server_seed_hash, at);
     }
-    if (sourceDigest !== null && lower(commit.client_seed_source_sha256) !== sourceDigest) {
-      differ("the SHA-256 of the client seed's stated source", commit.client_seed_source_sha256, sourceDigest, at);
+    if (lower(commit.client_seed_source_sha256) !== (sourceDigest ?? "(not stated)")) {
+      differ("the SHA-256 of the client seed's stated source", commit.client_seed_source_sha256, sourceDigest ?? "(not stated)", at);
     }
   }
   const seed = logged.clientSeed && logged.clientSeed.entry;

@@ -21,9 +21,10 @@ const DRAW_ROWS_SHOWN = 1000;
 
 /**
  * The loaded record (or null: values by hand), its entries in the log (or
- * null), the chosen list file, the last check.
+ * null), what the last lookup showed instead of a draw (or null), the
+ * chosen list file, the last check; counters of checks and lookups.
  */
-const drawState = { record: null, evidence: null, file: null, checked: null, run: 0 };
+const drawState = { record: null, evidence: null, unread: null, file: null, checked: null, run: 0, load: 0 };
 
 /** How often, and how many times, a draw with entries awaiting their checkpoint is read again. */
 const RECHECK_MS = 4000;
@@ -101,44 +102,90 @@ function showDrawListCopy(record) {
   }
 }
 
-/**
- * Reads draw `givenId` from the service and checks it: its record, held to
- * its entries in the transparency log. Entries not yet in a checkpoint are
- * read again by themselves (`recheck`: how many times so far).
- */
-export async function loadDraw(givenId, recheck = 0) {
-  const id = canonicalId(givenId);
-  const target = drawField("draw-result");
-  clearTimeout(recheckTimer);
-  if (!recheck) target.replaceChildren(el("p", { text: "Loading the draw…" }));
+/** Forgets the draw read last: its record, its log entries, its values in the form. */
+function forgetDraw() {
   drawState.record = null;
   drawState.evidence = null;
   drawState.checked = null;
+  drawState.unread = null;
+  fillDrawFields({});
   showDrawListCopy(null);
+}
+
+/** What a field of a draw's record must be: a check of its type each. */
+const text = (v) => typeof v === "string";
+const optionalText = (v) => v === null || v === undefined || typeof v === "string";
+const count = (v) => (typeof v === "number" && Number.isSafeInteger(v)) || (typeof v === "string" && /^[0-9]{1,20}$/.test(v.trim()));
+const DRAW_FIELDS = {
+  id: [text, "text"], status: [text, "text"], entries_sha256: [text, "text"], entries: [count, "a whole number"],
+  winners: [count, "a whole number"], server_seed_hash: [text, "text"], client_seed_source: [text, "text"],
+  client_seed: [optionalText, "text or null"], server_seed: [optionalText, "text or null"], label: [optionalText, "text or null"],
+  nonce: [count, "a whole number"], created_at: [optionalText, "text"], drawn_at: [optionalText, "text or null"],
+  result: [(v) => v === null || v === undefined || (Array.isArray(v) && v.every((row) => row !== null && typeof row === "object"
+    && count(row.rank) && count(row.entry) && optionalText(row.text))), "null or a list of winners (rank, entry, text)"],
+};
+
+/** Why `body` is not a draw this page can read (a field of another type), or null. */
+function drawRecordProblem(body) {
+  for (const [field, [ok, what]] of Object.entries(DRAW_FIELDS)) {
+    if (!ok(body[field])) return `its ${field} is not ${what}`;
+  }
+  return null;
+}
+
+/**
+ * Reads draw `givenId` from the service and checks it: its record, held to
+ * its entries in the transparency log. Entries not yet in a checkpoint are
+ * read again by themselves (`recheck`: how many times so far); the draw
+ * read before stays in force until the new read is complete. An answer
+ * that is not a draw to check (none, another id, an error, a record this
+ * page cannot read) replaces it, values and all, and stays in force until
+ * the next lookup or values typed by hand: choosing a list file then never
+ * checks the form's values without the log.
+ */
+export async function loadDraw(givenId, recheck = 0) {
+  const id = canonicalId(givenId);
+  const load = ++drawState.load;
+  const target = drawField("draw-result");
+  clearTimeout(recheckTimer);
+  if (!recheck) {
+    forgetDraw();
+    target.replaceChildren(el("p", { text: "Loading the draw…" }));
+  }
   resetWitnessView();
   forgetMonitorView();
+  let unread = null;
+  let read = null;
   try {
     const { status, body } = await getJson(`/v1/draws/${encodeURIComponent(id)}`);
     if (status === 404) {
-      target.replaceChildren(el("p", { class: "error", role: "alert" }, "No draw has the id ", quoted(id), "."));
-      return;
+      unread = [el("p", { class: "error", role: "alert" }, "No draw has the id ", quoted(id), ".")];
+    } else if (status !== 200) {
+      throw new Error(body.detail || `the server answered ${status}`);
+    } else if (body.id !== id) {
+      unread = answeredAnother("draw", id, body.id);
+    } else {
+      const problem = drawRecordProblem(body);
+      if (problem) throw new Error(`the service's answer is not a draw this page can read: ${problem}`);
+      read = { record: body, evidence: await drawLogEvidence(body) };
     }
-    if (status !== 200) throw new Error(body.detail || `the server answered ${status}`);
-    if (body.id !== id) {
-      target.replaceChildren(...answeredAnother("draw", id, body.id));
-      return;
-    }
-    drawState.evidence = await drawLogEvidence(body);
-    drawState.record = body;
-    fillDrawFields(body);
-    showDrawListCopy(body);
-    await checkDraw();
   } catch (error) {
     // Never a PASS, and read again: the service did not answer what the page needs.
-    drawState.record = null;
-    drawState.evidence = null;
-    target.replaceChildren(verdictEl("pending", `This draw could not be checked yet: ${error.message || error}. `
-      + "The page reads it again by itself."), unansweredCheckEl("draw", "error"));
+    unread = [verdictEl("pending", `This draw could not be checked yet: ${error.message || error}. `
+      + "The page reads it again by itself."), unansweredCheckEl("draw", "error")];
+  }
+  if (load !== drawState.load) return; // A newer lookup began meanwhile.
+  if (unread) {
+    forgetDraw();
+    drawState.unread = unread;
+    target.replaceChildren(...unread);
+  } else {
+    drawState.record = read.record;
+    drawState.evidence = read.evidence;
+    drawState.unread = null;
+    fillDrawFields(read.record);
+    showDrawListCopy(read.record);
+    await checkDraw();
   }
   const notice = drawState.record ? await logPinNoticeEl() : null;
   if (notice) target.insertBefore(notice, target.querySelector(":scope > [data-verdict]")?.nextSibling || target.firstChild);
@@ -238,9 +285,16 @@ export async function readDrawFile() {
 }
 
 /** Checks the draw in the form (and the chosen file) and shows the report. */
-export async function checkDraw() {
+export async function checkDraw({ byHand = false } = {}) {
   const run = ++drawState.run;
   const target = drawField("draw-result");
+  // Values typed and checked by hand take the place of a lookup that read no draw.
+  if (byHand) drawState.unread = null;
+  if (drawState.unread) {
+    drawState.checked = null;
+    target.replaceChildren(...drawState.unread);
+    return;
+  }
   const values = drawValues();
   const given = drawState.record || drawState.file
     || ["entries_sha256", "entries", "winners", "server_seed_hash", "client_seed", "server_seed"].some((k) => values[k]);
@@ -264,8 +318,17 @@ export async function checkDraw() {
   }
   const held = drawState.evidence ? await heldToDrawLog(values, result, drawState.evidence) : null;
   if (run !== drawState.run) return;
+  let report;
+  try {
+    report = drawReport(values, result, held);
+  } catch (error) {
+    // A value that cannot even be shown is never checked: not a PASS.
+    drawState.checked = null;
+    target.replaceChildren(verdictEl("pending", `This draw could not be shown: ${error.message || error}.`));
+    return;
+  }
   drawState.checked = { values, result, index: null };
-  target.replaceChildren(...drawReport(values, result, held));
+  target.replaceChildren(...report);
   renderDrawEntry();
 }
 

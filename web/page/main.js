@@ -21,7 +21,7 @@ drawField("draw-lookup-form").addEventListener("submit", (event) => {
 });
 drawField("draw-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  checkDraw();
+  checkDraw({ byHand: true });
 });
 drawField("draw-file").addEventListener("change", readDrawFile);
 drawField("draw-entry").addEventListener("input", renderDrawEntry);

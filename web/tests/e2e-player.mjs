@@ -469,6 +469,36 @@ step("a record answered in place of the one asked for fails: a round, a pair, a 
       another: n.dataset.answeredAnother }));
     assert.equal(shown.result, "fail", `${asked}: ${shown.text}`);
     assert.ok(shown.another && shown.text.includes(other.id), `${asked}: ${shown.text}`);
+    if (where === "#draw-result") {
+      // Choosing the list file afterwards checks nothing the service did not answer for.
+      await page.setInputFiles("#draw-file", config.draws.list);
+      await page.waitForTimeout(500);
+      assert.equal(await page.$eval("#draw-result > [data-verdict]", (n) => n.dataset.answeredAnother), "draw");
+    }
+    await page.close();
+  }
+}
+
+step("a draw record the page cannot read, or one that hides its client seed's source, is never a PASS, list file or not");
+{
+  const honest = await (await fetch(`${base}/v1/draws/${config.draws.honest}`)).json();
+  const { client_seed_source: _source, ...sourceless } = honest;
+  for (const [what, body] of [["a label that is no text", { ...honest, label: { toString: 1 } }], ["no stated source", sourceless]]) {
+    const page = await context.newPage();
+    page.on("pageerror", (err) => problems.push(`${what}: page error: ${err.message}`));
+    let reads = 0;
+    await page.route(`${base}/v1/draws/${config.draws.honest}`, (route) => {
+      reads += 1;
+      return route.fulfill({ json: body });
+    });
+    await page.goto(`${base}/verify?draw=${config.draws.honest}`);
+    await page.waitForSelector("#draw-result > [data-verdict]", { timeout: 60_000 });
+    await page.setInputFiles("#draw-file", config.draws.list);
+    await page.waitForTimeout(500);
+    const shown = await page.$eval("#draw-result > [data-verdict]", (n) => ({ result: n.dataset.verdict, text: n.textContent }));
+    assert.equal(shown.result, "pending", `${what}: ${shown.text}`);
+    assert.match(shown.text, /not a draw this page can read/, what);
+    assert.ok(reads >= 1);
     await page.close();
   }
 }

@@ -92,6 +92,8 @@ test("a draw as checked is compared with every value its three entries hold", as
   }
   const source = await drawDifferences(values, computed, logged, sha("another source"));
   assert.deepEqual(source.map((d) => d.what), ["the SHA-256 of the client seed's stated source"]);
+  const hidden = await drawDifferences(values, computed, logged, null);
+  assert.deepEqual(hidden.map((d) => [d.what, d.shown]), [["the SHA-256 of the client seed's stated source", "(not stated)"]]);
   // Nothing logged yet: nothing to differ from (whether an entry is due is the caller's rule).
   assert.deepEqual(await drawDifferences(values, computed, { commit: null, clientSeed: null, result: null }, null), []);
   // An entry of another kind where one was expected is not read as that one.
