@@ -83,7 +83,8 @@ class Http:
 # ---- signed notes, checkpoints, the tree ---------------------------------
 
 def parse_key(text):
-    name, key_id, b64 = text.strip().split("+")
+    # A key's base64 may hold "+" itself: split off the name and the id only.
+    name, key_id, b64 = text.strip().split("+", 2)
     raw = base64.b64decode(b64)
     if raw[0] != 0x01 or len(raw) != 33:
         raise ValueError("not an Ed25519 note key")

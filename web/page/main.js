@@ -14,7 +14,8 @@ document.getElementById("new-seed").addEventListener("click", newClientSeed);
 document.getElementById("make-contribution").addEventListener("click", makeContribution);
 drawField("draw-lookup-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  const id = drawField("draw-id").value.trim();
+  const given = pastedLink(drawField("draw-id").value);
+  const id = given.draw || given.id;
   if (!id) return;
   if (onServer) showInAddress({ draw: id });
   loadDraw(id);
@@ -27,10 +28,20 @@ drawField("draw-file").addEventListener("change", readDrawFile);
 drawField("draw-entry").addEventListener("input", renderDrawEntry);
 document.getElementById("lookup-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  const id = document.getElementById("lookup-id").value.trim();
+  const given = pastedLink(document.getElementById("lookup-id").value);
+  if (given.draw) {
+    drawField("draw-id").value = given.draw;
+    drawField("draw-section").scrollIntoView();
+    if (onServer) showInAddress({ draw: given.draw });
+    loadDraw(given.draw);
+    return;
+  }
+  const [kind, id] = given.round ? ["round", given.round] : given.pair ? ["pair", given.pair] : [null, given.id];
   if (!id) return;
-  if (onServer) showInAddress({ id });
-  lookUp(id, null);
+  // A round's link names its log entry (`log=INDEX`): read from the log itself, as when the link is opened.
+  const logIndex = kind === "round" && /^[0-9]{1,15}$/.test(given.log || "") ? Number(given.log) : null;
+  if (onServer) showInAddress(kind ? { [kind]: id, ...(logIndex === null ? {} : { log: String(logIndex) }) } : { id });
+  lookUp(id, kind, { logIndex });
 });
 document.getElementById("witness-form").addEventListener("submit", submitWitnessPolicy);
 document.getElementById("witness-forget").addEventListener("click", forgetWitnessPolicy);
@@ -74,6 +85,26 @@ if (!onServer) {
   }
 }
 document.documentElement.dataset.ready = "true";
+
+/**
+ * What a player typed or pasted in a lookup box: an id (`{ id }`), or a
+ * verification link (`…/verify?round=ID&log=INDEX`, `?pair=`, `?draw=`,
+ * `?id=`) read as the page reads its own address. Only the parameters are
+ * taken: a link never chooses the service (the released file's service is
+ * the player's, and a link's `service=` only proposes one).
+ */
+function pastedLink(text) {
+  const trimmed = String(text).trim();
+  if (!/[?&](round|pair|draw|id)=/.test(trimmed)) return { id: trimmed };
+  let params;
+  try {
+    params = new URL(trimmed, "https://link.invalid/").searchParams;
+  } catch {
+    return { id: trimmed };
+  }
+  const value = (name) => (params.get(name) || "").trim() || null;
+  return { round: value("round"), pair: value("pair"), draw: value("draw"), id: value("id"), log: value("log") };
+}
 
 /** The record looked up, in the address bar (and, in the released file, the service read). */
 function showInAddress(params) {

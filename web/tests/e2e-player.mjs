@@ -353,6 +353,23 @@ step("a chain round whose seed-publishing entry is not answered is never a PASS"
   await page.close();
 }
 
+step("a round's whole link pasted in the lookup box is read as the link: its log entry checked too");
+{
+  const page = await open(`${base}/verify`);
+  await page.fill("#lookup-id", `  ${base}${config.honest.link}  `);
+  await page.click("#lookup-form button[type=submit]");
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "pass", verdict.text);
+  assert.deepEqual(await results(page, "[data-check=link]"), ["pass"], "the link's log entry was read");
+  assert.match(await page.evaluate(() => location.search), /round=.*log=/);
+  // A draw's link in the same box opens the draw.
+  await page.fill("#lookup-id", `${base}/verify?draw=${config.draws.honest}`);
+  await page.click("#lookup-form button[type=submit]");
+  await page.waitForSelector("#draw-result > [data-verdict]", { timeout: 60_000 });
+  assert.equal(await page.inputValue("#draw-id"), config.draws.honest);
+  await page.close();
+}
+
 step("a link with the round id in upper case is the same round");
 {
   const page = await open(`${base}${config.honest.link.replace(/round=([^&]+)/, (_, id) => `round=${id.toUpperCase()}`)}`);
