@@ -5,7 +5,7 @@
 
 // ---- The transparency log --------------------------------------------------
 
-import { clientSeedEntry, pairCommitEntry, provenReceipt, sha256Hex } from "../evidence.mjs";
+import { clientSeedEntry, outOfOrder, pairCommitEntry, provenReceipt, sha256Hex } from "../evidence.mjs";
 import { shownLabel, shownText } from "../seed-display.mjs";
 import { sameSeedFindings, verifyCheckpoint, verifyConsistency, verifyReceipt } from "../tlog.mjs";
 import { cosignerNames, vouching, witnessPolicy } from "../witness.mjs";
@@ -680,9 +680,9 @@ export async function pairEntryChecks(record, { commitName = "commitment in log"
     nodes.push(...seeded);
   }
   const commitIndex = loggedIndex(commit);
-  if (commitIndex !== null && clientSeedIndex !== null && !(commitIndex < clientSeedIndex)) {
-    nodes.push(checkEl("log order", false, `the pair's commitment (entry ${commitIndex}) is not logged before its client seed `
-      + `(entry ${clientSeedIndex}): the operator could have chosen the commitment knowing the client seed`));
+  for (const { first, second } of outOfOrder([[commitIndex, "commitment"], [clientSeedIndex, "client seed"]])) {
+    nodes.push(checkEl("log order", false, `the pair's ${first.name} (entry ${first.index}) is not logged before its ${second.name} `
+      + `(entry ${second.index}): the operator could have chosen the commitment knowing the client seed`));
   }
   return { nodes, commitIndex, clientSeedIndex, ok: !nodes.some(failedLog), checkpoint: commit.checkpoint || null,
     commitEntry: commit.entry || null, clientSeedEntry: seedEntry };
