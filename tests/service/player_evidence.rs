@@ -824,7 +824,7 @@ async fn the_page_answers_to_the_log_not_to_the_operator_in_chromium() {
     );
     // Every step ran (a step skipped by mistake would pass silently).
     let steps = stdout.lines().filter(|line| line.starts_with("# ")).count();
-    assert_eq!(steps, 22, "{stdout}");
+    assert_eq!(steps, 23, "{stdout}");
 
     // The command line verifier gives the page's verdicts on the same draws.
     let vkey = app.public.get("/log/key").await.text.trim().to_owned();

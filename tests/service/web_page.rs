@@ -843,6 +843,20 @@ async fn the_command_line_verifier_gives_the_pages_verdicts() {
             "{}",
             refused.2
         );
+        // Each failed check says why, in the page's words, not only its name.
+        let failed: Vec<&str> = refused
+            .1
+            .lines()
+            .filter(|l| l.starts_with("  fail  "))
+            .collect();
+        assert!(
+            !failed.is_empty()
+                && failed.iter().all(|line| line
+                    .split_once(": ")
+                    .is_some_and(|(_, why)| why.len() > 10 && !why.contains("FAIL"))),
+            "{}",
+            refused.2
+        );
     }
     // What the page keeps between visits (--state): the checkpoint seen.
     // The log cannot have grown from one of its own size with another

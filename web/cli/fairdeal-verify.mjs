@@ -113,6 +113,8 @@ if (values.json) {
   process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
 } else {
   process.stdout.write(`${answer.verdict.toUpperCase()}: ${answer.text}\n`);
-  for (const check of answer.checks) process.stdout.write(`  ${check.result ?? "-"}  ${check.name}: ${check.text}\n`);
+  for (const check of answer.checks) {
+    process.stdout.write(`  ${check.result ?? "-"}  ${check.name}${check.detail ? `: ${check.detail}` : ""}\n`);
+  }
 }
 process.exit(EXIT[answer.verdict] ?? 1);

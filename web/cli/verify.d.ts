@@ -9,6 +9,8 @@ export interface Check {
   /** "pass", "fail", "pending" or "warning"; null for information. */
   result: string | null;
   text: string;
+  /** Why it passed or failed, in the page's words (its tooltip); null when the page gives none. */
+  detail: string | null;
 }
 
 /** The log pins, in the page's own format. */

@@ -55,7 +55,8 @@ const MONITOR_POLICY_KEY = "fairdeal-monitors";
  * object of strings, as returned by the last call; give it back to compare
  * this visit's log with the last one's. `wait` (ms): how long to let the
  * page look again by itself while entries await their checkpoint. Resolves
- * to `{ verdict, text, checks, state }`, `checks` each `{ name, result, text }`.
+ * to `{ verdict, text, checks, state }`, `checks` each `{ name, result, text, detail }`
+ * (detail: why it passed or failed, as the page's tooltip says it).
  */
 export async function verify({ service, kind, id, logKeys = [], pins = null, list = null, listName = "entrants.txt",
   witnesses = [], quorum = null, monitors = [], state = null, wait = 0 }) {
@@ -139,6 +140,7 @@ export async function verify({ service, kind, id, logKeys = [], pins = null, lis
     name: node.dataset.check,
     result: node.dataset.result || null,
     text: squeeze(node.textContent),
+    detail: squeeze(node.getAttribute("title")) || null,
   }));
   if (!shown) {
     return { verdict: "fail", text: squeeze(target.textContent) || "no verdict was drawn", checks, state: kept };

@@ -488,7 +488,14 @@ export async function logChecks(path, says, { name = "log", required = true } = 
     return required ? [checkEl(name, false, "the service shows no transparency log key (GET /log/key), so nothing it "
       + "says can be held against its log")] : [];
   }
-  const { status, body } = await getJson(path);
+  let answer = await getJson(path);
+  if (answer.status === 202 && Number.isSafeInteger(answer.body.log_index)
+    && answer.body.log_index < await latestSignedSize(vkey)) {
+    // A checkpoint signed since the receipt was read holds the entry: read
+    // it again, now owed with its proof (waitingChecks fails it if not).
+    answer = await getJson(path);
+  }
+  const { status, body } = answer;
   if (status === 202) return waitingChecks(vkey, body, says, name);
   if (status === 404 && required) {
     return [checkEl(name, false, `the server has no receipt for it (${body.detail || "not found"})`)];

@@ -89,6 +89,26 @@ step("a receipt withheld as not yet in a checkpoint, though its entry is inside 
   await page.close();
 }
 
+step("a receipt read just before its checkpoint was signed is read again, not failed: an honest race passes");
+{
+  const page = await context.newPage();
+  const seen = new Set();
+  await page.route("**/receipt", async (route) => {
+    const response = await route.fetch();
+    const url = route.request().url();
+    if (seen.has(url)) return route.fulfill({ response });
+    seen.add(url);
+    // The first read of each receipt: the service had not yet signed the checkpoint that holds it.
+    const body = await response.json();
+    await route.fulfill({ status: 202, headers: { "retry-after": "1" }, json: { ...body, proof: null } });
+  });
+  await page.goto(`${base}${config.honest.link}`);
+  const verdict = await verdictOf(page);
+  assert.equal(verdict.result, "pass", verdict.text);
+  assert.ok(seen.size >= 2, `the receipts were withheld once each (${seen.size})`);
+  await page.close();
+}
+
 step("an error instead of a receipt is never a PASS: not yet verifiable, looked at again");
 {
   for (const [pattern, status] of [["**/v1/seed-pairs/*/receipt", 500], ["**/receipt", 429], ["**/same-client-seed", 503],
