@@ -18,8 +18,8 @@ use tokio::sync::oneshot;
 use super::sealing::{MasterKey, Slot};
 use super::store::{
     BatchedRound, CloseRound, DealContext, InsertRound, NewChain, NewPair, NewRound, PairRow,
-    PairStatus, Rotate, Rotation, RoundRequest, RoundRow, SealedDeal, SetClientSeed, Store,
-    is_behind_log, is_idempotency_race, is_unavailable_cause,
+    PairStatus, Rotate, Rotation, RoundRequest, RoundRow, SealedDeal, SeedReuse, SetClientSeed,
+    Store, is_behind_log, is_idempotency_race, is_unavailable_cause,
 };
 use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
@@ -586,11 +586,12 @@ impl Dealer {
         &self,
         pair_id: &str,
         client_seed: &ClientSeed,
+        reuse: SeedReuse,
     ) -> anyhow::Result<SetClientSeed> {
         let entry = client_seed_entry(pair_id, client_seed, now_ms())?;
         Ok(self
             .store
-            .set_client_seed(pair_id, client_seed.as_str(), &entry)
+            .set_client_seed(pair_id, client_seed.as_str(), reuse, &entry)
             .await?)
     }
 
@@ -672,7 +673,12 @@ impl Dealer {
     /// next commitment, and the new client seed — or, for a table, the
     /// seats' contributions still to come (the same seats unless `next`
     /// names others).
-    pub async fn rotate(&self, pair_id: &str, next: Successor) -> anyhow::Result<Rotate> {
+    pub async fn rotate(
+        &self,
+        pair_id: &str,
+        next: Successor,
+        reuse: SeedReuse,
+    ) -> anyhow::Result<Rotate> {
         self.active.forget(pair_id);
         let successor_id = new_id();
         // A chain pair's successor is a chain of the same length from the
@@ -712,10 +718,12 @@ impl Dealer {
                 )
             }
         };
+        let successor_seed = client_seed.as_ref().map(|seed| (seed.as_str(), reuse));
         self.store
             .rotate(
                 pair_id,
                 false,
+                successor_seed,
                 |pair: &PairRow, sealed_deals: &[SealedDeal]| {
                     let sealed_current = pair
                         .server_seed_sealed
@@ -818,6 +826,7 @@ impl Dealer {
             .rotate(
                 pair_id,
                 true,
+                None,
                 |pair: &PairRow, sealed_deals: &[SealedDeal]| {
                     let sealed_current = pair
                         .server_seed_sealed

@@ -12,7 +12,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::harness::{
-    Backend, Client, Deployment, TestDatabase, log_reaches, random_master_key_hex, run_monitor,
+    Backend, Client, Deployment, Server, TestDatabase, log_reaches, random_master_key_hex,
+    run_monitor,
 };
 
 /// Everything stored, as text, to scan for secrets: the SQLite files' bytes,
@@ -449,19 +450,27 @@ async fn a_crash_loses_nothing_on_postgres() {
     a_crash_never_loses_an_acknowledged_round_or_deals_a_nonce_twice(Backend::Postgres).await;
 }
 
-/// Two server processes on one PostgreSQL database deal on the same pair at
-/// once: nonces still run 0, 1, 2, … with no gap or repeat.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn two_processes_on_one_postgres_deal_distinct_consecutive_nonces() {
-    let Some(db) = TestDatabase::create(Backend::Postgres).await else {
-        return;
-    };
+/// Two server processes on one PostgreSQL database (none without one): the
+/// database, the deployment, both servers, and a client of each with one
+/// operator key.
+async fn two_servers() -> Option<(TestDatabase, Deployment, [Server; 2], [Client; 2])> {
+    let db = TestDatabase::create(Backend::Postgres).await?;
     let deployment = Deployment::new(&db);
     let key = deployment.create_key("backend");
     let first = deployment.serve(&db.dir.path().join("a.log"), &[]);
     let second = deployment.serve(&db.dir.path().join("b.log"), &[]);
     let to_first = Client::new(&first.base).with_key(&key);
     let to_second = to_first.at(&second.base);
+    Some((db, deployment, [first, second], [to_first, to_second]))
+}
+
+/// Two server processes on one PostgreSQL database deal on the same pair at
+/// once: nonces still run 0, 1, 2, … with no gap or repeat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_processes_on_one_postgres_deal_distinct_consecutive_nonces() {
+    let Some((db, deployment, [first, second], [to_first, to_second])) = two_servers().await else {
+        return;
+    };
     let pair = to_first.active_pair("two servers").await;
     let n = 120;
     let tasks: Vec<_> = (0..n)
@@ -516,6 +525,111 @@ async fn two_processes_on_one_postgres_deal_distinct_consecutive_nonces() {
     let (status, stderr) = deployment.serve_refused(&random_master_key_hex());
     assert!(!status.success());
     assert!(stderr.contains("different master key"), "{stderr}");
+    drop((first, second));
+    db.remove().await;
+}
+
+/// Two server processes on one PostgreSQL database give one client seed (or
+/// lookalikes of it) to two of a tenant's pairs, or two draws of one list,
+/// at the same instant, again and again: exactly one of each two is set,
+/// the other refused as `client-seed-in-use`, whichever process answers.
+/// The rule runs in the write transaction that sets the seed, so the two
+/// cannot both read "no holder" and both commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_processes_never_both_give_out_a_lookalike_client_seed() {
+    let Some((db, _deployment, [first, second], [to_first, to_second])) = two_servers().await
+    else {
+        return;
+    };
+    let in_use = |reply: &crate::harness::Reply| {
+        reply.status == StatusCode::CONFLICT
+            && reply.json["type"]
+                .as_str()
+                .is_some_and(|t| t.ends_with("/client-seed-in-use"))
+    };
+    let one_of_two = |what: &str, a: &crate::harness::Reply, b: &crate::harness::Reply| {
+        let set = [a, b].iter().filter(|r| r.status == StatusCode::OK).count();
+        let refused = [a, b].iter().filter(|r| in_use(r)).count();
+        assert!(
+            set == 1 && refused == 1,
+            "{what}: one seed given twice at once must be set once and refused once; got {} {} and {} {}",
+            a.status,
+            a.text,
+            b.status,
+            b.text
+        );
+    };
+    // Two pairs awaiting their client seed, one lookalike seed each.
+    for trial in 0..40 {
+        let [a, b] = [
+            to_first.post("/v1/seed-pairs").await.id(),
+            to_first.post("/v1/seed-pairs").await.id(),
+        ];
+        let seed = format!("race-{trial}-player");
+        let lookalike = if trial % 2 == 0 {
+            seed.to_uppercase()
+        } else {
+            seed.clone()
+        };
+        let (path_a, path_b) = (
+            format!("/v1/seed-pairs/{a}/client-seed"),
+            format!("/v1/seed-pairs/{b}/client-seed"),
+        );
+        let (seed_a, seed_b) = (
+            json!({ "client_seed": seed }),
+            json!({ "client_seed": lookalike }),
+        );
+        let (x, y) = tokio::join!(
+            to_first.put_json(&path_a, &seed_a),
+            to_second.put_json(&path_b, &seed_b),
+        );
+        one_of_two(&format!("pairs, trial {trial}"), &x, &y);
+    }
+    // A rotation giving its successor the seed while another pair takes it.
+    for trial in 0..15 {
+        let rotated = to_first.active_pair(&format!("rotating-{trial}")).await;
+        let awaiting = to_first.post("/v1/seed-pairs").await.id();
+        let seed = format!("rotation-race-{trial}");
+        let (path, body) = (
+            format!("/v1/seed-pairs/{awaiting}/client-seed"),
+            json!({ "client_seed": seed }),
+        );
+        let (x, y) = tokio::join!(
+            to_first.rotate(&rotated, &seed),
+            to_second.put_json(&path, &body)
+        );
+        one_of_two(&format!("a rotation, trial {trial}"), &x, &y);
+    }
+    // Two draws of one list.
+    let list: String = (0..10).map(|i| format!("entrant {i}\n")).collect();
+    for trial in 0..15 {
+        let mut draws = Vec::new();
+        for _ in 0..2 {
+            let created = to_first
+                .send(
+                    to_first
+                        .request(
+                            Method::POST,
+                            "/v1/draws?winners=1&client_seed_source=a%20stream",
+                        )
+                        .header("content-type", "text/plain")
+                        .body(list.clone()),
+                )
+                .await
+                .success();
+            draws.push(created["id"].as_str().expect("id").to_owned());
+        }
+        let seed = json!({ "client_seed": format!("draw-race-{trial}") });
+        let paths = draws
+            .iter()
+            .map(|d| format!("/v1/draws/{d}/client-seed"))
+            .collect::<Vec<_>>();
+        let (x, y) = tokio::join!(
+            to_first.put_json(&paths[0], &seed),
+            to_second.put_json(&paths[1], &seed)
+        );
+        one_of_two(&format!("draws, trial {trial}"), &x, &y);
+    }
     drop((first, second));
     db.remove().await;
 }

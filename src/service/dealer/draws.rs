@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use super::{Dealer, PairLabel, fresh_seed, new_id};
 use crate::service::store::{
     BeginDraw, DrawCommitment, DrawRequest, DrawRow, DrawStatus, DrawUpdate, DuplicateLine,
-    StoreLines,
+    SeedReuse, StoreLines,
 };
 use crate::time::{now_ms, timestamp};
 use crate::tlog::entry::{Entry, client_seed_sha256};
@@ -420,6 +420,7 @@ impl Dealer {
         &self,
         draw_id: &str,
         client_seed: &ClientSeed,
+        reuse: SeedReuse,
     ) -> anyhow::Result<DrawUpdate> {
         let at = now_ms();
         let entry = Entry::DrawClientSeed {
@@ -431,7 +432,7 @@ impl Dealer {
         .to_bytes()?;
         Ok(self
             .store
-            .set_draw_client_seed(draw_id, client_seed.as_str(), at, &entry)
+            .set_draw_client_seed(draw_id, client_seed.as_str(), reuse, at, &entry)
             .await?)
     }
 

@@ -642,31 +642,24 @@ pub async fn set_client_seed(
     ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Response, ApiError> {
-    let allow_reuse = request.allow_reuse;
+    let reuse = super::wire::seed_reuse(request.allow_reuse);
     let client_seed = request.client_seed()?;
-    let draw = operators_draw(&state, &operator, &id).await?;
-    if !allow_reuse && let Some(list) = draw.entries_sha256.as_deref() {
-        let mut others = state
-            .dealer
-            .store()
-            .draws_with_lookalike(&draw.tenant, list, client_seed.as_str(), 6)
-            .await?;
-        others.retain(|other| *other != draw.id);
-        if !others.is_empty() {
-            others.truncate(5);
-            return Err(ApiError::conflict(
-                ProblemKind::ClientSeedInUse,
-                format!(
-                    "client_seed: draw(s) {} of this tenant draw from the same list with this \
-                     client seed or one that looks like it; two draws of one list with one seed \
-                     let the operator publish the result it liked, and the transparency log \
-                     shows it. Send \"allow_reuse\": true to insist",
-                    others.join(", ")
-                ),
-            ));
-        }
-    }
-    match state.dealer.set_draw_client_seed(&id, &client_seed).await? {
+    operators_draw(&state, &operator, &id).await?;
+    match state
+        .dealer
+        .set_draw_client_seed(&id, &client_seed, reuse)
+        .await?
+    {
+        DrawUpdate::SeedInUse(others) => Err(ApiError::conflict(
+            ProblemKind::ClientSeedInUse,
+            format!(
+                "client_seed: draw(s) {} of this tenant draw from the same list with this \
+                 client seed or one that looks like it; two draws of one list with one seed \
+                 let the operator publish the result it liked, and the transparency log \
+                 shows it. Send \"allow_reuse\": true to insist",
+                others.join(", ")
+            ),
+        )),
         DrawUpdate::Done(row) => {
             state.metrics.event("draw_client_seed");
             Ok(Json(with_receipt(&state, &row, row.client_seed_log_index).await?).into_response())
@@ -747,6 +740,7 @@ pub async fn run(
             ),
         )),
         DrawUpdate::NotFound => Err(draw_not_found(&id)),
+        DrawUpdate::SeedInUse(_) => Err(anyhow::anyhow!("running a draw checked a seed").into()),
     }
 }
 

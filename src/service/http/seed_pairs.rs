@@ -18,11 +18,10 @@ use super::receipts::receipt;
 use super::tables::pair_view;
 use super::wire::{
     ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotateRequest,
-    RotationResult, RoundPage, SeedPair, parse_pair_cursor,
+    RotationResult, RoundPage, SeedPair, parse_pair_cursor, seed_reuse,
 };
 use crate::service::dealer::{Owner, PairLabel, Successor};
 use crate::service::store::{PairFilter, PairRow, PairStatus, Rotate, SetClientSeed};
-use fairdeal_core::ClientSeed;
 
 /// Commit to a new seed pair.
 ///
@@ -119,33 +118,11 @@ pub(super) fn page_size(limit: Option<u32>, max: u32) -> Result<u32, ApiError> {
     }
 }
 
-/// Refuses `client_seed` for a pair of `tenant` while another of the
-/// tenant's pairs that is not revealed (other than `except`) holds it or a
-/// seed that looks like it, unless the operator insists (`allow_reuse`).
-/// Two processes setting lookalike seeds at the same moment can both pass:
-/// the monitor still reports it.
-async fn refuse_seed_in_use(
-    state: &AppState,
-    tenant: &str,
-    client_seed: &ClientSeed,
-    except: &[&str],
-    allow_reuse: bool,
-) -> Result<(), ApiError> {
-    if allow_reuse {
-        return Ok(());
-    }
-    const SHOWN: usize = 5;
-    let mut holders = state
-        .dealer
-        .store()
-        .live_pairs_with_lookalike(tenant, client_seed.as_str(), (SHOWN + except.len()) as i64)
-        .await?;
-    holders.retain(|id| !except.contains(&id.as_str()));
-    if holders.is_empty() {
-        return Ok(());
-    }
-    holders.truncate(SHOWN);
-    Err(ApiError::conflict(
+/// The answer to a client seed refused because these live pairs of the
+/// tenant hold it or one that looks like it
+/// ([`crate::service::store::SeedReuse::Refused`]).
+fn seed_in_use(holders: &[String]) -> ApiError {
+    ApiError::conflict(
         ProblemKind::ClientSeedInUse,
         format!(
             "client_seed: seed pair(s) {} of this tenant, not yet revealed, hold this client seed \
@@ -154,7 +131,7 @@ async fn refuse_seed_in_use(
              for another seed, rotate those pairs first, or send \"allow_reuse\": true to insist",
             holders.join(", ")
         ),
-    ))
+    )
 }
 
 /// Set the pair's client seed (once).
@@ -181,18 +158,22 @@ pub async fn set_client_seed(
     ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<ClientSeedRequest>,
 ) -> Result<Response, ApiError> {
-    let allow_reuse = request.allow_reuse;
+    let reuse = seed_reuse(request.allow_reuse);
     let client_seed = request.client_seed()?;
-    let pair = operator.pair(&state, &id).await?;
-    refuse_seed_in_use(&state, &pair.tenant, &client_seed, &[&id], allow_reuse).await?;
+    operator.pair(&state, &id).await?;
     // The pair with the receipt of its client seed's entry.
     let answer = async |pair: &PairRow| -> Result<Response, ApiError> {
         let mut view = SeedPair::view(pair, true);
         view.receipt = receipt(&state, pair.client_seed_log_index).await?;
         Ok(Json(view).into_response())
     };
-    match state.dealer.set_client_seed(&id, &client_seed).await? {
+    match state
+        .dealer
+        .set_client_seed(&id, &client_seed, reuse)
+        .await?
+    {
         SetClientSeed::Set(pair) => answer(&pair).await,
+        SetClientSeed::SeedInUse(holders) => Err(seed_in_use(&holders)),
         // The same seed again: a retry whose first answer was lost.
         SetClientSeed::AlreadySet(pair)
             if pair.seats.is_none()
@@ -331,22 +312,15 @@ pub async fn rotate(
     request: Option<ApiJson<RotateRequest>>,
 ) -> Result<Response, ApiError> {
     let request = request.map(|ApiJson(request)| request).unwrap_or_default();
-    let allow_reuse = request.allow_reuse;
+    let reuse = seed_reuse(request.allow_reuse);
     let successor = request.successor()?;
-    let pair = operator.pair(&state, &id).await?;
-    if let Successor::ClientSeed(seed) = &successor {
-        // The pair itself is revealed by this rotation, and its successor
-        // (if a retry finds one) holds the seed already.
-        let mut except = vec![id.as_str()];
-        except.extend(pair.successor_id.as_deref());
-        refuse_seed_in_use(&state, &pair.tenant, seed, &except, allow_reuse).await?;
-    }
+    operator.pair(&state, &id).await?;
     // The client seed a retry would find on the successor.
     let retry_seed = match &successor {
         Successor::ClientSeed(seed) => Some(seed.as_str().to_owned()),
         Successor::Table(_) => None,
     };
-    match state.dealer.rotate(&id, successor).await? {
+    match state.dealer.rotate(&id, successor, reuse).await? {
         Rotate::Rotated { revealed, current } => {
             state.metrics.event("rotation");
             tracing::info!(revealed = %revealed.id, current = %current.id, "seed pair rotated");
@@ -386,6 +360,7 @@ pub async fn rotate(
             }
         }
         Rotate::RoundsInPlay(ids) => Err(ApiError::rounds_in_play(ids)),
+        Rotate::SeedInUse(holders) => Err(seed_in_use(&holders)),
         Rotate::Ended(_) => Err(anyhow::anyhow!("a rotation ended the session").into()),
         Rotate::NeedsClientSeed => Err(ApiError::invalid(
             "client_seed",

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::{FromRow, QueryBuilder};
 use utoipa::ToSchema;
 
-use super::Store;
+use super::{SeedReuse, Store};
 
 /// Where a draw is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -164,6 +164,10 @@ pub enum DrawUpdate {
     NotFound,
     /// Not in the status the change needs: the draw as it is.
     Refused(DrawRow),
+    /// Refused ([`SeedReuse::Refused`]): these draws of the tenant from the
+    /// same list have the client seed or one that looks like it. Nothing
+    /// was written.
+    SeedInUse(Vec<String>),
 }
 
 /// A draw's step as one write transaction: appends its log entry
@@ -171,21 +175,34 @@ pub enum DrawUpdate {
 /// entry's index). When no row matched (the draw is not in the state the
 /// step needs), rolls back, the entry with it, and answers the draw as it
 /// is now ([`DrawUpdate::Refused`]).
+/// `then |tx, row| …` runs after the update, in the transaction (it may
+/// return early, which rolls back).
 macro_rules! logged_draw_update {
-    ($store:expr, $id:expr, $entry:expr, |$index:ident| $query:expr) => {{
-        let updated: DrawRow = write_tx!($store, |tx| {
-            let $index = append_log_entry!($store.log_floor(), tx, $entry);
-            let row: Option<DrawRow> = $query.fetch_optional(&mut *tx).await?;
-            let Some(row) = row else {
+    ($store:expr, $id:expr, $entry:expr, |$index:ident| $query:expr) => {
+        logged_draw_update!($store, $id, $entry, |$index| $query, then | tx, row | {})
+    };
+    ($store:expr, $id:expr, $entry:expr, |$index:ident| $query:expr,
+     then |$tx:ident, $row:ident| $then:expr) => {{
+        let updated: DrawRow = write_tx!($store, |$tx| {
+            let $index = append_log_entry!($store.log_floor(), $tx, $entry);
+            let row: Option<DrawRow> = $query.fetch_optional(&mut *$tx).await?;
+            let Some($row) = row else {
                 // Roll back (the log entry goes too) before reading.
-                drop(tx);
+                drop($tx);
                 return $store.draw_refused($id).await;
             };
-            row
+            $then;
+            $row
         });
         Ok(DrawUpdate::Done(updated))
     }};
 }
+
+/// The tenant's other draws from the same list holding the lookalike `$1`
+/// (for [`seed_holders!`]).
+const SAME_LIST_HOLDERS: &str = "SELECT id FROM draws WHERE client_seed_lookalike = $1 \
+     AND id <> $2 AND tenant = (SELECT tenant FROM draws WHERE id = $2) \
+     AND entries_sha256 = (SELECT entries_sha256 FROM draws WHERE id = $2) ORDER BY id LIMIT $3";
 
 impl Store {
     /// Starts a draw: a hidden draft to upload a list into (`commitment`
@@ -493,35 +510,14 @@ impl Store {
             .await)
     }
 
-    /// The tenant's draws from the list `entries_sha256` given `client_seed`
-    /// or a seed that looks like it (at most `limit`, by id).
-    pub async fn draws_with_lookalike(
-        &self,
-        tenant: &str,
-        entries_sha256: &str,
-        client_seed: &str,
-        limit: i64,
-    ) -> Result<Vec<String>, sqlx::Error> {
-        let ids: Vec<(String,)> = with_pool!(self, |pool| {
-            sqlx::query_as(
-                "SELECT id FROM draws WHERE tenant = $1 AND entries_sha256 = $2 \
-                 AND client_seed_lookalike = $3 ORDER BY id LIMIT $4",
-            )
-            .bind(tenant)
-            .bind(entries_sha256)
-            .bind(crate::text::lookalike_sha256(client_seed))
-            .bind(limit)
-            .fetch_all(pool)
-            .await
-        })?;
-        Ok(ids.into_iter().map(|(id,)| id).collect())
-    }
-
-    /// Sets the client seed of a draw awaiting one, with its log entry.
+    /// Sets the client seed of a draw awaiting one, with its log entry;
+    /// under [`SeedReuse::Refused`], not while another draw of the tenant
+    /// from the same list has it or a lookalike.
     pub async fn set_draw_client_seed(
         &self,
         id: &str,
         client_seed: &str,
+        reuse: SeedReuse,
         at_ms: i64,
         log_entry: &[u8],
     ) -> Result<DrawUpdate, sqlx::Error> {
@@ -531,14 +527,27 @@ impl Store {
              WHERE id = $1 AND status = $6 AND lost_log_index IS NULL RETURNING ",
             draw_columns!()
         );
-        logged_draw_update!(self, id, log_entry, |index| sqlx::query_as(SQL)
-            .bind(id)
-            .bind(client_seed)
-            .bind(DrawStatus::Ready.as_str())
-            .bind(at_ms)
-            .bind(index)
-            .bind(DrawStatus::AwaitingClientSeed.as_str())
-            .bind(crate::text::lookalike_sha256(client_seed)))
+        logged_draw_update!(
+            self,
+            id,
+            log_entry,
+            |index| sqlx::query_as(SQL)
+                .bind(id)
+                .bind(client_seed)
+                .bind(DrawStatus::Ready.as_str())
+                .bind(at_ms)
+                .bind(index)
+                .bind(DrawStatus::AwaitingClientSeed.as_str())
+                .bind(crate::text::lookalike_sha256(client_seed)),
+            then | tx,
+            row | {
+                let holders: Vec<String> =
+                    seed_holders!(tx, reuse, SAME_LIST_HOLDERS, client_seed, id);
+                if !holders.is_empty() {
+                    return Ok(DrawUpdate::SeedInUse(holders));
+                }
+            }
+        )
     }
 
     /// Stores a ready draw's winners and reveals its seed, with the log

@@ -594,31 +594,6 @@ impl Store {
         })
     }
 
-    /// The tenant's pairs that hold `client_seed`, or a seed that looks
-    /// like it, and are not revealed (at most `limit`, by id): giving
-    /// the seed to one more would let the operator deal each hand on both
-    /// and show the one it liked.
-    pub async fn live_pairs_with_lookalike(
-        &self,
-        tenant: &str,
-        client_seed: &str,
-        limit: i64,
-    ) -> Result<Vec<String>, sqlx::Error> {
-        let ids: Vec<(String,)> = with_pool!(self, |pool| {
-            sqlx::query_as(
-                "SELECT id FROM seed_pairs WHERE client_seed_lookalike = $1 AND tenant = $2 \
-                 AND status = $3 ORDER BY id LIMIT $4",
-            )
-            .bind(crate::text::lookalike_sha256(client_seed))
-            .bind(tenant)
-            .bind(super::rows::PairStatus::Active.as_str())
-            .bind(limit)
-            .fetch_all(pool)
-            .await
-        })?;
-        Ok(ids.into_iter().map(|(id,)| id).collect())
-    }
-
     /// Fills in the lookalike form of active pairs' client seeds set before
     /// it was stored (migration 0012), a batch at a time; returns how many.
     /// Revealed pairs keep none: no seed can be given against them.

@@ -11,7 +11,12 @@
 //!   it up;
 //! - a round is answered only after that transaction commits;
 //! - rotation first locks the pair row, then looks for rounds in play with a
-//!   fresh statement, so a round committed concurrently is always seen.
+//!   fresh statement, so a round committed concurrently is always seen;
+//! - a client seed is refused while another live holder of the tenant has
+//!   it or a lookalike ([`SeedReuse`]), read in the transaction that sets
+//!   it, after its log entry: the log's row lock orders every transaction
+//!   that writes the log, so two that give out lookalike seeds at once
+//!   cannot both read "no holder".
 //!
 //! The store never sees a server seed in the clear except a revealed one: it
 //! stores and returns sealed bytes, and the caller's closures open them.
@@ -203,6 +208,46 @@ macro_rules! append_log_entry {
             .execute(&mut *$tx)
             .await?;
         index
+    }};
+}
+
+/// Whether a client seed may go to a pair (or a draw) while another live
+/// holder of the same tenant (a pair not yet revealed; a draw of the same
+/// list) has it or a seed that looks like it: one seed on two pairs lets
+/// the operator deal each hand on both and show the one it liked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedReuse {
+    /// Refused: the holders are answered instead, and nothing is written.
+    Refused,
+    /// The operator insists (`allow_reuse`); the log shows it, and the
+    /// monitor and the page name it.
+    Allowed,
+}
+
+/// How many holders a refusal of a lookalike seed names.
+pub const SEED_HOLDERS_SHOWN: i64 = 5;
+
+/// The ids (at most [`SEED_HOLDERS_SHOWN`], by id) that `$sql` finds
+/// holding a seed that looks like `$client_seed`, other than `$id`, when
+/// `$reuse` refuses them; empty when it allows them. `$sql` binds the
+/// lookalike digest `$1`, `$id` as `$2`, the limit `$3`, then `$binds`.
+/// Runs after the transaction's [`append_log_entry!`]: the `log_state` row
+/// lock taken there orders every transaction that writes the log, so the
+/// holders read here stay the holders until this transaction commits.
+macro_rules! seed_holders {
+    ($tx:ident, $reuse:expr, $sql:expr, $client_seed:expr, $id:expr $(, $bind:expr)*) => {{
+        if $reuse == $crate::service::store::SeedReuse::Allowed {
+            Vec::new()
+        } else {
+            let ids: Vec<(String,)> = sqlx::query_as($sql)
+                .bind($crate::text::lookalike_sha256($client_seed))
+                .bind($id)
+                .bind($crate::service::store::SEED_HOLDERS_SHOWN)
+                $(.bind($bind))*
+                .fetch_all(&mut *$tx)
+                .await?;
+            ids.into_iter().map(|(id,)| id).collect::<Vec<String>>()
+        }
     }};
 }
 

@@ -1,7 +1,7 @@
 //! Seed pairs: commit, set the client seed, read, rotate, list the revealed.
 
-use super::Store;
 use super::rows::{NewPair, PairRow, PairStatus, RoundStatus};
+use super::{SeedReuse, Store};
 
 /// The outcome of setting a client seed.
 #[derive(Debug)]
@@ -10,7 +10,30 @@ pub enum SetClientSeed {
     NotFound,
     /// Already set (or revealed): the pair as it is.
     AlreadySet(PairRow),
+    /// Refused ([`SeedReuse::Refused`]): these live pairs of the tenant
+    /// hold the seed or one that looks like it. Nothing was written.
+    SeedInUse(Vec<String>),
 }
+
+/// [`seed_holders!`] of the tenant's live pairs other than `$id`.
+macro_rules! live_pair_holders {
+    ($tx:ident, $reuse:expr, $client_seed:expr, $id:expr) => {
+        seed_holders!(
+            $tx,
+            $reuse,
+            LIVE_PAIR_HOLDERS,
+            $client_seed,
+            $id,
+            PairStatus::Active.as_str()
+        )
+    };
+}
+
+/// The tenant's live pairs other than `$2` holding the lookalike `$1` (for
+/// [`seed_holders!`]).
+const LIVE_PAIR_HOLDERS: &str = "SELECT id FROM seed_pairs WHERE client_seed_lookalike = $1 \
+     AND status = $4 AND id <> $2 AND tenant = (SELECT tenant FROM seed_pairs WHERE id = $2) \
+     ORDER BY id LIMIT $3";
 
 /// A round whose deal is sealed: its id and the sealed bytes.
 pub type SealedDeal = (String, Vec<u8>);
@@ -59,6 +82,10 @@ pub enum Rotate {
     /// A table rotated with a client seed: its successor is a table, whose
     /// seats contribute the seed.
     TableTakesNoClientSeed,
+    /// Refused ([`SeedReuse::Refused`]): these live pairs of the tenant hold
+    /// the successor's client seed or one that looks like it. Nothing was
+    /// written.
+    SeedInUse(Vec<String>),
 }
 
 impl PairRow {
@@ -190,11 +217,14 @@ impl Store {
             .await)
     }
 
-    /// Sets the client seed once, with its log entry.
+    /// Sets the client seed once, with its log entry; under
+    /// [`SeedReuse::Refused`], not while another live pair of the tenant
+    /// holds it or a lookalike.
     pub async fn set_client_seed(
         &self,
         id: &str,
         client_seed: &str,
+        reuse: SeedReuse,
         log_entry: &[u8],
     ) -> Result<SetClientSeed, sqlx::Error> {
         const SQL: &str = concat!(
@@ -214,6 +244,10 @@ impl Store {
             match updated {
                 Some(_) => {
                     let index = append_log_entry!(self.log_floor(), tx, log_entry);
+                    let holders: Vec<String> = live_pair_holders!(tx, reuse, client_seed, id);
+                    if !holders.is_empty() {
+                        return Ok(SetClientSeed::SeedInUse(holders));
+                    }
                     const RECORD: &str = concat!(
                         "UPDATE seed_pairs SET client_seed_log_index = $2 WHERE id = $1 RETURNING ",
                         pair_columns!()
@@ -243,10 +277,14 @@ impl Store {
     /// in the clear from now on) and the successor to insert (none when the
     /// session `ending`: then a pair still awaiting its client seed or its
     /// seats' contributions may be revealed too; it dealt nothing).
+    /// `successor_seed`: the client seed the successor takes, refused under
+    /// [`SeedReuse::Refused`] while another live pair of the tenant holds it
+    /// or a lookalike.
     pub async fn rotate<F>(
         &self,
         pair_id: &str,
         ending: bool,
+        successor_seed: Option<(&str, SeedReuse)>,
         rotation: F,
     ) -> anyhow::Result<Rotate>
     where
@@ -332,6 +370,14 @@ impl Store {
                     "a rotation logs one to three entries, or none when its reveal is logged"
                 ),
             };
+            if let Some((seed, reuse)) = successor_seed {
+                // After the reveal's entry; before the successor, which takes it.
+                // The pair revealed here may have held it: it is no longer live.
+                let holders: Vec<String> = live_pair_holders!(tx, reuse, seed, pair_id);
+                if !holders.is_empty() {
+                    return Ok(Rotate::SeedInUse(holders));
+                }
+            }
             for entry in &also_logged {
                 append_log_entry!(self.log_floor(), tx, entry);
             }

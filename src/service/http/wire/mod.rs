@@ -603,6 +603,15 @@ impl ClientSeedRequest {
     }
 }
 
+/// `allow_reuse` as the store's rule.
+pub fn seed_reuse(allow_reuse: bool) -> crate::service::store::SeedReuse {
+    if allow_reuse {
+        crate::service::store::SeedReuse::Allowed
+    } else {
+        crate::service::store::SeedReuse::Refused
+    }
+}
+
 /// A client seed the service takes from now on: the protocol's rules, and
 /// one that shows as it is ([`crate::text::invisible`]: no invisible, format
 /// or bidi character, and in NFC), so that the seed an operator relays
