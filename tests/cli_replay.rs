@@ -352,4 +352,22 @@ fn a_chain_round_is_replayed_against_the_chain_commitment() {
         "{}",
         stderr(&out)
     );
+    // The chain's commitment given as the round's own (--commitment, as a
+    // pair's server_seed_hash reads): named for what it is, with the flags
+    // that check it.
+    let mut mistaken = args(round["server_seed"].as_str().expect("seed"));
+    let at = mistaken
+        .iter()
+        .position(|a| a == "--chain-commitment")
+        .expect("given");
+    mistaken[at] = "--commitment".to_owned();
+    let out = replay(&mistaken.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("fairdeal-chain-v1 chain in which the given seed is round 2's")
+            && said.contains("Give it as --chain-commitment, with --nonce 2")
+            && !said.contains("prove nothing"),
+        "{said}"
+    );
 }

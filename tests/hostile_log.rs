@@ -303,3 +303,72 @@ fn a_bundle_of_the_wrong_size_or_shape_is_named_not_split() {
         assert!(stdout.contains(&finding), "{finding}: {stdout}");
     }
 }
+
+/// A checkpoint signed by the log's own key over bundles that parse, with
+/// hash tiles that do not match them: the first tile shown wrong ends the
+/// reading with that finding (nothing after it can be authenticated),
+/// instead of reading on through the entries the checkpoint claims.
+#[test]
+fn a_tree_shown_wrong_stops_the_reading_at_once() {
+    let (_, entries) = story(1);
+    let entry = bytes(&entries)[0].clone();
+    let bundle = fairdeal::tlog::tiles::entry_bundle(std::iter::repeat_n(entry.as_slice(), 256))
+        .expect("bundle");
+    let bundles = 64u64;
+    let size = bundles * 256;
+    let signer = key(7);
+    let mut files = vec![
+        ("/log/key".to_owned(), signer.vkey().into_bytes()),
+        (
+            "/log/checkpoint".to_owned(),
+            signer
+                .sign_note(&format!("{ORIGIN}\n{size}\n{}=\n", "A".repeat(43)))
+                .expect("sign")
+                .into_bytes(),
+        ),
+    ];
+    for index in 0..bundles {
+        for level in [None, Some(0)] {
+            let path = fairdeal::tlog::tiles::TilePath {
+                level,
+                index,
+                width: 256,
+            }
+            .path();
+            let body = if level.is_none() {
+                bundle.clone()
+            } else {
+                vec![0; 256 * 32]
+            };
+            files.push((format!("/log/{path}"), body));
+        }
+    }
+    let log = served(files);
+    let base = serve(log.clone());
+    let out = fairdeal(&["monitor", &base, "--json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let report: Value = serde_json::from_str(&stdout).expect("a JSON report");
+    let findings = report["findings"].as_array().expect("findings");
+    let tiles: Vec<&str> = findings
+        .iter()
+        .filter(|f| f["kind"] == "tile")
+        .filter_map(|f| f["detail"].as_str())
+        .collect();
+    assert!(
+        tiles.len() == 1
+            && tiles[0].contains("hash tile 0/0 does not match the entries")
+            && tiles[0].contains("reading stopped after 256 of the 16384"),
+        "{stdout}"
+    );
+    assert!(
+        !findings.iter().any(|f| f["kind"] == "tree"),
+        "said once: {stdout}"
+    );
+    // The reader fetches a few bundles ahead of the checker, no more.
+    let read = log.bundle_requests.load(Ordering::SeqCst);
+    assert!(
+        read < 24,
+        "{read} of {bundles} bundles read after the tree was shown wrong"
+    );
+}

@@ -662,16 +662,17 @@ pub(crate) fn read_log(
                 };
                 match served {
                     Some(served) => checker.compare_tile(&tile, &served),
-                    None => checker.add_finding(
-                        "tile",
-                        format!("{path} is not served, though the signed checkpoint covers it"),
-                    ),
+                    None => checker.tile_not_served(&path),
+                }
+                if checker.disproven() {
+                    break;
                 }
             }
             Ok(())
         };
         for index in first..bundles {
-            if checker.abandoned() {
+            // The tree shown wrong: nothing further can be authenticated.
+            if checker.abandoned() || checker.disproven() {
                 break;
             }
             let width = (size - index * TILE_WIDTH).min(TILE_WIDTH);
@@ -714,8 +715,10 @@ pub(crate) fn read_log(
             bar.inc(1);
         }
         drop(ahead);
-        checker.end_of_entries();
-        tiles(&mut checker, None)?;
+        if !checker.disproven() {
+            checker.end_of_entries();
+            tiles(&mut checker, None)?;
+        }
         Ok(())
     })?;
     if let Some((mut out, path)) = ledger_out {

@@ -222,6 +222,24 @@ fn table_json_seed(path: &std::path::Path) -> Result<ClientSeed, InputError> {
     table_client_seed(&seats, &contributions).map_err(|err| InputError::new(flag, err))
 }
 
+/// The steps a mistaken commitment is searched for along a chain: a
+/// second or so of hashing, chains of up to a million rounds.
+const CHAIN_SEARCH_STEPS: u64 = 1 << 20;
+
+/// The nonce `n` for which `commitment` is `seed` hashed `n + 1` times (the
+/// commitment of a chain in which `seed` is round `n`'s), if within
+/// [`CHAIN_SEARCH_STEPS`]; `n = 0` is a plain commitment, never asked here.
+fn chain_position(seed: &ServerSeed, commitment: &Commitment) -> Option<u64> {
+    let mut step = chain_step(seed);
+    for nonce in 1..CHAIN_SEARCH_STEPS {
+        step = chain_step(&step);
+        if step.as_bytes() == commitment.as_bytes() {
+            return Some(nonce);
+        }
+    }
+    None
+}
+
 /// `fairdeal replay --json` output.
 #[derive(Debug, Serialize)]
 pub struct ReplayRecord<'a> {
@@ -249,6 +267,17 @@ pub fn run(opts: ReplayOpts) -> anyhow::Result<ExitCode> {
     if let Some(published) = input.commitment
         && published != computed
     {
+        // A chain pair's `server_seed_hash` (the chain's commitment) given
+        // as the round's own: say so, and where the right values are.
+        if let Some(round) = chain_position(&input.server_seed, &published) {
+            eprintln!(
+                "error: {published} is not this round's commitment but the commitment of a \
+                 fairdeal-chain-v1 chain in which the given seed is round {round}'s (the pair's \
+                 server_seed_hash). Give it as --chain-commitment, with --nonce {round}; the \
+                 round's own commitment is its chain.round_commitment."
+            );
+            return Ok(ExitCode::FAILURE);
+        }
         eprintln!(
             "error: commitment mismatch: SHA-256 of the given server seed is {computed},\n\
              but the published commitment is {published}.\n\

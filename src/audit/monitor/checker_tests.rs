@@ -143,7 +143,7 @@ fn a_chain_published_wrongly_is_named() {
                 e
             },
             "order",
-            "publishes the seed of round Some(2) where round 1's was next",
+            "publishes the seed of round 2 where round 1's was next",
         ),
         (
             "a seed before its round",
@@ -697,6 +697,43 @@ fn a_nonce_after_the_last_one_is_a_finding_not_a_wrap() {
     let details: Vec<&str> = report.findings.iter().map(|f| f.detail.as_str()).collect();
     assert_eq!(details.len(), 2, "{details:?}");
     assert!(details[1].contains("after nonce 2^64 - 1"), "{details:?}");
+}
+
+#[test]
+fn an_entry_without_its_pair_or_nonce_is_named_as_such() {
+    let mut nameless = round("p", 1);
+    nameless["seed_pair"] = "".into();
+    let mut no_nonce = round("p", 1);
+    no_nonce["nonce"] = "1".into();
+    let mut no_pair = client_seed("p", "s");
+    no_pair.as_object_mut().expect("object").remove("seed_pair");
+    let report = run(&[
+        commit("p", Some("t")),
+        client_seed("p", "s"),
+        round("p", 0),
+        nameless,
+        no_nonce,
+        no_pair,
+        round("p", 1),
+    ]);
+    let details: Vec<&str> = report.findings.iter().map(|f| f.detail.as_str()).collect();
+    assert_eq!(
+        details,
+        [
+            "a round entry that names no seed pair (its seed_pair is missing or empty)",
+            "a round entry of pair p without a nonce (its nonce is missing or not a whole number \
+             from 0 to 2^64 - 1)",
+            "a client_seed entry that names no seed pair (its seed_pair is missing or empty)",
+        ],
+        "{details:?}"
+    );
+    assert_eq!(kinds(&report), ["entry"; 3]);
+    // A round of a pair never committed names the pair as a pair.
+    let report = run(&[round("q", 0)]);
+    assert_eq!(
+        report.findings[0].detail,
+        "a round of pair q before its commitment"
+    );
 }
 
 #[test]

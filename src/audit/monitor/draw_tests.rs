@@ -23,6 +23,7 @@ fn findings(entries: &[Value]) -> Vec<(&'static str, String)> {
         games: Default::default(),
         witnessed_by: None,
         latest_unwitnessed_size: None,
+        disproven: false,
     };
     for (index, entry) in entries.iter().enumerate() {
         checker.draw_entry(index as u64, entry);

@@ -498,6 +498,10 @@ pub struct LogChecker {
     /// See [`MonitorReport::witnessed_by`].
     witnessed_by: Option<Vec<String>>,
     latest_unwitnessed_size: Option<u64>,
+    /// A hash tile the checkpoint covers is shown not to match the entries
+    /// (or is not served): nothing read after it can be authenticated, so
+    /// a reader stops ([`LogChecker::disproven`]).
+    disproven: bool,
 }
 
 /// What the checker remembers of the entries it has read: what a later
@@ -649,6 +653,7 @@ impl LogChecker {
             games: Default::default(),
             witnessed_by: None,
             latest_unwitnessed_size: None,
+            disproven: false,
         })
     }
 
@@ -810,18 +815,45 @@ impl LogChecker {
         self.ready.extend(self.tree.partial_tiles());
     }
 
-    /// Compares a hash tile as served with the hashes the entries give.
+    /// Compares a hash tile as served with the hashes the entries give. A
+    /// tile that does not match disproves the log's tree: the reading
+    /// stops there ([`LogChecker::disproven`]).
     pub fn compare_tile(&mut self, tile: &ExpectedTile, served: &[u8]) {
         if tile.bytes() != served {
-            self.memory.findings.add(
-                "tile",
-                None,
-                format!(
-                    "hash tile {}/{} does not match the entries",
-                    tile.level, tile.index
-                ),
-            );
+            self.disprove(format!(
+                "hash tile {}/{} does not match the entries",
+                tile.level, tile.index
+            ));
         }
+    }
+
+    /// A hash tile the signed checkpoint covers is not served (`path`):
+    /// the tree cannot be checked, and the reading stops there.
+    pub fn tile_not_served(&mut self, path: &str) {
+        self.disprove(format!(
+            "{path} is not served, though the signed checkpoint covers it"
+        ));
+    }
+
+    fn disprove(&mut self, what: String) {
+        let read = self.tree.leaves();
+        self.memory.findings.add(
+            "tile",
+            None,
+            format!(
+                "{what}: the log's tree is not the one its entries make, so no entry can be \
+                 authenticated against its checkpoint; reading stopped after {read} of the {} \
+                 entries it claims",
+                self.size
+            ),
+        );
+        self.disproven = true;
+    }
+
+    /// Whether the log's tree was shown wrong ([`LogChecker::compare_tile`]):
+    /// a reader stops, for nothing after it can be authenticated.
+    pub fn disproven(&self) -> bool {
+        self.disproven
     }
 
     /// A finding the reader made (an answer that is not what it must be).
@@ -958,6 +990,9 @@ impl LogChecker {
 
     fn check_tree(&mut self) {
         let findings = &mut self.memory.findings;
+        if self.disproven && self.tree.leaves() != self.size {
+            return; // Said once, where the reading stopped.
+        }
         if self.tree.leaves() != self.size {
             findings.add(
                 "tree",

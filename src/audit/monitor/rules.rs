@@ -24,6 +24,35 @@ impl LogChecker {
         };
         let pair_id = Fields::text(&fields.seed_pair);
         let full = || serde_json::from_slice::<Value>(bytes).unwrap_or_default();
+        let of_a_pair = matches!(
+            fields.kind.as_deref(),
+            Some("commit" | "client_seed" | "round" | "round_seed" | "reveal")
+                | Some("seat_commitment" | "seat_contribution" | "table_void")
+        );
+        if of_a_pair && pair_id.is_empty() {
+            let kind = fields.kind.as_deref().unwrap_or_default();
+            self.memory.findings.add(
+                "entry",
+                Some(index),
+                format!(
+                    "a {kind} entry that names no seed pair (its seed_pair is missing or empty)"
+                ),
+            );
+            return;
+        }
+        if let Some(kind @ ("round" | "round_seed")) = fields.kind.as_deref()
+            && fields.nonce.is_none()
+        {
+            self.memory.findings.add(
+                "entry",
+                Some(index),
+                format!(
+                    "a {kind} entry of pair {pair_id} without a nonce (its nonce is missing or not \
+                     a whole number from 0 to 2^64 - 1)"
+                ),
+            );
+            return;
+        }
         match fields.kind.as_deref() {
             Some("commit") => {
                 // A table's seats, read from the whole entry.
@@ -179,8 +208,11 @@ impl LogChecker {
         } else {
             "before its commitment"
         };
-        m.findings
-            .add("order", Some(index), format!("{what} of {pair_id} {when}"));
+        m.findings.add(
+            "order",
+            Some(index),
+            format!("{what} of pair {pair_id} {when}"),
+        );
     }
 
     pub(super) fn client_seed(&mut self, index: u64, pair_id: &str, fields: &Fields) {
@@ -244,7 +276,8 @@ impl LogChecker {
 
     pub(super) fn round(&mut self, index: u64, pair_id: &str, fields: &Fields) {
         self.memory.rounds += 1;
-        let nonce = fields.nonce;
+        // A round without a nonce was reported where it was read.
+        let Some(nonce) = fields.nonce else { return };
         let m = &mut self.memory;
         let id = m.names.id(pair_id);
         let Some(track) = m.live.get_mut(&id) else {
@@ -259,7 +292,7 @@ impl LogChecker {
             );
         }
         track.rounds += 1;
-        if let (Some(chain), Some(nonce)) = (&track.chain, nonce)
+        if let Some(chain) = &track.chain
             && nonce >= chain.length
         {
             m.findings.add(
@@ -271,8 +304,8 @@ impl LogChecker {
                 ),
             );
         }
-        match (nonce, track.next_nonce) {
-            (Some(nonce), Some(next)) if nonce == next => {
+        match track.next_nonce {
+            Some(next) if nonce == next => {
                 track.next_nonce = nonce.checked_add(1);
                 let game = || {
                     fields
@@ -299,22 +332,22 @@ impl LogChecker {
                         .insert(nonce, (game, Fields::text(&fields.round).to_owned()));
                 }
             }
-            (_, None) => m.findings.add(
+            None => m.findings.add(
                 "order",
                 Some(index),
-                format!("pair {pair_id} deals nonce {nonce:?} after nonce 2^64 - 1, its last"),
+                format!("pair {pair_id} deals nonce {nonce} after nonce 2^64 - 1, its last"),
             ),
-            (_, Some(next)) => {
+            Some(next) => {
                 m.findings.add(
                     "order",
                     Some(index),
                     format!(
-                        "pair {pair_id} deals nonce {nonce:?} where {next} was next (a gap or a repeat)"
+                        "pair {pair_id} deals nonce {nonce} where {next} was next (a gap or a repeat)"
                     ),
                 );
                 // A gap moves on (later rounds are judged from it); a repeat
                 // does not take the first one's place.
-                if let Some(nonce) = nonce.filter(|n| *n > next) {
+                if nonce > next {
                     track.next_nonce = nonce.checked_add(1);
                 }
             }
@@ -467,13 +500,14 @@ impl LogChecker {
             );
             return;
         };
-        let nonce = fields.nonce;
-        if nonce != Some(chain.published) {
+        // A seed without a nonce was reported where it was read.
+        let Some(nonce) = fields.nonce else { return };
+        if nonce != chain.published {
             m.findings.add(
                 "order",
                 Some(index),
                 format!(
-                    "pair {pair_id} publishes the seed of round {nonce:?} where round {}'s was next (seeds are published in nonce order)",
+                    "pair {pair_id} publishes the seed of round {nonce} where round {}'s was next (seeds are published in nonce order)",
                     chain.published
                 ),
             );
