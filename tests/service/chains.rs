@@ -268,12 +268,23 @@ async fn a_chain_pair_is_refused_clearly(app: &TestApp) {
         let detail = refused.json["detail"].as_str().unwrap_or_default();
         assert!(detail.contains(rule), "{body}: {detail} lacks {rule}");
     }
-    let unknown = app
-        .operator
-        .post_json("/v1/seed-pairs", &json!({"protocol": "fairdeal-v2"}))
-        .await;
-    assert_eq!(unknown.status, StatusCode::BAD_REQUEST, "{}", unknown.text);
-    assert_eq!(unknown.json["field"], "protocol", "{}", unknown.text);
+    // An unknown name, or a value of another type, is answered with the
+    // names the field takes (not a parser's position).
+    for protocol in [json!("fairdeal-v2"), json!(1), json!(true), json!({"v": 1})] {
+        let unknown = app
+            .operator
+            .post_json("/v1/seed-pairs", &json!({ "protocol": protocol }))
+            .await;
+        assert_eq!(unknown.status, StatusCode::BAD_REQUEST, "{}", unknown.text);
+        assert_eq!(unknown.json["field"], "protocol", "{}", unknown.text);
+        let detail = unknown.json["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.starts_with("protocol: must be \"fairdeal-v1\" or \"fairdeal-chain-v1\"")
+                && detail.ends_with(&format!("got {protocol}"))
+                && !detail.contains("line 1"),
+            "{detail}"
+        );
+    }
     // JSON Schema counts 3.0 as the integer 3; a fraction is refused.
     let whole = app
         .operator

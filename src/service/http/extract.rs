@@ -117,7 +117,11 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
             let path = err.path().to_string();
             let inner = err.into_inner().to_string();
             match field_at(&path, &inner) {
-                Some(field) => ApiError::malformed(format!("{field}: {inner}"), Some(field)),
+                // The field is named: the parser's position says no more.
+                Some(field) => ApiError::malformed(
+                    format!("{field}: {}", without_position(&inner)),
+                    Some(field),
+                ),
                 None => ApiError::malformed(
                     format!("the request body is not valid JSON for this endpoint: {inner}"),
                     None,
@@ -329,6 +333,25 @@ fn field_at(path: &str, message: &str) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("."))
 }
 
+/// A JSON error's text without the position serde_json appends (` at line
+/// 1 column 14`), for an error that names its field instead.
+fn without_position(text: &str) -> &str {
+    match text.rsplit_once(" at line ") {
+        Some((head, tail))
+            if tail
+                .split_once(" column ")
+                .is_some_and(|(line, column)| is_digits(line) && is_digits(column)) =>
+        {
+            head
+        }
+        _ => text,
+    }
+}
+
+fn is_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::field_at;
@@ -344,6 +367,20 @@ mod tests {
         assert_eq!(bad("a=100%25&b=%&c=%4&d=+"), None);
         assert_eq!(bad("%FF=1"), Some("\u{FFFD}".to_owned()));
         assert_eq!(bad(""), None);
+    }
+
+    #[test]
+    fn a_named_fields_error_loses_only_the_parsers_position() {
+        use super::without_position as bare;
+        assert_eq!(
+            bare("must be x; got 1 at line 1 column 14"),
+            "must be x; got 1"
+        );
+        assert_eq!(
+            bare("got \"a at line 2 column x\""),
+            "got \"a at line 2 column x\""
+        );
+        assert_eq!(bare("no position"), "no position");
     }
 
     #[test]

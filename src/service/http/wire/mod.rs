@@ -412,11 +412,29 @@ pub struct CreatePairRequest {
 
 /// The protocol of a new pair's rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(try_from = "serde_json::Value")]
 pub enum PairProtocol {
     #[serde(rename = "fairdeal-v1")]
     FairdealV1,
     #[serde(rename = "fairdeal-chain-v1")]
     FairdealChainV1,
+}
+
+/// Read from any JSON value, so that a value of another type (`1`) is
+/// answered with the names it may take, not a parser's position.
+impl TryFrom<serde_json::Value> for PairProtocol {
+    type Error = String;
+
+    fn try_from(value: serde_json::Value) -> Result<Self, String> {
+        match value.as_str() {
+            Some("fairdeal-v1") => Ok(Self::FairdealV1),
+            Some("fairdeal-chain-v1") => Ok(Self::FairdealChainV1),
+            _ => Err(format!(
+                "must be \"fairdeal-v1\" or \"fairdeal-chain-v1\" (a string); got {}",
+                value.to_string().chars().take(40).collect::<String>()
+            )),
+        }
+    }
 }
 
 /// A new pair's options, checked: its label, a table's seats, a chain's
