@@ -78,6 +78,8 @@ fn blank_or_unknown(c: char) -> bool {
 pub fn invisible(text: &str) -> Option<Invisible> {
     let mut previous_space = false;
     let count = text.chars().count();
+    // A mark that composes is reported as text not in NFC, below.
+    let nfc = is_nfc(text);
     for (position, c) in text.chars().enumerate() {
         if c.is_control() {
             return Some(Invisible {
@@ -93,6 +95,15 @@ pub fn invisible(text: &str) -> Option<Invisible> {
                 rule: "a combining mark with nothing before it (it attaches to whatever is shown before the text)",
             });
         }
+        if nfc && is_overlay_mark(c) {
+            return Some(Invisible {
+                position,
+                code_point: u32::from(c),
+                rule: "a combining mark drawn over, under or around the character before it \
+                       that does not compose with it into one letter (it can make one letter \
+                       look like another)",
+            });
+        }
         if c.is_whitespace() {
             if position == 0 || position + 1 == count || previous_space {
                 return Some(Invisible {
@@ -102,6 +113,14 @@ pub fn invisible(text: &str) -> Option<Invisible> {
                 });
             }
             previous_space = true;
+            if c != ' ' && c.general_category() == GeneralCategory::SpaceSeparator {
+                return Some(Invisible {
+                    position,
+                    code_point: u32::from(c),
+                    rule: "a space other than the plain space U+0020 (it can show as a gap of \
+                           another width, or as a dash: the Ogham space mark)",
+                });
+            }
         } else {
             previous_space = false;
         }
@@ -145,16 +164,87 @@ pub fn invisible(text: &str) -> Option<Invisible> {
     None
 }
 
-/// The lookalike-folded form: invisible and blank characters removed,
-/// NFKC, white space trimmed and each run of it one space, then the UTS #39
-/// skeleton (each character replaced by the prototype of its confusables:
-/// Cyrillic `а` becomes Latin `a`, capital `I` becomes `l`, `0` becomes
-/// `O`), lower case (Unicode's full mapping), and the skeleton again. The
-/// skeleton comes first so that lower-casing cannot undo a confusable of a
-/// capital (`I`/`l`, `O`/`0`); the second one folds what lower case made.
-/// Two strings that look alike fold alike; the form is for comparing,
-/// never for showing.
+/// The lookalike-folded form: invisible and blank characters removed, the
+/// UTS #39 skeleton (each character replaced by the prototype of its
+/// confusables: Cyrillic `а` becomes Latin `a`, capital `I` becomes `l`,
+/// `0` becomes `O`, the lunate sigma `ϲ` becomes `c`, the Ogham space mark
+/// a dash; the skeleton decomposes accents), combining overlay marks
+/// removed ([`is_overlay_mark`]: accents, dots, strokes and enclosing
+/// circles drawn over or under a character), white space trimmed and each
+/// run of it one space, lower case (Unicode's full mapping), NFKC, and the
+/// skeleton again with overlay marks removed.
+///
+/// Everything after the first skeleton reads only the skeleton, so two
+/// strings UTS #39 calls confusable (the same skeleton) always fold alike:
+/// nothing done before it (NFKC, as in the first form, [`lookalike_fold_v1`])
+/// can send a character away from its prototype. The form is for
+/// comparing, never for showing.
 pub fn lookalike_fold(text: &str) -> String {
+    let visible: String = text
+        .chars()
+        .filter(|&c| !is_invisible(c) && !blank_or_unknown(c))
+        .collect();
+    let shaped: String = unicode_security::skeleton(&visible)
+        .filter(|&c| !is_overlay_mark(c))
+        .map(small_capital_letter)
+        .collect();
+    let spaced = shaped.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lower: String = spaced.to_lowercase().nfkc().collect();
+    unicode_security::skeleton(&lower)
+        .filter(|&c| !is_overlay_mark(c))
+        .collect()
+}
+
+/// The Latin letter a small capital (`ᴀ`, `ʙ`, `ᴄ` …; `ĸ` and `ʍ`, the
+/// skeleton's prototypes of `ᴋ` and `ᴍ`) shows as, in lower case; any
+/// other character as it is. The confusables data maps some of these (`ᴄ`
+/// to `c`) and not others (`ᴀ`), which look as much alike.
+fn small_capital_letter(c: char) -> char {
+    match c {
+        '\u{1D00}' => 'a',
+        '\u{0299}' => 'b',
+        '\u{1D04}' => 'c',
+        '\u{1D05}' => 'd',
+        '\u{1D07}' => 'e',
+        '\u{A730}' => 'f',
+        '\u{0262}' => 'g',
+        '\u{029C}' => 'h',
+        '\u{026A}' => 'i',
+        '\u{1D0A}' => 'j',
+        '\u{1D0B}' | '\u{0138}' => 'k',
+        '\u{029F}' => 'l',
+        '\u{1D0D}' | '\u{028D}' => 'm',
+        '\u{0274}' => 'n',
+        '\u{1D0F}' => 'o',
+        '\u{1D18}' => 'p',
+        '\u{A7AF}' => 'q',
+        '\u{0280}' => 'r',
+        '\u{A731}' => 's',
+        '\u{1D1B}' => 't',
+        '\u{1D1C}' => 'u',
+        '\u{1D20}' => 'v',
+        '\u{1D21}' => 'w',
+        '\u{028F}' => 'y',
+        '\u{1D22}' => 'z',
+        other => other,
+    }
+}
+
+/// Marks drawn over, under or around the character before them whatever
+/// its script: the combining diacritical blocks (U+0300–U+036F,
+/// U+1AB0–U+1AFF, U+1DC0–U+1DFF, U+20D0–U+20FF, U+FE20–U+FE2F) and every
+/// enclosing mark (Me). A script's own vowel signs and viramas are letters
+/// of their words, and are kept.
+pub fn is_overlay_mark(c: char) -> bool {
+    matches!(u32::from(c),
+        0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
+        || c.general_category() == GeneralCategory::EnclosingMark
+}
+
+/// The first lookalike-folded form (NFKC before the skeleton, marks kept),
+/// as `seat_set` entries written before [`lookalike_fold`] state it: a
+/// checker accepts either, since a published entry keeps its bytes.
+pub fn lookalike_fold_v1(text: &str) -> String {
     let visible: String = text
         .chars()
         .filter(|&c| !is_invisible(c) && !blank_or_unknown(c))
@@ -206,6 +296,122 @@ pub fn marked(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every character of the confusables table (each code point whose
+    /// UTS #39 skeleton is another string: the table is finite, so all of
+    /// it), between two letters of a seed: either the service refuses the
+    /// seed, or it folds as the seed with the character's prototype does.
+    /// A character that does neither would let two seeds that look alike
+    /// be given to two live pairs.
+    /// Every overlay mark ([`is_overlay_mark`]: all of them, the ranges
+    /// are finite) after a letter: refused, or folded as the letter alone.
+    #[test]
+    fn every_overlay_mark_is_folded_away_or_refused() {
+        let mut kept = Vec::new();
+        let mut marks = 0;
+        for c in (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_overlay_mark(c))
+        {
+            marks += 1;
+            for base in ['c', 'a', 'o', '1'] {
+                let seed = format!("x{base}{c}y");
+                if invisible(&seed).is_none()
+                    && lookalike_fold(&seed) != lookalike_fold(&format!("x{base}y"))
+                {
+                    kept.push(format!("U+{:04X}", u32::from(c)));
+                }
+            }
+        }
+        assert!(marks > 300, "{marks} marks");
+        assert!(kept.is_empty(), "{} kept: {}", kept.len(), kept.join(" "));
+    }
+
+    /// The lookalikes a dishonest operator could relay as another player's
+    /// seed, each folded as the plain seed.
+    #[test]
+    fn the_last_lookalikes_fold_as_the_seed_they_imitate() {
+        for (imitation, plain) in [
+            ("\u{03F2}ard-7", "card-7"),
+            ("c\u{1D00}rd-7", "card-7"),
+            ("c\u{0323}ard-7", "card-7"),
+            ("ca\u{0335}rd-7", "card-7"),
+            ("car\u{0336}d-7", "card-7"),
+            ("card-7\u{20DD}", "card-7"),
+            ("%-7", "\u{00BA}/\u{2080}-7"),
+        ] {
+            assert_eq!(
+                lookalike_fold(imitation),
+                lookalike_fold(plain),
+                "{imitation:?}"
+            );
+            assert_eq!(lookalike_sha256(imitation), lookalike_sha256(plain));
+        }
+        // The Ogham space mark (drawn as a dash) and any space but U+0020
+        // are refused in a new seed.
+        for space in ['\u{1680}', '\u{00A0}', '\u{3000}', '\u{2009}'] {
+            let found = invisible(&format!("card{space}7")).expect("refused");
+            assert_eq!((found.position, found.code_point), (4, u32::from(space)));
+        }
+        // So is a mark that composes with nothing; a composed letter is not.
+        assert_eq!(invisible("c\u{0323}ard").map(|f| f.position), Some(1));
+        assert_eq!(invisible("caf\u{00E9} \u{1EC7}"), None);
+        // Folding stops short of what does not look alike.
+        for (one, other) in [
+            ("card-7", "card-1"),
+            ("\u{0915}\u{093F}", "\u{0915}"),
+            ("ab", "a b"),
+        ] {
+            assert_ne!(
+                lookalike_fold(one),
+                lookalike_fold(other),
+                "{one:?} {other:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn small_capitals_fold_as_their_letters() {
+        for (capital, letter) in "\u{1D00}\u{0299}\u{1D04}\u{1D05}\u{1D07}\u{A730}\u{0262}\u{029C}\u{026A}\u{1D0A}\u{1D0B}\u{029F}\u{1D0D}\u{0274}\u{1D0F}\u{1D18}\u{A7AF}\u{0280}\u{A731}\u{1D1B}\u{1D1C}\u{1D20}\u{1D21}\u{028F}\u{1D22}"
+            .chars()
+            .zip("abcdefghijklmnopqrstuvwyz".chars())
+        {
+            assert_eq!(
+                lookalike_fold(&format!("x{capital}y")),
+                lookalike_fold(&format!("x{letter}y")),
+                "U+{:04X}",
+                u32::from(capital)
+            );
+        }
+    }
+
+    #[test]
+    fn every_confusable_is_folded_as_its_prototype_or_refused() {
+        let mut escaped = Vec::new();
+        let mut table = 0;
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let alone = c.to_string();
+            let prototype: String = unicode_security::skeleton(&alone).collect();
+            if prototype == alone {
+                continue;
+            }
+            table += 1;
+            let seed = format!("x{c}y");
+            if c.is_control() || invisible(&seed).is_some() {
+                continue;
+            }
+            if lookalike_fold(&seed) != lookalike_fold(&format!("x{prototype}y")) {
+                escaped.push(format!("U+{:04X}", u32::from(c)));
+            }
+        }
+        assert!(table > 6000, "the confusables table has {table} entries");
+        assert!(
+            escaped.is_empty(),
+            "{} escape: {}",
+            escaped.len(),
+            escaped.join(" ")
+        );
+    }
 
     #[test]
     fn invisible_and_bidi_characters_are_refused_by_position() {

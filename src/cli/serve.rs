@@ -487,8 +487,8 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     let filled = store.fill_client_seed_lookalikes().await?;
     if filled > 0 {
         tracing::info!(
-            pairs = filled,
-            "stored the lookalike form of active pairs' client seeds"
+            seeds = filled,
+            "stored the lookalike form of active pairs' and draws' client seeds"
         );
     }
     let (log_key, log_key_origin) = log_identity(&opts, &store, &key).await?;

@@ -14,9 +14,30 @@ use crate::harness::{TestApp, on_both_backends, run_monitor};
 use crate::monitor::{integrated, kinds};
 use crate::tenants::operator_of;
 
+/// A draw of two entrants whose client seed comes from a beacon: its id.
+async fn beacon_draw(api: &crate::harness::Client) -> String {
+    api.send(
+        api.request(
+            reqwest::Method::POST,
+            "/v1/draws?winners=1&client_seed_source=beacon",
+        )
+        .header("content-type", "text/plain")
+        .body("ann\nbo\n"),
+    )
+    .await
+    .id()
+}
+
 /// Seeds that show like `player-7f3a9c` (or `drand-8f3c2a91`, "WIN!") and
 /// the code point each is refused for.
-const INVISIBLE: [(&str, &str); 10] = [
+const INVISIBLE: [(&str, &str); 15] = [
+    // A mark drawn over or under a letter it does not compose with, and a
+    // space that is not U+0020 (the Ogham space mark is drawn as a dash).
+    ("c\u{0323}ard-7", "U+0323 at character 1"),
+    ("ca\u{0335}rd-7", "U+0335 at character 2"),
+    ("car\u{0336}d-7", "U+0336 at character 3"),
+    ("card-7\u{20DD}", "U+20DD at character 6"),
+    ("card\u{1680}7", "U+1680 at character 4"),
     ("player-7f3a9c\u{200B}", "U+200B at character 13"),
     ("player\u{2060}-7f3a9c", "U+2060 at character 6"),
     ("\u{FEFF}player-7f3a9c", "U+FEFF at character 0"),
@@ -32,17 +53,7 @@ const INVISIBLE: [(&str, &str); 10] = [
 async fn invisible_and_bidi_client_seeds_are_refused_with_their_position(app: &TestApp) {
     let api = &app.operator;
     let pair = api.post("/v1/seed-pairs").await.id();
-    let draw = api
-        .send(
-            api.request(
-                reqwest::Method::POST,
-                "/v1/draws?winners=1&client_seed_source=beacon",
-            )
-            .header("content-type", "text/plain")
-            .body("ann\nbo\n"),
-        )
-        .await
-        .id();
+    let draw = beacon_draw(api).await;
     let active = api.active_pair("visible").await;
     for (seed, words) in INVISIBLE {
         for path in [
@@ -75,7 +86,7 @@ async fn invisible_and_bidi_client_seeds_are_refused_with_their_position(app: &T
     let active = app.public.get(&format!("/v1/seed-pairs/{active}")).await;
     assert_eq!(active.json["status"], "active");
     // Any script, emoji and accents written composed are taken.
-    for seed in ["Zoë 🂡", "日本語", "ана"] {
+    for seed in ["Zoë 🂡", "日本語", "ана", "नमस्ते"] {
         let id = api.active_pair(seed).await;
         assert!(!id.is_empty());
     }
@@ -89,6 +100,9 @@ async fn a_lookalike_of_a_live_seed_is_refused_unless_insisted_and_then_named(ap
     // the same seed to a player's eye.
     for lookalike in [
         "pl\u{0430}yer-7f3a9c",
+        // Lunate sigma for c, small capital A for a.
+        "player-7f3a9\u{03F2}",
+        "pl\u{1D00}yer-7f3a9c",
         "PLAYER-7F3A9C",
         "player-7f3a9c",
         "pIayer-7f3a9c",
@@ -327,3 +341,85 @@ async fn tables_of_lookalike_seats_voided_again_and_again_are_one_set(app: &Test
     );
 }
 on_both_backends!(tables_of_lookalike_seats_voided_again_and_again_are_one_set);
+
+/// A live seed stored in the first folded form (before migration 0019) is
+/// folded again on start: the migration clears the stored form, the
+/// service fills it in anew, and a lookalike the first form missed is
+/// refused from then on, for a pair as for a draw.
+async fn seeds_stored_in_the_first_form_are_folded_again(app: &TestApp) {
+    let api = &app.operator;
+    let pair = api.active_pair("pl\u{1D00}yer-1").await;
+    let first_form = |seed: &str| {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(fairdeal::text::lookalike_fold_v1(
+            seed,
+        )))
+    };
+    let stored = app
+        .tamper(
+            "UPDATE seed_pairs SET client_seed_lookalike = $1 WHERE client_seed = 'pl\u{1D00}yer-1'",
+            first_form("pl\u{1D00}yer-1"),
+        )
+        .await;
+    assert_eq!(stored, 1);
+    // In the first form, small capital A and a differ: the lookalike passes.
+    let escaped = api.active_pair("player-1").await;
+    api.post(&format!("/v1/seed-pairs/{escaped}/end"))
+        .await
+        .success();
+    // Migration 0019, then the start's fill.
+    app.execute(
+        "UPDATE seed_pairs SET client_seed_lookalike = NULL \
+         WHERE status = 'active' AND seats IS NULL AND client_seed IS NOT NULL",
+    )
+    .await;
+    let filled = app
+        .dealer
+        .store()
+        .fill_client_seed_lookalikes()
+        .await
+        .expect("fills");
+    assert!(filled >= 1, "{filled}");
+    let other = api.post("/v1/seed-pairs").await.id();
+    let refused = api
+        .put_json(
+            &format!("/v1/seed-pairs/{other}/client-seed"),
+            &json!({"client_seed": "player-1"}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert!(
+        refused.text.contains(&pair) && !refused.text.contains(&escaped),
+        "{}",
+        refused.text
+    );
+    // A draw's stored form is filled in as well.
+    let draw = beacon_draw(api).await;
+    api.put_json(
+        &format!("/v1/draws/{draw}/client-seed"),
+        &json!({"client_seed": "be\u{1D00}con"}),
+    )
+    .await
+    .success();
+    app.execute("UPDATE draws SET client_seed_lookalike = NULL")
+        .await;
+    app.dealer
+        .store()
+        .fill_client_seed_lookalikes()
+        .await
+        .expect("fills");
+    assert_eq!(
+        app.number("SELECT COUNT(*) FROM draws WHERE client_seed_lookalike IS NULL")
+            .await,
+        0
+    );
+    let again = beacon_draw(api).await;
+    let refused = api
+        .put_json(
+            &format!("/v1/draws/{again}/client-seed"),
+            &json!({"client_seed": "beacon"}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+}
+on_both_backends!(seeds_stored_in_the_first_form_are_folded_again);

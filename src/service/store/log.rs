@@ -594,35 +594,46 @@ impl Store {
         })
     }
 
-    /// Fills in the lookalike form of active pairs' client seeds set before
-    /// it was stored (migration 0012), a batch at a time; returns how many.
-    /// Revealed pairs keep none: no seed can be given against them.
+    /// Fills in the lookalike form of client seeds stored without it (set
+    /// before migration 0012, or cleared by 0019 when the form changed): an
+    /// active pair's and a draw's, the ones a new seed is refused against,
+    /// a batch at a time; returns how many. Revealed pairs keep what they
+    /// had, the form their log entries state.
     pub async fn fill_client_seed_lookalikes(&self) -> anyhow::Result<u64> {
+        const UNFILLED: [(&str, &str); 2] = [
+            (
+                "SELECT id, client_seed FROM seed_pairs WHERE client_seed_lookalike IS NULL \
+                 AND client_seed IS NOT NULL AND seats IS NULL AND status = 'active' LIMIT 500",
+                "UPDATE seed_pairs SET client_seed_lookalike = $2 WHERE id = $1",
+            ),
+            (
+                "SELECT id, client_seed FROM draws WHERE client_seed_lookalike IS NULL \
+                 AND client_seed IS NOT NULL LIMIT 500",
+                "UPDATE draws SET client_seed_lookalike = $2 WHERE id = $1",
+            ),
+        ];
         let mut filled = 0u64;
-        loop {
-            let rows: Vec<(String, String)> = with_pool!(self, |pool| {
-                sqlx::query_as(
-                    "SELECT id, client_seed FROM seed_pairs WHERE client_seed_lookalike IS NULL \
-                     AND client_seed IS NOT NULL AND seats IS NULL AND status = $1 LIMIT 500",
-                )
-                .bind(super::rows::PairStatus::Active.as_str())
-                .fetch_all(pool)
-                .await
-            })?;
-            if rows.is_empty() {
-                return Ok(filled);
-            }
-            write_tx!(self, |tx| {
-                for (id, client_seed) in &rows {
-                    sqlx::query("UPDATE seed_pairs SET client_seed_lookalike = $2 WHERE id = $1")
-                        .bind(id)
-                        .bind(crate::text::lookalike_sha256(client_seed))
-                        .execute(&mut *tx)
-                        .await?;
+        for (select, update) in UNFILLED {
+            loop {
+                let rows: Vec<(String, String)> = with_pool!(self, |pool| {
+                    sqlx::query_as(select).fetch_all(pool).await
+                })?;
+                if rows.is_empty() {
+                    break;
                 }
-            });
-            filled += rows.len() as u64;
+                write_tx!(self, |tx| {
+                    for (id, client_seed) in &rows {
+                        sqlx::query(update)
+                            .bind(id)
+                            .bind(crate::text::lookalike_sha256(client_seed))
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                });
+                filled += rows.len() as u64;
+            }
         }
+        Ok(filled)
     }
 
     /// The stored hashes at `indexes`, in that order (one statement for a

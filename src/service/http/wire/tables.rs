@@ -11,7 +11,7 @@ use crate::service::http::error::ApiError;
 /// be able to tell the seats apart on the page. No invisible, format or
 /// bidi characters and in NFC ([`crate::text::invisible`]), no white space at
 /// either end, and no two labels that look alike once folded
-/// ([`crate::text::lookalike_fold`]: "Zoë" and "ZOË", "ana" and "аna" with a
+/// ([`crate::text::lookalike_fold`]: "Zoë" and "ZOE", "ana" and "аna" with a
 /// Cyrillic а).
 fn check_distinguishable(labels: &[String]) -> Result<(), ApiError> {
     let mut seen: Vec<String> = Vec::with_capacity(labels.len());
@@ -34,9 +34,9 @@ fn check_distinguishable(labels: &[String]) -> Result<(), ApiError> {
             return Err(ApiError::invalid(
                 &field,
                 format!(
-                    "looks like seats[{earlier}] (they differ only in case, Unicode form or \
-                     letters of another script that look the same); players must be able \
-                     to tell the seats apart"
+                    "looks like seats[{earlier}] (they differ only in case, Unicode form, \
+                     accents or letters of another script that look the same); players must \
+                     be able to tell the seats apart"
                 ),
             ));
         }
