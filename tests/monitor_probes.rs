@@ -371,11 +371,16 @@ fn probe_hostile_entries_the_checker_still_names() {
     let report = check(&log_of(entries), None, 0, i64::MAX).expect("checks");
     assert_eq!(kinds(&report), ["order"], "{:?}", report.findings);
 
-    // Wrong types: a nonce as text.
+    // Wrong types: a nonce as text is no nonce, and said so.
     let mut r = round(&p, 0);
     r["nonce"] = "0".into();
     let report = run(&[commit(&p, "t"), client_seed(&p, "s"), r]);
-    assert_eq!(kinds(&report), ["order"], "{:?}", report.findings);
+    assert_eq!(kinds(&report), ["entry"], "{:?}", report.findings);
+    assert!(
+        report.findings[0].detail.contains("without a nonce"),
+        "{:?}",
+        report.findings
+    );
 
     // A successor committed with another commitment than was promised.
     let q = uuid(0x32);
