@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use fairdeal_core::Seats;
-use fairdeal_core::{ClientSeed, Game, SeedKey, ServerSeed, compact_deal_with};
+use fairdeal_core::{
+    ChainLength, ClientSeed, Game, PairProtocol, SeedKey, ServerSeed, compact_deal_with,
+};
 use tokio::sync::oneshot;
 
 use super::sealing::{MasterKey, Slot};
@@ -78,6 +80,16 @@ impl PairLabel {
 pub struct Owner {
     pub tenant: String,
     pub label: Option<PairLabel>,
+}
+
+/// A new pair, as asked for: whose it is, a table's seats (none for one
+/// player), and how its rounds are dealt (a chain's length already in the
+/// service's range, [`chains::MAX_SERVICE_CHAIN`]).
+#[derive(Clone, Debug)]
+pub struct PairSpec {
+    pub owner: Owner,
+    pub seats: Option<Seats>,
+    pub protocol: PairProtocol,
 }
 
 /// The log entry of a pair's commitment.
@@ -153,14 +165,14 @@ impl Seeds {
         key: &MasterKey,
         pair_id: &str,
         tip: &ServerSeed,
-        length: u64,
+        length: ChainLength,
     ) -> anyhow::Result<Self> {
-        let prepared = chains::prepare(key, pair_id, tip, length)?;
+        let prepared = chains::prepare(key, pair_id, tip, length.get())?;
         let next = fresh_seed()?;
         Ok(Self {
             server_seed_hash: prepared.commitment.to_string(),
             server_seed_sealed: key.seal(tip, pair_id, Slot::Current)?,
-            next_server_seed_hash: chains::commitment_of(&next, length)?.to_string(),
+            next_server_seed_hash: chains::commitment_of(&next, length.get())?.to_string(),
             next_server_seed_sealed: key.seal(&next, pair_id, Slot::Next)?,
             chain: Some(prepared.chain),
         })
@@ -172,7 +184,7 @@ impl Seeds {
         key: &Arc<MasterKey>,
         pair_id: &str,
         tip: ServerSeed,
-        length: u64,
+        length: ChainLength,
     ) -> anyhow::Result<Self> {
         let key = Arc::clone(key);
         let pair_id = pair_id.to_owned();
@@ -560,22 +572,17 @@ impl Dealer {
         })
     }
 
-    /// Commits to a new pair of `owner`; its client seed comes later, from
-    /// the player, or (with `seats`) from every seat of a table. With
-    /// `chain_length`, a fairdeal-chain-v1 pair of that many rounds (1 to
-    /// [`chains::MAX_SERVICE_CHAIN`]).
-    pub async fn create_pair(
-        &self,
-        owner: Owner,
-        seats: Option<Seats>,
-        chain_length: Option<u64>,
-    ) -> anyhow::Result<PairRow> {
+    /// Commits to a new pair as `spec` says; its client seed comes later,
+    /// from the player, or (with seats) from every seat of a table.
+    pub async fn create_pair(&self, spec: PairSpec) -> anyhow::Result<PairRow> {
         let id = new_id();
-        let seeds = match chain_length {
-            None => Seeds::v1(&self.key, &id, &fresh_seed()?)?,
-            Some(length) => Seeds::chain_off_thread(&self.key, &id, fresh_seed()?, length).await?,
+        let seeds = match spec.protocol {
+            PairProtocol::V1 => Seeds::v1(&self.key, &id, &fresh_seed()?)?,
+            PairProtocol::Chain(length) => {
+                Seeds::chain_off_thread(&self.key, &id, fresh_seed()?, length).await?
+            }
         };
-        let pair = self.new_pair(id, seeds, None, None, owner, seats)?;
+        let pair = self.new_pair(id, seeds, None, None, spec.owner, spec.seats)?;
         Ok(self
             .store
             .insert_pair(&pair, &commit_entry(&pair, &self.key)?)
@@ -684,19 +691,17 @@ impl Dealer {
         // A chain pair's successor is a chain of the same length from the
         // promised tip: walked here, before the transaction.
         let chain_seeds = match self.store.pair(pair_id).await? {
-            Some(PairRow {
-                chain_length: Some(length),
-                next_server_seed_sealed: Some(sealed_next),
-                id,
-                ..
-            }) => {
-                let tip = self
-                    .key
-                    .open(&sealed_next, &id, Slot::Next)
-                    .context("opening the chain pair's next tip")?;
-                Some(Seeds::chain_off_thread(&self.key, &successor_id, tip, length as u64).await?)
-            }
-            _ => None,
+            Some(pair) => match (pair.protocol(), &pair.next_server_seed_sealed) {
+                (PairProtocol::Chain(length), Some(sealed_next)) => {
+                    let tip = self
+                        .key
+                        .open(sealed_next, &pair.id, Slot::Next)
+                        .context("opening the chain pair's next tip")?;
+                    Some(Seeds::chain_off_thread(&self.key, &successor_id, tip, length).await?)
+                }
+                _ => None,
+            },
+            None => None,
         };
         let (client_seed, seats) = match next {
             Successor::ClientSeed(client_seed) => {
@@ -737,16 +742,18 @@ impl Dealer {
                         .key
                         .open(sealed_current, &pair.id, Slot::Current)
                         .context("opening the pair's server seed")?;
-                    let seeds = match (pair.chain_length, &chain_seeds) {
-                        (None, _) => {
+                    let seeds = match (pair.protocol(), &chain_seeds) {
+                        (PairProtocol::V1, _) => {
                             let next = self
                                 .key
                                 .open(sealed_next, &pair.id, Slot::Next)
                                 .context("opening the pair's next server seed")?;
                             Seeds::v1(&self.key, &successor_id, &next)?
                         }
-                        (Some(_), Some(seeds)) => seeds.clone(),
-                        (Some(_), None) => anyhow::bail!("a chain pair's successor was not made"),
+                        (PairProtocol::Chain(_), Some(seeds)) => seeds.clone(),
+                        (PairProtocol::Chain(_), None) => {
+                            anyhow::bail!("a chain pair's successor was not made")
+                        }
                     };
                     let successor = self.new_pair(
                         successor_id.clone(),

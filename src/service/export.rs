@@ -4,6 +4,7 @@
 //! Pairs come in the order they were revealed (`reveal_seq`, assigned under a
 //! lock at reveal), so a cursor never skips a later reveal.
 
+use fairdeal_core::PairProtocol;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
@@ -158,8 +159,8 @@ pub async fn export(
                 timestamp(pair.created_at),
                 pair.revealed_at.map(timestamp).unwrap_or_default(),
             );
-            if let Some(length) = pair.chain_length {
-                record = record.with_chain(length as u64);
+            if let Some(length) = pair.protocol().chain_length() {
+                record = record.with_chain(length.get());
             }
             if pair.seats.is_some() {
                 let rows = store.seats(&pair.id).await?;
@@ -210,9 +211,11 @@ pub async fn export(
                     // is written empty, for the audit to name.
                     let record =
                         ExportRound::new(revealed(pair), id, nonce, game, deal, created_at);
-                    let record = match pair.chain_length {
-                        None => record,
-                        Some(_) => record.in_chain(row.server_seed.as_deref().unwrap_or_default()),
+                    let record = match pair.protocol() {
+                        PairProtocol::V1 => record,
+                        PairProtocol::Chain(_) => {
+                            record.in_chain(row.server_seed.as_deref().unwrap_or_default())
+                        }
                     };
                     let line = serde_json::to_string(&record)?;
                     if lines.send(line).await.is_err() {

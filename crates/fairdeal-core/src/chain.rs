@@ -39,6 +39,59 @@ impl fmt::Display for ChainLengthError {
 
 impl std::error::Error for ChainLengthError {}
 
+/// A chain's length, in its range (1 to [`MAX_CHAIN_LENGTH`]): checked
+/// once, where it is read, and carried as this type from there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ChainLength(u64);
+
+impl ChainLength {
+    /// `length`, if it is 1 to [`MAX_CHAIN_LENGTH`].
+    pub fn new(length: u64) -> Result<Self, ChainLengthError> {
+        check_length(length).map(|()| Self(length))
+    }
+
+    /// The number of rounds.
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for ChainLength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// How a seed pair's rounds are dealt: fairdeal-v1 (one server seed,
+/// revealed at rotation) or fairdeal-chain-v1 (a chain of seeds, one
+/// published as each round ends). A new mode of pair is a new variant, and
+/// every `match` on this type says what the mode changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PairProtocol {
+    /// fairdeal-v1: one server seed for every round, revealed at rotation.
+    V1,
+    /// fairdeal-chain-v1: a chain of this many seeds, one per round.
+    Chain(ChainLength),
+}
+
+impl PairProtocol {
+    /// The protocol's name, as records write it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::V1 => crate::PROTOCOL,
+            Self::Chain(_) => CHAIN_PROTOCOL,
+        }
+    }
+
+    /// A chain pair's length.
+    pub const fn chain_length(self) -> Option<ChainLength> {
+        match self {
+            Self::V1 => None,
+            Self::Chain(length) => Some(length),
+        }
+    }
+}
+
 /// One step down the chain: `s_{i−1} = SHA-256(s_i)`.
 pub fn chain_step(seed: &ServerSeed) -> ServerSeed {
     ServerSeed::from_bytes(Sha256::digest(seed.as_bytes()).into())
@@ -112,6 +165,23 @@ fn check_length(length: u64) -> Result<(), ChainLengthError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chain_length_is_checked_once_and_names_its_protocol() {
+        assert_eq!(ChainLength::new(0), Err(ChainLengthError { got: 0 }));
+        assert_eq!(
+            ChainLength::new(MAX_CHAIN_LENGTH + 1),
+            Err(ChainLengthError {
+                got: MAX_CHAIN_LENGTH + 1
+            })
+        );
+        let length = ChainLength::new(MAX_CHAIN_LENGTH).expect("the longest");
+        assert_eq!(length.get(), MAX_CHAIN_LENGTH);
+        assert_eq!(PairProtocol::Chain(length).name(), "fairdeal-chain-v1");
+        assert_eq!(PairProtocol::Chain(length).chain_length(), Some(length));
+        assert_eq!(PairProtocol::V1.name(), "fairdeal-v1");
+        assert_eq!(PairProtocol::V1.chain_length(), None);
+    }
 
     #[test]
     fn each_round_seed_opens_the_one_before_and_the_first_the_commitment() {

@@ -55,8 +55,8 @@ mod verify;
 
 pub use card::{Card, Rank, Suit, fresh_deck};
 pub use chain::{
-    CHAIN_PROTOCOL, ChainLengthError, MAX_CHAIN_LENGTH, chain_commitment, chain_links,
-    chain_round_seed, chain_seed_at, chain_step, check_chain_prefix,
+    CHAIN_PROTOCOL, ChainLength, ChainLengthError, MAX_CHAIN_LENGTH, PairProtocol,
+    chain_commitment, chain_links, chain_round_seed, chain_seed_at, chain_step, check_chain_prefix,
 };
 pub use compact::{CompactDeal, MAX_CARDS, compact_deal_with};
 pub use draw::{

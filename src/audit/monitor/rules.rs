@@ -116,7 +116,7 @@ impl LogChecker {
         }
         let chain = match fields.chain_length {
             None => None,
-            Some(length) if (1..=fairdeal_core::MAX_CHAIN_LENGTH).contains(&length) => {
+            Some(length) if fairdeal_core::ChainLength::new(length).is_ok() => {
                 Some(Box::new(ChainTrack {
                     length,
                     published: 0,

@@ -550,7 +550,7 @@ pub(super) fn pair_commitment_problem(pair: &ExportPair) -> Option<String> {
                 fairdeal_core::CHAIN_PROTOCOL
             ));
         }
-        if !(1..=fairdeal_core::MAX_CHAIN_LENGTH).contains(&length) {
+        if fairdeal_core::ChainLength::new(length).is_err() {
             return Some(format!(
                 "pair {}: chain_length {length} is not 1 to {}",
                 pair.id,

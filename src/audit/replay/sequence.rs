@@ -165,7 +165,7 @@ impl Sequence {
         if let (Some((length, position, last)), Some((pair, line, _))) =
             (self.chain.take(), self.pair.as_ref())
             && let Some(tip) = hash32(&pair.server_seed)
-            && length <= fairdeal_core::MAX_CHAIN_LENGTH
+            && fairdeal_core::ChainLength::new(length).is_ok()
         {
             let steps = length.saturating_sub(position);
             if self.chain_tip_steps.saturating_add(steps) > CHAIN_TIP_BUDGET {

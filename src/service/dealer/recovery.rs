@@ -478,8 +478,8 @@ impl Dealer {
             ));
         };
         let game: Game = serde_json::from_value(game.clone()).context("a logged game")?;
-        let seed = match pair.chain_length {
-            Some(_) => {
+        let seed = match pair.protocol() {
+            fairdeal_core::PairProtocol::Chain(_) => {
                 let (anchor, sealed) = self
                     .store
                     .chain_anchor_above(pair_id, nonce)
@@ -487,7 +487,7 @@ impl Dealer {
                     .context("a chain pair without a sealed seed above the nonce")?;
                 chains::seed_at(&self.key, pair_id, anchor, &sealed, nonce + 1)?
             }
-            None => self
+            fairdeal_core::PairProtocol::V1 => self
                 .key
                 .open(sealed, pair_id, Slot::Current)
                 .context("opening the pair's server seed")?,

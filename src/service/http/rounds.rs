@@ -42,7 +42,10 @@ async fn round_view(state: &AppState, row: &RoundRow, viewer: &Viewer) -> Result
     let mut round = visible_round(state, row, &pair, viewer.owns(&pair))?;
     // Only a published chain round's commitment is the seed before it.
     let previous = match row.nonce {
-        k if k > 0 && pair.chain_length.is_some() && row.server_seed.is_some() => {
+        k if k > 0
+            && matches!(pair.protocol(), fairdeal_core::PairProtocol::Chain(_))
+            && row.server_seed.is_some() =>
+        {
             state.dealer.store().round_seed_at(&pair.id, k - 1).await?
         }
         _ => None,

@@ -20,8 +20,9 @@ use super::wire::{
     ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotateRequest,
     RotationResult, RoundPage, SeedPair, parse_pair_cursor, seed_reuse,
 };
-use crate::service::dealer::{Owner, PairLabel, Successor};
+use crate::service::dealer::{Owner, PairLabel, PairSpec, Successor};
 use crate::service::store::{PairFilter, PairRow, PairStatus, Rotate, SetClientSeed};
+use fairdeal_core::PairProtocol;
 
 /// Commit to a new seed pair.
 ///
@@ -43,16 +44,20 @@ pub async fn create(
     operator: Operator,
     request: Option<ApiJson<Option<CreatePairRequest>>>,
 ) -> Result<(StatusCode, Json<SeedPair>), ApiError> {
-    let (label, seats, chain_length) = request
+    let options = request
         .and_then(|ApiJson(r)| r)
         .unwrap_or_default()
-        .parts()?;
-    let owner = Owner {
-        tenant: operator.tenant.clone(),
-        label,
+        .options()?;
+    let spec = PairSpec {
+        owner: Owner {
+            tenant: operator.tenant.clone(),
+            label: options.label,
+        },
+        seats: options.seats,
+        protocol: options.protocol,
     };
-    let pair = state.dealer.create_pair(owner, seats, chain_length).await?;
-    tracing::info!(seed_pair = %pair.id, tenant = %pair.tenant, seats = pair.seats, chain_length = pair.chain_length, "seed pair committed");
+    let pair = state.dealer.create_pair(spec).await?;
+    tracing::info!(seed_pair = %pair.id, tenant = %pair.tenant, seats = pair.seats, protocol = pair.protocol().name(), chain_length = pair.chain_length, "seed pair committed");
     let mut view = pair_view(&state, &pair, true).await?;
     view.receipt = receipt(&state, pair.commit_log_index).await?;
     Ok((StatusCode::CREATED, Json(view)))
@@ -263,7 +268,7 @@ pub async fn rounds(
         .collect::<Result<Vec<_>, ApiError>>()?;
     // A chain round's commitment is the seed of the round before: in the
     // page, or (for its first) read.
-    if pair.chain_length.is_some() {
+    if let PairProtocol::Chain(_) = pair.protocol() {
         let mut previous = match rows.first() {
             Some(first) if first.nonce > 0 => store.round_seed_at(&id, first.nonce - 1).await?,
             _ => None,

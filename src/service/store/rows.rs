@@ -139,6 +139,22 @@ impl PairRow {
             | PairStatus::Active => None,
         }
     }
+
+    /// How the pair's rounds are dealt. The stored length is 1 or more
+    /// (the column's CHECK) and at most the dealer's bound, far below the
+    /// protocol's; one beyond it reads as the protocol's longest.
+    pub fn protocol(&self) -> fairdeal_core::PairProtocol {
+        use fairdeal_core::{ChainLength, MAX_CHAIN_LENGTH, PairProtocol};
+        match self.chain_length {
+            None => PairProtocol::V1,
+            Some(length) => {
+                let length = u64::try_from(length)
+                    .unwrap_or(1)
+                    .clamp(1, MAX_CHAIN_LENGTH);
+                ChainLength::new(length).map_or(PairProtocol::V1, PairProtocol::Chain)
+            }
+        }
+    }
 }
 
 /// A round as stored.

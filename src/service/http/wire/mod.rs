@@ -231,20 +231,12 @@ impl SeedPair {
             label: row.label.clone().filter(|_| owner),
             receipt: None,
             table: None,
-            protocol: protocol_of(row),
-            chain: row.chain_length.map(|length| PairChain {
-                length: length as u64,
+            protocol: row.protocol().name(),
+            chain: row.protocol().chain_length().map(|length| PairChain {
+                length: length.get(),
                 published_rounds: row.chain_published as u64,
             }),
         }
-    }
-}
-
-/// The protocol of `pair`'s rounds, as records name it.
-pub fn protocol_of(pair: &PairRow) -> &'static str {
-    match pair.chain_length {
-        Some(_) => fairdeal_core::CHAIN_PROTOCOL,
-        None => fairdeal_core::PROTOCOL,
     }
 }
 
@@ -301,14 +293,14 @@ impl Round {
     /// when the reader may see it (see [`Round::deal_visible`]).
     pub fn view(row: &RoundRow, pair: &PairRow, deal: Option<String>) -> anyhow::Result<Self> {
         // A chain pair's revealed seed is its tip, not a round's.
-        let seed = match pair.chain_length {
-            Some(_) => row.server_seed.as_deref(),
-            None => pair.revealed_seed(),
+        let seed = match pair.protocol() {
+            fairdeal_core::PairProtocol::Chain(_) => row.server_seed.as_deref(),
+            fairdeal_core::PairProtocol::V1 => pair.revealed_seed(),
         };
         Ok(Self {
             id: row.id.clone(),
             seed_pair_id: row.seed_pair_id.clone(),
-            protocol: protocol_of(pair),
+            protocol: pair.protocol().name(),
             server_seed_hash: pair.server_seed_hash.clone(),
             client_seed: pair.client_seed.clone().unwrap_or_default(),
             nonce: row.nonce as u64,
@@ -318,8 +310,8 @@ impl Round {
             created_at: timestamp(row.created_at),
             closed_at: row.closed_at.map(timestamp),
             server_seed: seed.map(str::to_owned),
-            chain: pair.chain_length.map(|length| RoundChain {
-                length: length as u64,
+            chain: pair.protocol().chain_length().map(|length| RoundChain {
+                length: length.get(),
                 position: row.nonce as u64 + 1,
                 round_commitment: None,
             }),
@@ -401,7 +393,7 @@ pub struct CreatePairRequest {
     /// is rotated) or `fairdeal-chain-v1` (a chain of `chain_length`
     /// seeds committed now, one published as each round ends, so every
     /// hand is checkable once it and the hands before it are over).
-    pub protocol: Option<PairProtocol>,
+    pub protocol: Option<ProtocolName>,
     /// A `fairdeal-chain-v1` pair's length: the most rounds it deals, 1 to
     /// 1,000,000 (its successor's chain has the same length). Only with
     /// that protocol.
@@ -413,7 +405,8 @@ pub struct CreatePairRequest {
 /// The protocol of a new pair's rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(try_from = "serde_json::Value")]
-pub enum PairProtocol {
+#[schema(as = PairProtocol)]
+pub enum ProtocolName {
     #[serde(rename = "fairdeal-v1")]
     FairdealV1,
     #[serde(rename = "fairdeal-chain-v1")]
@@ -422,7 +415,7 @@ pub enum PairProtocol {
 
 /// Read from any JSON value, so that a value of another type (`1`) is
 /// answered with the names it may take, not a parser's position.
-impl TryFrom<serde_json::Value> for PairProtocol {
+impl TryFrom<serde_json::Value> for ProtocolName {
     type Error = String;
 
     fn try_from(value: serde_json::Value) -> Result<Self, String> {
@@ -437,45 +430,56 @@ impl TryFrom<serde_json::Value> for PairProtocol {
     }
 }
 
-/// A new pair's options, checked: its label, a table's seats, a chain's
-/// length.
-pub type PairOptions = (Option<PairLabel>, Option<Seats>, Option<u64>);
+/// A new pair's options, checked: its label, a table's seats, its
+/// protocol (a chain's length in the service's range).
+#[derive(Debug)]
+pub struct PairOptions {
+    pub label: Option<PairLabel>,
+    pub seats: Option<Seats>,
+    pub protocol: fairdeal_core::PairProtocol,
+}
 
 impl CreatePairRequest {
-    /// The label, the seats and a chain's length, checked.
-    pub fn parts(self) -> Result<PairOptions, ApiError> {
+    /// The label, the seats and the protocol, checked.
+    pub fn options(self) -> Result<PairOptions, ApiError> {
         let label = self
             .label
             .map(|text| PairLabel::new(text).map_err(|rule| ApiError::invalid("label", rule)))
             .transpose()?;
         let seats = self.seats.map(tables::parse_seats).transpose()?;
         let max = crate::service::dealer::chains::MAX_SERVICE_CHAIN;
-        let chain_length = match (self.protocol, self.chain_length) {
-            (None | Some(PairProtocol::FairdealV1), None) => None,
-            (None | Some(PairProtocol::FairdealV1), Some(_)) => {
+        let protocol = match (self.protocol, self.chain_length) {
+            (None | Some(ProtocolName::FairdealV1), None) => fairdeal_core::PairProtocol::V1,
+            (None | Some(ProtocolName::FairdealV1), Some(_)) => {
                 return Err(ApiError::invalid(
                     "chain_length",
                     "is only for a \"fairdeal-chain-v1\" pair; give \"protocol\": \"fairdeal-chain-v1\" too, or leave it out",
                 ));
             }
-            (Some(PairProtocol::FairdealChainV1), None) => {
+            (Some(ProtocolName::FairdealChainV1), None) => {
                 return Err(ApiError::invalid(
                     "chain_length",
                     format!("is required for a \"fairdeal-chain-v1\" pair: 1 to {max} rounds"),
                 ));
             }
-            (Some(PairProtocol::FairdealChainV1), Some(length)) => {
+            (Some(ProtocolName::FairdealChainV1), Some(length)) => {
                 let length = u64::from(length);
-                if !(1..=max).contains(&length) {
-                    return Err(ApiError::invalid(
-                        "chain_length",
-                        format!("must be 1 to {max} rounds; got {length}"),
-                    ));
+                match fairdeal_core::ChainLength::new(length) {
+                    Ok(length) if length.get() <= max => fairdeal_core::PairProtocol::Chain(length),
+                    _ => {
+                        return Err(ApiError::invalid(
+                            "chain_length",
+                            format!("must be 1 to {max} rounds; got {length}"),
+                        ));
+                    }
                 }
-                Some(length)
             }
         };
-        Ok((label, seats, chain_length))
+        Ok(PairOptions {
+            label,
+            seats,
+            protocol,
+        })
     }
 }
 
