@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Args;
 
-use crate::service::store::Store;
+use crate::service::store::{Store, permanent_connect_problem};
 
 #[derive(Debug, Args, Clone)]
 pub struct DatabaseOpts {
@@ -167,6 +167,10 @@ impl DatabaseOpts {
                 .await
             {
                 Ok(store) => break store,
+                // Waiting cannot make a database exist or a password right.
+                Err(err) if let Some(problem) = permanent_connect_problem(&err, &url) => {
+                    anyhow::bail!(problem);
+                }
                 Err(err) if Instant::now() < deadline => {
                     tracing::warn!(
                         error = format!("{err:#}"),

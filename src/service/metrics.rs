@@ -74,6 +74,19 @@ struct Gauges {
     writes_refused: Gauge,
 }
 
+/// The lifecycle events counted by `fairdeal_events_total` (its `event`
+/// label), each present from start.
+pub const EVENTS: [&str; 8] = [
+    "rotation",
+    "session_end",
+    "table_void",
+    "seat_commitment",
+    "seat_contribution",
+    "draw_created",
+    "draw_client_seed",
+    "draw_run",
+];
+
 /// The service's metrics and their registry.
 #[derive(Debug)]
 pub struct Metrics {
@@ -229,6 +242,19 @@ impl Metrics {
             "How long entries have waited for a checkpoint (0 when none waits), at scrape granularity",
             gauges.waiting_seconds.clone(),
         );
+        // Every series a counter can have that is known at start is
+        // present from start, at 0: an alert on its rate sees a series
+        // before the first event.
+        for game in fairdeal_core::GAME_TYPES {
+            rounds_dealt
+                .get_or_create(&GameLabels {
+                    game: game.to_owned(),
+                })
+                .inc_by(0);
+        }
+        for event in EVENTS {
+            events.get_or_create(&EventLabels { event }).inc_by(0);
+        }
         Self {
             registry: Mutex::new(registry),
             rounds_dealt,
@@ -274,8 +300,20 @@ impl Metrics {
             .inc();
     }
 
-    /// A lifecycle event (a fixed word: see the `events` help).
+    /// A configured witness's series, at their start values (0 behind, not
+    /// cosigning yet, no failures), before its first submission.
+    pub fn witness_configured(&self, witness: &str) {
+        let labels = WitnessLabels {
+            witness: witness.to_owned(),
+        };
+        self.witness_failures.get_or_create(&labels).inc_by(0);
+        self.witness_behind.get_or_create(&labels).set(0);
+        self.witness_cosigning.get_or_create(&labels).set(0);
+    }
+
+    /// A lifecycle event (one of [`EVENTS`]).
     pub fn event(&self, event: &'static str) {
+        debug_assert!(EVENTS.contains(&event), "an event not in EVENTS: {event}");
         self.events.get_or_create(&EventLabels { event }).inc();
     }
 

@@ -16,6 +16,17 @@ async fn health_readiness_and_metrics_answer(app: &TestApp) {
         fairdeal::VERSION.contains(commit) && !commit.is_empty(),
         "{version}"
     );
+    // A fresh server: every counter that can be known at start is there,
+    // at 0, so an alert on its rate has a series from the first scrape.
+    let fresh = app.public.get("/metrics").await;
+    for game in fairdeal_core::GAME_TYPES {
+        let line = format!("fairdeal_rounds_dealt_total{{game=\"{game}\"}} 0\n");
+        assert!(fresh.text.contains(&line), "{line}: {}", fresh.text);
+    }
+    for event in fairdeal::service::metrics::EVENTS {
+        let line = format!("fairdeal_events_total{{event=\"{event}\"}} 0\n");
+        assert!(fresh.text.contains(&line), "{line}: {}", fresh.text);
+    }
     let pair_id = app.operator.active_pair("metrics").await;
     for game in [
         json!({"type": "omaha", "players": 4}),

@@ -213,3 +213,102 @@ fn a_taken_key_name_is_an_input_error() {
     );
     assert!(again.stdout.is_empty(), "no key is printed");
 }
+
+/// A database that does not exist, or a user the server refuses, cannot be
+/// waited out: `serve` fails at once (no retrying for `--db-wait`), says
+/// what is wrong and how to fix it, once.
+#[test]
+fn serve_refuses_at_once_a_database_it_can_never_use() {
+    let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run this: set TEST_DATABASE_URL"
+        );
+        return;
+    };
+    let base = admin_url.split('?').next().unwrap_or(&admin_url);
+    let (server, _) = base.rsplit_once('/').expect("URL has a database name");
+    let missing = format!("fairdeal_missing_{}", uuid::Uuid::new_v4().simple());
+    let (scheme, rest) = server.split_once("://").expect("a URL");
+    let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    for (url, words) in [
+        (
+            format!("{server}/{missing}"),
+            vec![
+                format!("has no database \"{missing}\""),
+                format!("createdb -h "),
+            ],
+        ),
+        (
+            format!("{scheme}://no_such_role_fairdeal@{host}/postgres"),
+            vec![
+                "refused the user or password".to_owned(),
+                "FAIRDEAL_DATABASE_URL".to_owned(),
+            ],
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let deployment = Deployment {
+            data_dir: dir.path().to_owned(),
+            database_url: url.clone(),
+            master_key_hex: crate::harness::random_master_key_hex(),
+        };
+        let out = deployment.run(&["serve", "--listen", "127.0.0.1:0", "--db-wait", "600"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{url}: {stderr}");
+        for word in &words {
+            assert!(stderr.contains(word.as_str()), "{url}: {word} in {stderr}");
+        }
+        assert!(
+            !stderr.contains("retrying") && !stderr.contains(" at line "),
+            "{stderr}"
+        );
+    }
+}
+
+/// The database dropped under a running service: every route that needs it
+/// answers 503 `database-unavailable` with `Retry-After`, as a database
+/// that is down does, never a 500.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_database_dropped_under_the_service_is_answered_503() {
+    let Some(db) = TestDatabase::create(Backend::Postgres).await else {
+        return;
+    };
+    let store = Store::connect_with_timeout(&db.url, 4, Duration::from_millis(500))
+        .await
+        .expect("connect");
+    let (admin_url, name) = db.postgres.clone().expect("a PostgreSQL database");
+    let app = serve_app(db, store).await;
+    let api = app.operator.clone();
+    let pair = api.active_pair("dropped").await;
+    let admin = sqlx::PgPool::connect(&admin_url).await.expect("admin");
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE {name} WITH (FORCE)"
+    )))
+    .execute(&admin)
+    .await
+    .expect("drop");
+    admin.close().await;
+    let game = json!({"game": {"type": "holdem", "players": 2}});
+    for reply in [
+        api.post_json(&format!("/v1/seed-pairs/{pair}/rounds"), &game)
+            .await,
+        api.get(&format!("/v1/seed-pairs/{pair}")).await,
+        api.get("/v1/seed-pairs").await,
+        app.public.get("/readyz").await,
+    ] {
+        assert_eq!(
+            reply.status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{}",
+            reply.text
+        );
+        assert_eq!(
+            reply.json["type"], "/problems/database-unavailable",
+            "{}",
+            reply.text
+        );
+        assert!(reply.header("retry-after").is_some(), "{}", reply.text);
+    }
+    app.stop().await;
+}

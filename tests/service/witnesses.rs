@@ -311,6 +311,11 @@ async fn witnesses_down_slow_or_answering_garbage_stop_nothing() {
         "{metrics}"
     );
     assert!(metrics.contains("fairdeal_witness_failures_total{witness=\"witness.example/down\"}"));
+    // A witness that never failed has its failure counter all the same, at 0.
+    assert!(
+        metrics.contains("fairdeal_witness_failures_total{witness=\"witness.example/good\"} 0\n"),
+        "{metrics}"
+    );
     // A witness ahead of the log, or dated ahead, is no witness keeping up.
     for name in ["ahead", "future"] {
         assert!(

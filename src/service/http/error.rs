@@ -219,6 +219,15 @@ impl ApiError {
         }
     }
 
+    /// 503 `database-unavailable` with `Retry-After`, saying `detail`: the
+    /// readiness check's answer when the database is out of reach.
+    pub fn database_unreachable(detail: impl Into<String>) -> Self {
+        Self {
+            retry_after: Some(1),
+            ..Self::of(ProblemKind::DatabaseUnavailable, detail)
+        }
+    }
+
     /// 503 with `Retry-After`: the database is out of reach. Distinct from
     /// a 500: nothing is wrong with the request, and a retry may succeed.
     pub fn database_unavailable() -> Self {

@@ -96,11 +96,13 @@ pub async fn readyz(State(state): State<AppState>) -> Result<String, ApiError> {
         },
         Ok(Err(err)) => {
             tracing::warn!(error = %err, "readiness check failed");
-            Err(ApiError::unavailable("the database does not answer"))
+            Err(ApiError::database_unreachable(
+                "the database does not answer",
+            ))
         }
         Err(_) => {
             tracing::warn!("readiness check timed out");
-            Err(ApiError::unavailable(
+            Err(ApiError::database_unreachable(
                 "the database did not answer within one second",
             ))
         }

@@ -252,6 +252,9 @@ pub async fn run(
     if witnesses.is_empty() {
         return;
     }
+    for witness in &witnesses.list {
+        metrics.witness_configured(witness.name());
+    }
     let client = match reqwest::Client::builder().timeout(SUBMIT_TIMEOUT).build() {
         Ok(client) => client,
         Err(err) => {

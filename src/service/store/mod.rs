@@ -354,12 +354,54 @@ pub fn is_unavailable(err: &sqlx::Error) -> bool {
     match err {
         sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => true,
         // PostgreSQL shutting down or starting up terminates or refuses
-        // sessions with these SQLSTATEs (class 57P: operator intervention).
-        sqlx::Error::Database(db) => db
-            .code()
-            .is_some_and(|code| code.starts_with("57P") || code == "53300"),
+        // sessions with these SQLSTATEs (class 57P: operator intervention),
+        // too many connections (53300), a connection lost (class 08), the
+        // database dropped or renamed under the service (3D000), or its
+        // user's password changed (class 28): out of reach until an
+        // operator acts, and retried then.
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            code.starts_with("57P")
+                || code.starts_with("08")
+                || code.starts_with("28")
+                || code == "53300"
+                || code == "3D000"
+        }),
         _ => false,
     }
+}
+
+/// What to do about a database that answers but will not take the
+/// service's connection as it is configured: it does not exist (3D000), or
+/// the user or password is refused (class 28). Waiting does not help, so
+/// `serve` says so at once instead of retrying for `--db-wait`. `None` for
+/// any other error. Never the password.
+pub fn permanent_connect_problem(err: &anyhow::Error, url: &str) -> Option<String> {
+    let db = err
+        .chain()
+        .find_map(|cause| match cause.downcast_ref::<sqlx::Error>() {
+            Some(sqlx::Error::Database(db)) => Some(db),
+            _ => None,
+        })?;
+    let code = db.code()?;
+    let target = describe_url(url);
+    if code == "3D000" {
+        let options = PgConnectOptions::from_str(url).ok()?;
+        let (host, port) = (options.get_host(), options.get_port());
+        let name = options.get_database().unwrap_or("(default database)");
+        return Some(format!(
+            "{target}: the server has no database {name:?} ({}). Create it (createdb -h {host} \
+             -p {port} {name}, or CREATE DATABASE \"{name}\" as a superuser), then start again",
+            db.message()
+        ));
+    }
+    code.starts_with("28").then(|| {
+        format!(
+            "{target}: the server refused the user or password of the database URL ({}). \
+             Check FAIRDEAL_DATABASE_URL (--database-url) and the server's pg_hba.conf, then \
+             start again",
+            db.message()
+        )
+    })
 }
 
 /// Where a database URL points, for messages: `PostgreSQL at HOST:PORT/DB` or

@@ -19,7 +19,7 @@ pub struct TestDatabase {
     pub url: String,
     pub dir: tempfile::TempDir,
     /// PostgreSQL: the server's URL and the database to drop at the end.
-    postgres: Option<(String, String)>,
+    pub postgres: Option<(String, String)>,
 }
 
 impl TestDatabase {
