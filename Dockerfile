@@ -2,7 +2,7 @@
 # tini as PID 1, forwarding SIGTERM and reaping).
 #
 #   docker build -t fairdeal .
-#   docker run -d --name fairdeal -p 8080:8080 -v fairdeal-data:/data fairdeal
+#   docker run -d --name fairdeal -p 127.0.0.1:8080:8080 -v fairdeal-data:/data fairdeal
 #   docker exec fairdeal fairdeal keys create --name backend
 #
 # The /data volume holds the SQLite database and the master key made on
@@ -50,6 +50,10 @@ ENV FAIRDEAL_DATA_DIR=/data \
     FAIRDEAL_LISTEN=0.0.0.0:8080 \
     FAIRDEAL_LOG_FORMAT=json
 EXPOSE 8080
+# Ready when the server and its database answer (GET /readyz), asked by the
+# binary itself: the image has no curl or wget.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["/usr/local/bin/fairdeal", "healthcheck"]
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--", "fairdeal"]
 CMD ["serve"]

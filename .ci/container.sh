@@ -103,6 +103,10 @@ uid=$(podman exec "$tag" sh -c 'id -u')
 echo "the service runs as uid $uid"
 pid1=$(podman exec "$tag" sh -c 'cat /proc/1/comm')
 echo "PID 1 is $pid1"
+# The image's HEALTHCHECK command, as the orchestrator runs it (no flags:
+# the image's FAIRDEAL_LISTEN names the address).
+podman exec "$tag" fairdeal healthcheck || fail "fairdeal healthcheck in the image"
+podman exec "$tag" fairdeal healthcheck --live || fail "fairdeal healthcheck --live in the image"
 
 say "the README session against the container"
 key=$(podman exec "$tag" fairdeal keys create --name "ci-$$")

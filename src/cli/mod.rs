@@ -10,6 +10,7 @@ pub mod audit;
 pub mod db;
 pub mod draw;
 pub mod export;
+pub mod healthcheck;
 pub mod keys;
 pub mod monitor;
 pub mod pairs;
@@ -35,6 +36,9 @@ pub enum Command {
     /// log mirror: lost entries appended again, their rounds stored again,
     /// touched pairs ended (docs/OPERATIONS.md, "Restore").
     Recover(recover::RecoverOpts),
+    /// Ask a running server whether it is ready (GET /readyz; --live:
+    /// /healthz), for an orchestrator's health check: exit 0 or 1.
+    Healthcheck(healthcheck::HealthcheckOpts),
     /// Manage operator API keys.
     Keys(keys::KeysOpts),
     /// List a tenant's seed pairs (as GET /v1/seed-pairs).
@@ -66,6 +70,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Serve(opts) => serve::run(opts),
         Command::Recover(opts) => recover::run(opts),
+        Command::Healthcheck(opts) => healthcheck::run(opts),
         Command::Keys(opts) => keys::run(opts),
         Command::Pairs(opts) => pairs::run(opts),
         Command::Replay(opts) => replay::run(opts),

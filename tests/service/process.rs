@@ -634,6 +634,57 @@ async fn two_processes_never_both_give_out_a_lookalike_client_seed() {
     db.remove().await;
 }
 
+/// `fairdeal healthcheck`, as a container's HEALTHCHECK runs it: the
+/// address from FAIRDEAL_LISTEN (an unspecified one asked on the loopback),
+/// exit 0 while the server is ready, 1 (naming the address) once it is
+/// gone; a bad timeout is an input error (2).
+#[test]
+fn the_healthcheck_command_answers_for_a_running_server() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let deployment = Deployment {
+        data_dir: dir.path().to_owned(),
+        database_url: format!("sqlite://{}", dir.path().join("fairdeal.db").display()),
+        master_key_hex: random_master_key_hex(),
+    };
+    let server = deployment.serve(&dir.path().join("serve.log"), &[]);
+    let healthcheck = |args: &[&str], listen: &str| {
+        std::process::Command::new(fairdeal_test_support::fairdeal_bin())
+            .args(args)
+            .env("FAIRDEAL_LISTEN", listen)
+            .output()
+            .expect("fairdeal runs")
+    };
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let port = addr.rsplit_once(':').expect("a port").1.to_owned();
+    for (listen, args) in [
+        (addr.as_str(), vec!["healthcheck"]),
+        (&*format!("0.0.0.0:{port}"), vec!["healthcheck"]),
+        (addr.as_str(), vec!["healthcheck", "--live"]),
+    ] {
+        let out = healthcheck(&args, listen);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{listen} {args:?}: {stdout}");
+        assert!(
+            stdout.contains(&format!("127.0.0.1:{port}/")) && stdout.contains("200"),
+            "{stdout}"
+        );
+    }
+    let bad = deployment.run_with_env(
+        &["healthcheck", "--timeout", "0"],
+        &[("FAIRDEAL_LISTEN", &addr)],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--timeout"));
+    assert!(server.terminate().success());
+    let gone = healthcheck(&["healthcheck"], &addr);
+    assert_eq!(gone.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&gone.stderr);
+    assert!(
+        said.contains(&format!("http://{addr}/readyz")) && said.contains("no answer"),
+        "{said}"
+    );
+}
+
 /// SIGTERM while deals are in flight: every request either completes with its
 /// round (and the round is durable) or is refused at the connection; none is
 /// answered with an error or cut off, and the process exits with status 0.
