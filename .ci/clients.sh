@@ -10,8 +10,8 @@ validator=0.9.0
 python_client=0.29.1
 typescript=7.13.0
 
-python3 -m pip install --quiet --disable-pip-version-check \
-  "openapi-spec-validator==$validator" "openapi-python-client==$python_client"
+source .ci/venv.sh
+ci_venv clients "openapi-spec-validator==$validator" "openapi-python-client==$python_client"
 
 source .ci/serve.sh
 

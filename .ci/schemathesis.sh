@@ -7,10 +7,8 @@ cd "$(dirname "$0")/.."
 bin=${1:?the fairdeal binary}
 version=4.32.5
 
-if ! schemathesis --version 2>/dev/null | grep -q "$version"; then
-  echo "installing schemathesis $version (PyPI)"
-  python3 -m pip install --quiet --disable-pip-version-check "schemathesis==$version"
-fi
+source .ci/venv.sh
+ci_venv schemathesis "schemathesis==$version"
 schemathesis --version
 
 source .ci/serve.sh
