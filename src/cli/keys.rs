@@ -31,7 +31,8 @@ pub enum KeysCommand {
         #[arg(long, default_value = crate::service::keys::DEFAULT_TENANT)]
         tenant: String,
     },
-    /// List keys: name, tenant, created, revoked.
+    /// List keys: name, tenant, created, active or revoked, last used (to
+    /// the minute).
     List,
     /// Revoke the key with this name.
     Revoke {
@@ -74,8 +75,11 @@ pub fn run(opts: KeysOpts) -> anyhow::Result<ExitCode> {
                         Some(at) => format!("revoked {}", timestamp(at)),
                         None => "active".to_owned(),
                     };
+                    let used = key
+                        .last_used_at
+                        .map_or("never used".to_owned(), |at| format!("last used {}", timestamp(at)));
                     println!(
-                        "{}\ttenant {}\tcreated {}\t{state}",
+                        "{}\ttenant {}\tcreated {}\t{state}\t{used}",
                         key.name,
                         key.tenant,
                         timestamp(key.created_at)

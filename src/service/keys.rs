@@ -56,6 +56,7 @@ pub fn generate(name: &str, tenant: &str, now: i64) -> anyhow::Result<NewKey> {
             secret_hash: secret_hash(&secret),
             created_at: now,
             revoked_at: None,
+            last_used_at: None,
         },
     })
 }
@@ -85,6 +86,10 @@ pub const KEY_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(1)
 /// Most keys remembered at once; past it the cache starts afresh.
 const KEY_CACHE_MAX: usize = 10_000;
 
+/// How often a key's last use is written: once a minute at most, per key
+/// and process (`keys list` shows it to the minute).
+pub const TOUCH_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Recently read key rows, by id, so that an operator's requests do not
 /// each read `api_keys`. Only rows are kept (the secret's hash, as
 /// stored), never a presented secret; every request is still compared in
@@ -93,6 +98,8 @@ const KEY_CACHE_MAX: usize = 10_000;
 #[derive(Debug, Default)]
 pub struct KeyCache(
     std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, KeyRow)>>,
+    /// When this process last wrote each key's last use.
+    std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
 );
 
 impl KeyCache {
@@ -103,6 +110,22 @@ impl KeyCache {
             .get(id)
             .filter(|(read, _)| read.elapsed() < KEY_CACHE_TTL)
             .map(|(_, row)| row.clone())
+    }
+
+    /// Whether key `id`'s use is to be written now: true at most once per
+    /// [`TOUCH_EVERY`] for each key in this process (and at its first use
+    /// here). Only keys that authenticated are asked about, so guessed ids
+    /// fill nothing.
+    pub fn due_for_touch(&self, id: &str) -> bool {
+        let mut touched = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        if touched.get(id).is_some_and(|at| at.elapsed() < TOUCH_EVERY) {
+            return false;
+        }
+        if touched.len() >= KEY_CACHE_MAX {
+            touched.retain(|_, at| at.elapsed() < TOUCH_EVERY);
+        }
+        touched.insert(id.to_owned(), std::time::Instant::now());
+        true
     }
 
     /// Remembers `row`, read just now.
@@ -121,6 +144,14 @@ impl KeyCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_keys_use_is_due_once_a_minute_per_process() {
+        let cache = KeyCache::default();
+        assert!(cache.due_for_touch("a"));
+        assert!(!cache.due_for_touch("a"));
+        assert!(cache.due_for_touch("b"));
+    }
 
     #[test]
     fn a_cached_key_is_trusted_for_a_second_only() {

@@ -243,6 +243,35 @@ async fn the_command_line_makes_tenant_keys_and_lists_pairs() {
         .with_key(&key)
         .post("/v1/seed-pairs")
         .await;
+    // Each key's last use, to the minute, written beside the request; a key
+    // never presented says so.
+    let idle = deployment.run(&["keys", "create", "--name", "idle-one"]);
+    assert!(idle.status.success());
+    let mut listed = String::new();
+    for _ in 0..50 {
+        listed = String::from_utf8_lossy(&deployment.run(&["keys", "list"]).stdout).into_owned();
+        if listed
+            .lines()
+            .filter(|l| l.contains("\tlast used 20"))
+            .count()
+            == 2
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    for (name, used) in [
+        ("b3", "\tlast used 20"),
+        ("brand-b-backend", "\tlast used 20"),
+        ("idle-one", "\tnever used"),
+    ] {
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.starts_with(&format!("{name}\t")) && l.contains(used)),
+            "{name}: {listed}"
+        );
+    }
     assert!(server.terminate().success());
 
     let out = deployment.run(&["pairs", "list", "--tenant", "brand-b"]);

@@ -85,6 +85,17 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<Operator
     if !crate::service::keys::matches(&row, secret) {
         return Err(invalid());
     }
+    if cache.due_for_touch(&row.id) {
+        // Off the request's path: a failure to record it costs only the
+        // record (`keys list`'s last use).
+        let (store, id) = (state.dealer.store().clone(), row.id.clone());
+        tokio::spawn(async move {
+            let every = crate::service::keys::TOUCH_EVERY.as_millis() as i64;
+            if let Err(err) = store.touch_key(&id, crate::time::now_ms(), every).await {
+                tracing::debug!(error = %err, "recording a key's last use");
+            }
+        });
+    }
     Ok(Some(Operator {
         key_name: row.name,
         tenant: row.tenant,

@@ -55,6 +55,24 @@ impl Store {
         with_pool!(self, |pool| sqlx::query_as(SQL).fetch_all(pool).await)
     }
 
+    /// Records that key `id` was used at `at` (ms), unless a use within
+    /// `every_ms` before it is recorded already: one write a key a minute,
+    /// whatever the request rate.
+    pub async fn touch_key(&self, id: &str, at: i64, every_ms: i64) -> Result<(), sqlx::Error> {
+        write_tx!(self, |tx| {
+            sqlx::query(
+                "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 \
+                 AND (last_used_at IS NULL OR last_used_at <= $3)",
+            )
+            .bind(id)
+            .bind(at)
+            .bind(at - every_ms)
+            .execute(&mut *tx)
+            .await?;
+        });
+        Ok(())
+    }
+
     /// Revokes the key named `name`; false when there is no such active key.
     pub async fn revoke_key(&self, name: &str, now: i64) -> Result<bool, sqlx::Error> {
         Ok(write_tx!(self, |tx| {

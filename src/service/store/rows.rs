@@ -196,6 +196,8 @@ pub struct KeyRow {
     pub secret_hash: String,
     pub created_at: i64,
     pub revoked_at: Option<i64>,
+    /// When it was last used, to the minute ([`crate::service::keys::TOUCH_EVERY`]).
+    pub last_used_at: Option<i64>,
 }
 
 /// A table's set of seats, whatever their order and however written
@@ -265,7 +267,7 @@ macro_rules! round_columns {
 
 macro_rules! key_columns {
     () => {
-        "id, name, tenant, secret_hash, created_at, revoked_at"
+        "id, name, tenant, secret_hash, created_at, revoked_at, last_used_at"
     };
 }
 
