@@ -198,6 +198,42 @@ fn stats_help_speaks_of_statistics_alone() {
     assert!(audit.contains("every round verified"), "{audit}");
 }
 
+/// Each subcommand's help lists its own flags: the connection pool's
+/// tuning is `serve`'s alone, the database's place is everyone's.
+#[test]
+fn each_commands_help_lists_only_its_own_flags() {
+    let help = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+            .args(args)
+            .arg("--help")
+            .output()
+            .expect("the binary runs");
+        stdout(&out)
+    };
+    let serve = help(&["serve"]);
+    for flag in [
+        "--max-connections",
+        "--db-acquire-timeout",
+        "--db-wait",
+        "--data-dir",
+    ] {
+        assert!(serve.contains(flag), "serve: {flag}");
+    }
+    for command in [
+        &["keys"][..],
+        &["keys", "list"],
+        &["pairs"],
+        &["export"],
+        &["recover"],
+    ] {
+        let text = help(command);
+        assert!(text.contains("--data-dir"), "{command:?}: {text}");
+        for flag in ["--max-connections", "--db-acquire-timeout"] {
+            assert!(!text.contains(flag), "{command:?} lists {flag}: {text}");
+        }
+    }
+}
+
 #[test]
 fn a_table_round_is_replayed_from_its_seats_contributions() {
     // docs/PROTOCOL.md §11: vector T1's seats, dealt with vector B's seed.

@@ -1,4 +1,5 @@
-//! Where the data lives: shared by `serve` and `keys`.
+//! Where the data lives: shared by `serve` and the commands that read its
+//! database; the pool's tuning is `serve`'s alone.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -32,27 +33,6 @@ pub struct DatabaseOpts {
         global = true
     )]
     pub database_url: Option<String>,
-    /// Most database connections this process opens.
-    #[arg(
-        long,
-        env = "FAIRDEAL_MAX_CONNECTIONS",
-        default_value_t = 10,
-        value_name = "N",
-        global = true
-    )]
-    pub max_connections: u32,
-    /// Seconds a request waits for a database connection before it is
-    /// answered 503 (database unavailable) with Retry-After. (SQLite waits at
-    /// least 10: there a wait is a queue behind writers, not an outage.)
-    #[arg(
-        long,
-        env = "FAIRDEAL_DB_ACQUIRE_TIMEOUT",
-        default_value_t = 2.0,
-        value_name = "SECONDS",
-        value_parser = parse_seconds,
-        global = true
-    )]
-    pub db_acquire_timeout: f64,
     /// Seconds to keep retrying at start-up while the database cannot be
     /// reached (0: try once). Each failed attempt is logged with the host and
     /// the cause.
@@ -65,6 +45,41 @@ pub struct DatabaseOpts {
         global = true
     )]
     pub db_wait: f64,
+}
+
+/// The connection pool of a long-running process (`serve`): how many
+/// connections, and how long a request waits for one. Every other command
+/// uses the defaults.
+#[derive(Debug, Args, Clone)]
+pub struct PoolOpts {
+    /// Most database connections this process opens.
+    #[arg(
+        long,
+        env = "FAIRDEAL_MAX_CONNECTIONS",
+        default_value_t = 10,
+        value_name = "N"
+    )]
+    pub max_connections: u32,
+    /// Seconds a request waits for a database connection before it is
+    /// answered 503 (database unavailable) with Retry-After. (SQLite waits at
+    /// least 10: there a wait is a queue behind writers, not an outage.)
+    #[arg(
+        long,
+        env = "FAIRDEAL_DB_ACQUIRE_TIMEOUT",
+        default_value_t = 2.0,
+        value_name = "SECONDS",
+        value_parser = parse_seconds
+    )]
+    pub db_acquire_timeout: f64,
+}
+
+impl Default for PoolOpts {
+    fn default() -> Self {
+        Self {
+            max_connections: 10,
+            db_acquire_timeout: 2.0,
+        }
+    }
 }
 
 /// A number of seconds from 0 to a day, for a flag.
@@ -123,7 +138,7 @@ impl DatabaseOpts {
         {
             return Err(missing("there is no database"));
         }
-        let store = self.connect().await?;
+        let store = self.connect(&PoolOpts::default()).await?;
         if !store.has_schema().await? {
             return Err(missing(
                 "the database has not been set up by `fairdeal serve`",
@@ -133,17 +148,17 @@ impl DatabaseOpts {
         Ok(store)
     }
 
-    /// Creates the data directory, connects, and applies migrations: what
-    /// `serve` does on its first start.
-    pub async fn open(&self) -> anyhow::Result<Store> {
-        let store = self.connect().await?;
+    /// Creates the data directory, connects with `pool`, and applies
+    /// migrations: what `serve` does on its first start.
+    pub async fn open(&self, pool: &PoolOpts) -> anyhow::Result<Store> {
+        let store = self.connect(pool).await?;
         store.migrate().await?;
         Ok(store)
     }
 
     /// Creates the data directory (for the SQLite default) and connects,
     /// waiting up to `--db-wait` for the database.
-    async fn connect(&self) -> anyhow::Result<Store> {
+    async fn connect(&self, pool: &PoolOpts) -> anyhow::Result<Store> {
         if !self.data_dir.exists() {
             std::fs::create_dir_all(&self.data_dir).with_context(|| {
                 format!("creating the data directory {}", self.data_dir.display())
@@ -160,10 +175,10 @@ impl DatabaseOpts {
             Some(url) => url.clone(),
             None => format!("sqlite://{}", self.data_dir.join("fairdeal.db").display()),
         };
-        let acquire_timeout = Duration::from_secs_f64(self.db_acquire_timeout.max(0.1));
+        let acquire_timeout = Duration::from_secs_f64(pool.db_acquire_timeout.max(0.1));
         let deadline = Instant::now() + Duration::from_secs_f64(self.db_wait);
         let store = loop {
-            match Store::connect_with_timeout(&url, self.max_connections.max(1), acquire_timeout)
+            match Store::connect_with_timeout(&url, pool.max_connections.max(1), acquire_timeout)
                 .await
             {
                 Ok(store) => break store,

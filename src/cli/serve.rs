@@ -10,7 +10,7 @@ use clap::Args;
 use tokio::net::TcpListener;
 
 use super::InputError;
-use super::db::{DatabaseOpts, parse_positive_seconds};
+use super::db::{DatabaseOpts, PoolOpts, parse_positive_seconds};
 use crate::service::dealer::Dealer;
 use crate::service::http::{self, AppState};
 use crate::service::log::integrator;
@@ -46,6 +46,8 @@ pub struct ServeOpts {
     pub listen: SocketAddr,
     #[command(flatten)]
     pub db: DatabaseOpts,
+    #[command(flatten)]
+    pub pool: PoolOpts,
     /// The master key that seals unrevealed server seeds, as 64 hex
     /// characters. Prefer a key file; never pass it on a command line.
     #[arg(long, env = "FAIRDEAL_MASTER_KEY", hide_env_values = true, hide = true)]
@@ -456,7 +458,7 @@ fn witnesses(opts: &ServeOpts) -> Result<crate::service::log::witnessing::Witnes
 
 async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
     let witnesses = Arc::new(witnesses(&opts)?);
-    let store = opts.db.open().await?;
+    let store = opts.db.open(&opts.pool).await?;
     let (key, key_origin, new_key_file) = MasterKey::load(
         opts.master_key.as_deref(),
         opts.master_key_file.as_deref(),
