@@ -396,3 +396,73 @@ impl Metrics {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// Every family the registry exposes once each has a series (a
+    /// counter by its `_total` name).
+    fn families() -> BTreeSet<String> {
+        let metrics = Metrics::new();
+        metrics.witness_configured("w.example/one");
+        metrics.observe("GET", "/healthz", 200, 0.001);
+        metrics
+            .encode()
+            .lines()
+            .filter_map(|line| line.strip_prefix("# TYPE "))
+            .filter_map(|rest| rest.split_once(' '))
+            .map(|(name, kind)| match kind {
+                "counter" => format!("{name}_total"),
+                _ => name.to_owned(),
+            })
+            .collect()
+    }
+
+    fn read(path: &str) -> String {
+        std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).expect(path)
+    }
+
+    /// docs/OPERATIONS.md's metrics table is the registry's families, both
+    /// ways, and docs/alerts.yml names only documented series.
+    #[test]
+    fn every_family_is_documented_and_the_alerts_name_real_series() {
+        let exposed = families();
+        assert_eq!(exposed.len(), 21, "{exposed:?}");
+        let operations = read("docs/OPERATIONS.md");
+        let section = operations
+            .split("## Metrics")
+            .nth(1)
+            .and_then(|rest| rest.split("\n## ").next())
+            .expect("a Metrics section");
+        let documented: BTreeSet<String> = section
+            .lines()
+            .filter_map(|line| line.strip_prefix("| `"))
+            .filter_map(|rest| rest.split_once('`'))
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        assert_eq!(
+            documented, exposed,
+            "OPERATIONS' metrics table against the registry"
+        );
+        let alerts = read("docs/alerts.yml");
+        let mut named = 0;
+        for word in alerts.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            if !word.starts_with("fairdeal_") {
+                continue;
+            }
+            named += 1;
+            let series = ["_bucket", "_count", "_sum"]
+                .iter()
+                .find_map(|suffix| word.strip_suffix(suffix))
+                .unwrap_or(word);
+            assert!(
+                documented.contains(series),
+                "docs/alerts.yml names {word}, which no family is"
+            );
+        }
+        assert!(named >= 9, "{named}");
+    }
+}
