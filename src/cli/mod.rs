@@ -12,6 +12,7 @@ pub mod draw;
 pub mod export;
 pub mod healthcheck;
 pub mod keys;
+pub mod master_key;
 pub mod monitor;
 pub mod pairs;
 pub mod recover;
@@ -41,6 +42,9 @@ pub enum Command {
     Healthcheck(healthcheck::HealthcheckOpts),
     /// Manage operator API keys.
     Keys(keys::KeysOpts),
+    /// Make a master key file (mode 0600) to give every process of one
+    /// database, before the first starts.
+    MasterKey(master_key::MasterKeyOpts),
     /// List a tenant's seed pairs (as GET /v1/seed-pairs).
     Pairs(pairs::PairsOpts),
     /// Recompute a deal offline from its seeds and nonce (or, with `--game
@@ -72,6 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Recover(opts) => recover::run(opts),
         Command::Healthcheck(opts) => healthcheck::run(opts),
         Command::Keys(opts) => keys::run(opts),
+        Command::MasterKey(opts) => master_key::run(opts),
         Command::Pairs(opts) => pairs::run(opts),
         Command::Replay(opts) => replay::run(opts),
         Command::Draw(opts) => draw::run(opts),

@@ -685,6 +685,77 @@ fn the_healthcheck_command_answers_for_a_running_server() {
     );
 }
 
+/// `fairdeal master-key --out FILE`: a new key, 64 hex characters readable
+/// by its owner only, its fingerprint printed and never the key; an
+/// existing file is never overwritten (exit 2, the file as it was); and a
+/// server started with the file takes it.
+#[test]
+fn a_master_key_file_is_made_once_and_served_with() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("master.key");
+    let make = || {
+        std::process::Command::new(fairdeal_test_support::fairdeal_bin())
+            .args(["master-key", "--out"])
+            .arg(&file)
+            .output()
+            .expect("fairdeal runs")
+    };
+    let made = make();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let text = std::fs::read_to_string(&file).expect("the key file");
+    let key = MasterKey::from_hex(&text).expect("64 hex characters");
+    let said = String::from_utf8_lossy(&made.stdout);
+    assert!(
+        said.contains(&key.fingerprint()) && !said.contains(text.trim()),
+        "{said}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file)
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let again = make();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--out"));
+    assert_eq!(std::fs::read_to_string(&file).expect("the key file"), text);
+    // A server given the file seals under it: the database records its
+    // fingerprint.
+    let data = dir.path().join("data");
+    let mut serve = std::process::Command::new(fairdeal_test_support::fairdeal_bin())
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&data)
+        .arg("--master-key-file")
+        .arg(&file)
+        .env_remove("DATABASE_URL")
+        .env_remove("FAIRDEAL_MASTER_KEY")
+        .env_remove("FAIRDEAL_MASTER_KEY_FILE")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(serve.stdout.take().expect("stdout")),
+        &mut first,
+    )
+    .expect("a line");
+    assert!(first.starts_with("fairdeal listening on "), "{first}");
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(
+        !data.join("master.key").exists(),
+        "no key of its own was made"
+    );
+}
+
 /// SIGTERM while deals are in flight: every request either completes with its
 /// round (and the round is durable) or is refused at the connection; none is
 /// answered with an error or cut off, and the process exits with status 0.
