@@ -27,12 +27,10 @@
 //! `cross_check.rs` the export's digests held to the log. The reader of a
 //! log over HTTP and the report's words are `cli/monitor.rs`'s.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use super::cross::digest16;
@@ -50,12 +48,14 @@ mod cross_check_tests;
 #[cfg(test)]
 mod draw_tests;
 mod draws;
+mod fields;
 mod rules;
 mod snapshot;
 
 use compact::*;
 pub use cross_check::{CrossCheck, LedgerMark};
 use draws::DrawTrack;
+use fields::Fields;
 pub use snapshot::Snapshot;
 use snapshot::*;
 
@@ -390,73 +390,6 @@ mod u128_bytes {
             .try_into()
             .map_err(|_| serde::de::Error::custom("not 16 bytes"))?;
         Ok(u128::from_le_bytes(bytes))
-    }
-}
-
-/// The fields of an entry the checker reads, borrowed where it can be.
-/// Entries that do not fit (a field of another type, a key twice) are read
-/// as JSON values instead, with the same meaning.
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct Fields<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    seed_pair: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    server_seed_hash: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    next_server_seed_hash: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    tenant: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    predecessor: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    seats: Option<&'a RawValue>,
-    #[serde(borrow)]
-    client_seed_sha256: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    client_seed_lookalike_sha256: Option<Cow<'a, str>>,
-    nonce: Option<u64>,
-    #[serde(borrow)]
-    round: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    game: Option<&'a RawValue>,
-    #[serde(borrow)]
-    server_seed: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    successor: Option<Cow<'a, str>>,
-    chain_length: Option<u64>,
-    #[serde(borrow)]
-    time: Option<Cow<'a, str>>,
-}
-
-impl<'a> Fields<'a> {
-    /// The fields of an entry that is JSON but not of the expected types.
-    fn of_value(entry: &Value) -> Fields<'static> {
-        let text = |field: &str| entry[field].as_str().map(|s| Cow::Owned(s.to_owned()));
-        Fields {
-            kind: text("type"),
-            seed_pair: text("seed_pair"),
-            server_seed_hash: text("server_seed_hash"),
-            next_server_seed_hash: text("next_server_seed_hash"),
-            tenant: text("tenant"),
-            predecessor: text("predecessor"),
-            seats: None,
-            client_seed_sha256: text("client_seed_sha256"),
-            client_seed_lookalike_sha256: text("client_seed_lookalike_sha256"),
-            nonce: entry["nonce"].as_u64(),
-            round: text("round"),
-            game: None,
-            server_seed: text("server_seed"),
-            successor: text("successor"),
-            chain_length: entry["chain_length"].as_u64(),
-            time: text("time"),
-        }
-    }
-
-    fn text(field: &'a Option<Cow<'a, str>>) -> &'a str {
-        field.as_deref().unwrap_or_default()
     }
 }
 
