@@ -37,7 +37,7 @@ export function verdictEl(result, ...parts) {
   return wordVerdictEl(result, word, ...parts);
 }
 
-/** A verdict with its own first word (e.g. "CHECKED IN PART"). */
+/** A verdict with its own first word (e.g. "SEED MATCHES"). */
 export function wordVerdictEl(result, word, ...parts) {
   return el("p", { class: "verdict", role: "status", "data-verdict": result }, el("strong", { text: word }), " ", parts);
 }

@@ -88,8 +88,8 @@ export async function recompute(event) {
     } else {
       checks.append(tableCheckEl("round-values", "pending", "client seed and nonce: not checked",
         "this page has not read the round's record"));
-      claim("round", "pending", "Not checked: whether the client seed and nonce are the ones the round used. These cards prove "
-        + "your hand only if they are. This page has not read the round's record: look the round up above (which checks "
+      claim("round", "pending", "Not checked here: whether the client seed and nonce are the ones your round used. These "
+        + "cards are your hand if they are. This page has not read the round's record: look the round up above (which checks "
         + "everything), or compare them with it yourself.");
     }
 
@@ -106,8 +106,9 @@ export async function recompute(event) {
       verdict = verdictEl("pass", "The server seed matches round ", roundId, "'s commitment, and the client seed, nonce and "
         + `game are the ones it recorded: these are the cards its values deal${same.cards ? ", as its record shows" : ""}.`);
     } else if (published) {
-      verdict = wordVerdictEl("partial", "CHECKED IN PART", "The server seed matches the commitment you typed. Whether these "
-        + "are your hand's cards also depends on the client seed and nonce, which were not checked (below).");
+      verdict = wordVerdictEl("partial", "SEED MATCHES", "The server seed is the one committed to, and these are the cards "
+        + "it deals with the client seed and nonce you typed. They are your hand if those are your round's: look the round up "
+        + "above to check that too (below: what each value proves).");
     } else {
       verdict = wordVerdictEl("pending", "NOT CHECKED", "No commitment was typed: these are the cards these values deal, "
         + "and nothing here shows they are a round's (below).");
