@@ -131,10 +131,25 @@ export async function recompute(event) {
   }
 }
 
+/**
+ * Puts a random client seed in the field. A seed typed or pasted there
+ * before is not lost to one tap: a button offers to put it back.
+ */
 export function newClientSeed() {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   const input = document.getElementById("client-seed");
+  const previous = input.value;
   input.value = bytesToHex(bytes);
+  const undo = document.getElementById("seed-undo");
+  if (undo) {
+    undo.hidden = !previous.trim();
+    undo.textContent = `Put back \u201c${previous}\u201d`;
+    undo.onclick = () => {
+      input.value = previous;
+      undo.hidden = true;
+      input.focus();
+    };
+  }
   input.focus();
 }

@@ -419,6 +419,11 @@ step("offline from file:// (the released file) recomputes vector B");
   await page.click("#new-seed");
   const fresh = await page.inputValue("#client-seed");
   assert.match(fresh, /^[0-9a-f]{32}$/);
+  // The seed it replaced is one tap away, not lost.
+  assert.ok((await page.textContent("#seed-undo")).includes("\u{1f0a1} lucky"));
+  await page.click("#seed-undo");
+  assert.equal(await page.inputValue("#client-seed"), "\u{1f0a1} lucky");
+  assert.equal(await page.isVisible("#seed-undo"), false);
   // Bad input is explained, not thrown.
   await page.fill("#server-seed", "abc");
   await page.click("#paste-form button[type=submit]");
