@@ -190,12 +190,12 @@ function roundsTableEl(rows, revealed, showRound, pendingText = "after reveal") 
       const button = el("button", { type: "button", class: "secondary", text: "Show" });
       button.addEventListener("click", () => showRound(rows.ids[i]));
       return el("tr", { "data-nonce": nonce, class: result === 1 ? "diff" : null },
-        el("td", { text: String(nonce) }),
+        el("td", { class: "nonce", text: String(nonce) }),
         el("td", { class: "id mono", text: rows.ids[i] }),
-        el("td", { text: rows.gameTexts[rows.games[i]] }),
-        el("td", { text: statusText(rows.statusList[rows.statuses[i]]) }),
-        el("td", {}, cell),
-        el("td", {}, button));
+        el("td", { class: "game", text: rows.gameTexts[rows.games[i]] }),
+        el("td", { class: "status", text: statusText(rows.statusList[rows.statuses[i]]) }),
+        el("td", { class: "verdict" }, cell),
+        el("td", { class: "action" }, button));
     }));
     where.textContent = total ? `rows ${from + 1}–${Math.min(from + PAIR_ROWS_PER_PAGE, total)} of ${total}` : "no rows";
     previous.disabled = page === 0;

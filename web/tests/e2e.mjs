@@ -361,10 +361,10 @@ step("the lookup form works from the keyboard");
   await page.close();
 }
 
-// 6. Phone width: nothing scrolls sideways.
+// 6. Phone width: nothing scrolls sideways, nothing is cut off.
 step("readable at phone width");
-{
-  const phone = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true });
+for (const [width, height] of [[390, 844], [375, 812]]) {
+  const phone = await browser.newContext({ viewport: { width, height }, isMobile: true });
   const page = await phone.newPage();
   await page.goto(`${base}/verify?pair=${config.revealed_pair}`);
   await page.waitForSelector("[data-summary]");
@@ -372,8 +372,30 @@ step("readable at phone width");
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   // The verdict is on the first screen, without scrolling.
   const bottom = await page.$eval("[data-verdict]", (n) => n.getBoundingClientRect().bottom);
-  assert.ok(bottom <= 812, `the verdict ends at ${bottom}px, below the first screen`);
+  assert.ok(bottom <= height, `the verdict ends at ${bottom}px, below the first screen`);
   assert.equal(await page.getAttribute("[data-verdict]", "data-verdict"), "pass");
+  // Every round's button and verdict lie whole on the screen (none cut at
+  // the right edge, as a table 396 px wide did), and a verdict takes at
+  // most two lines.
+  const cut = await page.$$eval("table.rounds button, table.rounds .check, [data-pager] *", (nodes) => nodes
+    .map((n) => ({ text: n.textContent, r: n.getBoundingClientRect() }))
+    .filter(({ r }) => r.width > 0 && (r.left < 0 || r.right > window.innerWidth))
+    .map(({ text, r }) => `${text.trim()} at ${Math.round(r.left)}–${Math.round(r.right)}`));
+  assert.deepEqual(cut, [], `cut off at ${width}px`);
+  const tall = await page.$$eval("table.rounds .check", (nodes) => nodes
+    .filter((n) => {
+      const style = getComputedStyle(n);
+      const line = Number.isFinite(parseFloat(style.lineHeight)) ? parseFloat(style.lineHeight) : 1.25 * parseFloat(style.fontSize);
+      return n.getBoundingClientRect().height > 2.5 * line;
+    })
+    .map((n) => n.textContent));
+  assert.deepEqual(tall, [], `verdicts wrapped over more than two lines at ${width}px`);
+  assert.ok(await page.$$eval("table.rounds button", (n) => n.length) > 0, "rounds are shown");
+  // The "failed rounds only" box sits on the line of its words.
+  const box = await page.$eval("#failed-only", (n) => n.getBoundingClientRect());
+  const words = await page.$eval("label[for=failed-only]", (n) => n.getBoundingClientRect());
+  assert.ok(box.width > 0 && box.width < 40 && box.bottom > words.top && box.top < words.bottom
+    && words.height < 2 * box.height + 20, `the box (${JSON.stringify(box)}) is apart from its words (${JSON.stringify(words)})`);
   await phone.close();
 }
 
