@@ -249,7 +249,7 @@ async function witnessCheck(vkey, checkpoint, index) {
       `The log's latest checkpoint is also signed by ${shown.length} witness${shown.length === 1 ? "" : "es"}: `,
       ...shown.flatMap((name, i) => [i ? ", " : "", el("span", { class: "mono", text: name })]),
       `. ${WITNESS_WORDS} This page did not check their signatures: you have named no witness you trust `
-      + "(\u201cWitnesses you trust\u201d, above).")] : [];
+      + "(\u201cWitnesses you trust\u201d, below).")] : [];
     return { state: "none", parts };
   }
   if (!view.trusted || index >= view.trusted.checkpoint.size) view = await witnessView(vkey, true);
