@@ -756,6 +756,143 @@ fn a_master_key_file_is_made_once_and_served_with() {
     );
 }
 
+/// docs/OPERATIONS.md's "Several processes" recipe, run line by line as
+/// written (its host, role, database, paths and address replaced by the
+/// test's): a role and a database made, a master key made, two `serve`
+/// processes on it, a key created; then a pair made through one process
+/// deals through the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_several_processes_recipe_runs_as_written() {
+    let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run this: set TEST_DATABASE_URL"
+        );
+        return;
+    };
+    let operations = std::fs::read_to_string(
+        fairdeal_test_support::repository_root().join("docs/OPERATIONS.md"),
+    )
+    .expect("OPERATIONS");
+    let recipe = operations
+        .split("## Several processes")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("the recipe");
+    let (admin_user, rest) = admin_url
+        .strip_prefix("postgres://")
+        .and_then(|rest| rest.split_once('@'))
+        .expect("TEST_DATABASE_URL is postgres://USER@HOST:PORT/DB");
+    let host_port = rest.split('/').next().expect("a host");
+    let (host, port) = host_port.split_once(':').unwrap_or((host_port, "5432"));
+    let unique = uuid::Uuid::new_v4().simple().to_string();
+    let (role, database) = (format!("dealer_{unique}"), format!("deals_{unique}"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let key_file = dir.path().join("etc-master.key");
+    let mirror = dir.path().join("shared-log-mirror");
+    let substitute = |token: &str| -> String {
+        match token {
+            "dealer" => role.clone(),
+            "deals" => database.clone(),
+            "db.example" => host.to_owned(),
+            "postgres" => admin_user.to_owned(),
+            "/etc/fairdeal/master.key" => key_file.display().to_string(),
+            "/shared/fairdeal-log-mirror" => mirror.display().to_string(),
+            "0.0.0.0:8080" => "127.0.0.1:0".to_owned(),
+            "fairdeal" => fairdeal_test_support::fairdeal_bin().display().to_string(),
+            url if url.starts_with("DATABASE_URL=") => url
+                .replace("dealer@", &format!("{role}@"))
+                .replace("db.example/deals", &format!("{host}:{port}/{database}")),
+            other => other.to_owned(),
+        }
+    };
+    let mut servers = Vec::new();
+    let mut operator_key = String::new();
+    for (n, line) in recipe.lines().enumerate() {
+        let line = line.split(" #").next().unwrap_or_default().trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut tokens: Vec<String> = line.split_whitespace().map(substitute).collect();
+        let mut env = Vec::new();
+        while tokens
+            .first()
+            .is_some_and(|t| t.contains('=') && !t.starts_with('-'))
+        {
+            let assignment = tokens.remove(0);
+            let (name, value) = assignment.split_once('=').expect("NAME=value");
+            env.push((name.to_owned(), value.to_owned()));
+        }
+        let machine = dir.path().join(format!("machine-{n}"));
+        std::fs::create_dir_all(&machine).expect("a directory");
+        let mut command = std::process::Command::new(&tokens[0]);
+        command
+            .args(&tokens[1..])
+            .current_dir(&machine)
+            .env("PGPORT", port)
+            .env_remove("DATABASE_URL")
+            .env_remove("FAIRDEAL_MASTER_KEY")
+            .env_remove("FAIRDEAL_MASTER_KEY_FILE")
+            .env_remove("FAIRDEAL_LISTEN")
+            .envs(env);
+        if tokens.get(1).map(String::as_str) == Some("serve") {
+            // "on each machine": two processes.
+            for _ in 0..2 {
+                let mut child = command
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .expect("serve starts");
+                let mut first = String::new();
+                std::io::BufRead::read_line(
+                    &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+                    &mut first,
+                )
+                .expect("a line");
+                let base = first
+                    .trim()
+                    .strip_prefix("fairdeal listening on ")
+                    .unwrap_or_else(|| panic!("{line}: {first:?}"))
+                    .to_owned();
+                servers.push((child, base));
+            }
+            continue;
+        }
+        let out = command.output().unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert!(
+            out.status.success(),
+            "{line}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if tokens.get(1).map(String::as_str) == Some("keys") {
+            operator_key = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        }
+    }
+    assert_eq!(servers.len(), 2, "the recipe starts serve");
+    assert!(operator_key.starts_with("fdk_"), "the recipe creates a key");
+    let first = Client::new(&servers[0].1).with_key(&operator_key);
+    let pair = first.active_pair("the recipe's player").await;
+    let dealt = first
+        .at(&servers[1].1)
+        .deal(&pair, json!({"type": "holdem", "players": 2}))
+        .await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    for (mut child, _) in servers {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    if let Ok(admin) = sqlx::PgPool::connect(&admin_url).await {
+        for sql in [
+            format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"),
+            format!("DROP ROLE IF EXISTS {role}"),
+        ] {
+            let _ = sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&admin).await;
+        }
+        admin.close().await;
+    }
+}
+
 /// SIGTERM while deals are in flight: every request either completes with its
 /// round (and the round is durable) or is refused at the connection; none is
 /// answered with an error or cut off, and the process exits with status 0.
