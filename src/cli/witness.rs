@@ -18,8 +18,10 @@ use crate::witness::{Witness, http};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Each --log is ORIGIN=VKEY: a checkpoint's origin line and the signed-note verifier key
-(Ed25519, type 0x01) of the log that signs it, e.g.
+Each --log is the signed-note verifier key (Ed25519, type 0x01) of a log whose
+checkpoints' origin is the key's name, as a fairdeal service's GET /log/key gives it:
+  --log \"$(curl -s https://deals.example/log/key)\"
+or ORIGIN=VKEY for a log whose origin is another, e.g.
   --log 'go.sum database tree=sum.golang.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ux18htTTAD8OuAn8'
 Give --log again for another log, or for another key of the same log.
 
@@ -44,8 +46,9 @@ pub struct WitnessOpts {
     /// Created with mode 0600 when missing. Default: `<data dir>/witness.key`.
     #[arg(long, env = "FAIRDEAL_WITNESS_KEY_FILE", value_name = "PATH")]
     pub key_file: Option<PathBuf>,
-    /// A log to witness, as ORIGIN=VKEY (repeatable).
-    #[arg(long = "log", value_name = "ORIGIN=VKEY")]
+    /// A log to witness: its verifier key (its origin the key's name), or
+    /// ORIGIN=VKEY (repeatable).
+    #[arg(long = "log", value_name = "VKEY|ORIGIN=VKEY")]
     pub logs: Vec<String>,
     /// Directory for the default SQLite database (`witness.db`) and key file.
     #[arg(
@@ -138,9 +141,11 @@ pub fn run(opts: WitnessOpts) -> anyhow::Result<ExitCode> {
             .map_err(|err| InputError::new("--log", format!("{err:#}")))?;
     }
     if logs.is_empty() {
-        return Err(
-            InputError::new("--log", "give at least one log to witness, as ORIGIN=VKEY").into(),
-        );
+        return Err(InputError::new(
+            "--log",
+            "give at least one log to witness: its verifier key, or ORIGIN=VKEY",
+        )
+        .into());
     }
     telemetry::init(opts.log_format);
     let runtime = tokio::runtime::Runtime::new().context("starting the async runtime")?;

@@ -427,10 +427,20 @@ impl Logs {
         Ok(())
     }
 
-    /// Reads `ORIGIN=VKEY` (split at the first '='; the origin holds none).
+    /// Reads a log's verifier key alone (`VKEY`: the origin is the key's
+    /// name, as a fairdeal log's `GET /log/key` gives it), or `ORIGIN=VKEY`
+    /// (split at the first '='; the origin holds none) for a log whose
+    /// origin is not its key's name.
     pub fn add_spec(&mut self, spec: &str) -> anyhow::Result<()> {
+        if let Ok(verifier) = LogVerifier::from_vkey(spec.trim()) {
+            let origin = spec.trim().split('+').next().unwrap_or_default().to_owned();
+            return self.add(&origin, verifier);
+        }
         let Some((origin, vkey)) = spec.split_once('=') else {
-            anyhow::bail!("a log is given as ORIGIN=VKEY; got {spec:?}");
+            anyhow::bail!(
+                "a log is given as its verifier key (NAME+HASH+KEY, its origin the key's name) or \
+                 as ORIGIN=VKEY; got {spec:?}, which is neither"
+            );
         };
         let verifier = LogVerifier::from_vkey(vkey)
             .map_err(|err| anyhow::anyhow!("the log {origin:?}: {err}"))?;
@@ -636,6 +646,28 @@ mod tests {
         let mut logs = Logs::new();
         logs.add_spec(&format!("example.com/log={}", key.vkey()))
             .expect("spec");
+        // The verifier key alone names the same log (its origin, the key's
+        // name): nothing is added twice.
+        logs.add_spec(&key.vkey()).expect("a bare verifier key");
+        assert_eq!(
+            logs.origins()
+                .map(|(o, keys)| (o.to_owned(), keys.len()))
+                .collect::<Vec<_>>(),
+            [("example.com/log".to_owned(), 1)]
+        );
+        let mut bare = Logs::new();
+        bare.add_spec(&format!(" {}\n", key.vkey()))
+            .expect("trimmed");
+        assert!(
+            bare.origins()
+                .any(|(origin, _)| origin == "example.com/log")
+        );
+        assert!(
+            bare.add_spec("example.com/log")
+                .expect_err("neither")
+                .to_string()
+                .contains("neither")
+        );
         let request = |n: &str| parse_request(format!("old 0\n\n{n}").as_bytes()).expect("reads");
         let good = note(&key, 5, &[1; 32]);
         logs.verify(&request(&good)).expect("verifies");

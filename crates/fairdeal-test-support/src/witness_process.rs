@@ -47,7 +47,14 @@ impl WitnessProcess {
             .arg("--data-dir")
             .arg(dir)
             .arg("--log")
-            .arg(format!("{origin}={log_vkey}"))
+            // A log whose origin is its key's name (a fairdeal log's) is
+            // given by its verifier key alone, as an operator copies it
+            // from GET /log/key.
+            .arg(if log_vkey.split('+').next() == Some(origin) {
+                log_vkey.to_owned()
+            } else {
+                format!("{origin}={log_vkey}")
+            })
             .args(extra)
             .env_remove("FAIRDEAL_WITNESS_DATABASE_URL")
             .env_remove("FAIRDEAL_WITNESS_KEY_FILE")
