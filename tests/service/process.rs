@@ -741,12 +741,9 @@ fn a_master_key_file_is_made_once_and_served_with() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("serve starts");
+    let mut stdout = std::io::BufReader::new(serve.stdout.take().expect("stdout"));
     let mut first = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(serve.stdout.take().expect("stdout")),
-        &mut first,
-    )
-    .expect("a line");
+    std::io::BufRead::read_line(&mut stdout, &mut first).expect("a line");
     assert!(first.starts_with("fairdeal listening on "), "{first}");
     let _ = serve.kill();
     let _ = serve.wait();
@@ -844,18 +841,17 @@ async fn the_several_processes_recipe_runs_as_written() {
                     .stderr(std::process::Stdio::null())
                     .spawn()
                     .expect("serve starts");
+                // Its standard output stays open while it runs: a server
+                // whose next line meets a closed pipe would stop.
+                let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
                 let mut first = String::new();
-                std::io::BufRead::read_line(
-                    &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
-                    &mut first,
-                )
-                .expect("a line");
+                std::io::BufRead::read_line(&mut stdout, &mut first).expect("a line");
                 let base = first
                     .trim()
                     .strip_prefix("fairdeal listening on ")
                     .unwrap_or_else(|| panic!("{line}: {first:?}"))
                     .to_owned();
-                servers.push((child, base));
+                servers.push((child, base, stdout));
             }
             continue;
         }
@@ -878,7 +874,7 @@ async fn the_several_processes_recipe_runs_as_written() {
         .deal(&pair, json!({"type": "holdem", "players": 2}))
         .await;
     assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
-    for (mut child, _) in servers {
+    for (mut child, _, _) in servers {
         let _ = child.kill();
         let _ = child.wait();
     }
