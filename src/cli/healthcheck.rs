@@ -19,7 +19,7 @@ pub struct HealthcheckOpts {
     #[arg(
         long,
         env = "FAIRDEAL_LISTEN",
-        default_value = "127.0.0.1:8080",
+        default_value = super::serve::DEFAULT_LISTEN,
         value_name = "ADDR"
     )]
     pub listen: SocketAddr,

@@ -24,6 +24,10 @@ use crate::telemetry::{self, LogFormat};
 use crate::time::now_ms;
 use crate::tlog::key::LogKey;
 
+/// Where `serve` listens, and `healthcheck` asks, unless told otherwise
+/// (`--listen`, `FAIRDEAL_LISTEN`).
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Environment:
@@ -40,7 +44,7 @@ pub struct ServeOpts {
     #[arg(
         long,
         env = "FAIRDEAL_LISTEN",
-        default_value = "127.0.0.1:8080",
+        default_value = DEFAULT_LISTEN,
         value_name = "ADDR"
     )]
     pub listen: SocketAddr,
