@@ -217,8 +217,8 @@ fn redacted_url(url: &str) -> String {
     }
 }
 
-/// Where the log mirror is (`service::log::mirror`): shared by `serve` and
-/// `recover`.
+/// Where the log mirror is (`service::log::mirror`): shared by `serve`,
+/// `recover` and `witnesses`.
 #[derive(Debug, Args, Clone)]
 pub struct LogMirrorOpts {
     /// The log mirror: a directory where every transparency-log entry is
@@ -227,12 +227,17 @@ pub struct LogMirrorOpts {
     /// (docs/OPERATIONS.md, "Restore"). Default: `<data dir>/log-mirror`. In
     /// production give every process the same directory on storage that is
     /// not backed up, snapshotted or restored with the database.
-    #[arg(long, env = "FAIRDEAL_LOG_MIRROR", value_name = "DIR")]
+    #[arg(long, env = "FAIRDEAL_LOG_MIRROR", value_name = "DIR", global = true)]
     pub log_mirror: Option<PathBuf>,
     /// Run without a log mirror: a database restored from a backup is then
     /// caught only behind the last checkpoint a witness or monitor holds,
     /// and the hands acknowledged since would be dealt again.
-    #[arg(long, env = "FAIRDEAL_NO_LOG_MIRROR", conflicts_with = "log_mirror")]
+    #[arg(
+        long,
+        env = "FAIRDEAL_NO_LOG_MIRROR",
+        conflicts_with = "log_mirror",
+        global = true
+    )]
     pub no_log_mirror: bool,
 }
 

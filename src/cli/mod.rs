@@ -20,6 +20,7 @@ pub mod render;
 pub mod replay;
 pub mod serve;
 pub mod witness;
+pub mod witnesses;
 
 /// fairdeal: provably-fair card dealing (protocol fairdeal-v1).
 #[derive(Debug, Parser)]
@@ -63,6 +64,9 @@ pub enum Command {
     /// Read and check a transparency log: signatures, tree, consistency, and
     /// what its entries promise (deal-shopping, unrevealed commitments).
     Monitor(monitor::MonitorOpts),
+    /// The witnesses every serving process asks to cosign the log: list,
+    /// add, remove, quorum (logged; followed without a restart).
+    Witnesses(witnesses::WitnessesOpts),
     /// Witness C2SP transparency logs (c2sp.org/tlog-witness): cosign checkpoints proved consistent.
     Witness(witness::WitnessOpts),
     /// Print the OpenAPI description of the HTTP API (what openapi.yaml holds).
@@ -84,6 +88,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Audit(opts) => audit::run(opts, audit::Mode::Audit),
         Command::Stats(opts) => audit::run(opts, audit::Mode::Stats),
         Command::Monitor(opts) => monitor::run(opts),
+        Command::Witnesses(opts) => witnesses::run(opts),
         Command::Witness(opts) => witness::run(opts),
         Command::Openapi => {
             print!("{}", crate::service::http::openapi_yaml());

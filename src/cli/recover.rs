@@ -115,6 +115,9 @@ async fn recover(opts: RecoverOpts) -> anyhow::Result<ExitCode> {
                 report.round_seeds_restored.len()
             );
         }
+        if let Some(set) = &report.witness_set_restored {
+            println!("  the witness set the log states last, made the database's again: {set}");
+        }
         for (round, why) in &report.rounds_not_restored {
             println!("  round {round} not stored again: {why}");
         }

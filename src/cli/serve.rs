@@ -15,7 +15,8 @@ use crate::service::dealer::Dealer;
 use crate::service::http::{self, AppState};
 use crate::service::log::integrator;
 use crate::service::log::mirror::LogMirror;
-use crate::service::log::witnessing::Guard;
+use crate::service::log::witness_set::{self, WitnessSet};
+use crate::service::log::witnessing::{Guard, LiveWitnesses};
 use crate::service::metrics::Metrics;
 use crate::service::sealing::MasterKey;
 use crate::service::store::Store;
@@ -158,7 +159,10 @@ pub struct ServeOpts {
     /// (c2sp.org/tlog-witness), as `VKEY@URL`: its cosignature verifier key
     /// (`<name>+<key id>+<base64 key>`), then its submission URL (the
     /// service posts to `<URL>/add-checkpoint`). Repeat for several, or
-    /// give them space-separated in FAIRDEAL_WITNESSES.
+    /// give them space-separated in FAIRDEAL_WITNESSES. At start the set
+    /// becomes the database's (a logged change when it differs), which
+    /// every process follows; `fairdeal witnesses` changes it without a
+    /// restart. Without this flag a process follows the database's set.
     #[arg(
         long = "witness",
         env = "FAIRDEAL_WITNESSES",
@@ -423,45 +427,53 @@ async fn open_mirror(opts: &ServeOpts, store: &Store) -> anyhow::Result<Option<A
     Ok(Some(Arc::new(mirror)))
 }
 
-/// The witnesses given, checked: each `VKEY@URL`, and a quorum from 1 to
-/// their number.
-fn witnesses(opts: &ServeOpts) -> Result<crate::service::log::witnessing::Witnesses, InputError> {
-    use crate::service::log::witnessing::{Witness, Witnesses};
-    let list = opts
-        .witnesses
-        .iter()
-        .filter(|text| !text.is_empty())
-        .map(|text| Witness::parse(text).map_err(|rule| InputError::new("--witness", rule)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut names: Vec<&str> = list.iter().map(Witness::name).collect();
-    names.sort_unstable();
-    if let Some(twice) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(InputError::new(
-            "--witness",
-            format!("names the witness {:?} twice", twice[0]),
-        ));
+/// The witness set given with `--witness` and `--witness-quorum`, checked
+/// (each `VKEY@URL`, no witness twice, a quorum from 1 to their number);
+/// `None` when neither is given.
+fn witness_flags(opts: &ServeOpts) -> Result<Option<WitnessSet>, InputError> {
+    if opts.witnesses.iter().all(String::is_empty) && opts.witness_quorum.is_none() {
+        return Ok(None);
     }
-    let quorum = opts.witness_quorum.unwrap_or(list.len());
-    if !list.is_empty() && !(1..=list.len()).contains(&quorum) {
-        return Err(InputError::new(
-            "--witness-quorum",
-            format!(
-                "must be 1 to the {} witnesses given; got {quorum}",
-                list.len()
+    WitnessSet::parse(&opts.witnesses, opts.witness_quorum)
+        .map(Some)
+        .map_err(|(flag, rule)| InputError::new(flag, rule))
+}
+
+/// The witnesses this process asks: the database's set, which `flagged`
+/// (the set given at start) becomes first when it differs (a logged
+/// change); while the database has none, `flagged` or none.
+async fn follow_witnesses(
+    store: &Store,
+    flagged: Option<WitnessSet>,
+) -> anyhow::Result<LiveWitnesses> {
+    if let Some(set) = &flagged {
+        match witness_set::record(store, set).await {
+            Ok(witness_set::Recorded::Logged(index)) => tracing::info!(
+                witnesses = %set.describe(),
+                log_index = index,
+                "the witness set given at start is the database's now (every process follows it)"
             ),
-        ));
+            Ok(witness_set::Recorded::Unchanged) => {}
+            Err(err) if crate::service::store::is_behind_log(&err).is_some() => tracing::error!(
+                refusing = format!("{err:#}"),
+                "the witness set given at start is not recorded: the database is behind its log"
+            ),
+            Err(err) => return Err(err.context("recording the witness set given at start")),
+        }
     }
-    if list.is_empty() && opts.witness_quorum.is_some() {
-        return Err(InputError::new(
-            "--witness-quorum",
-            "is taken only with --witness",
-        ));
-    }
-    Ok(Witnesses::new(list, quorum))
+    Ok(match store.setting(witness_set::SETTING).await? {
+        Some(text) => {
+            let set = WitnessSet::from_setting(&text)
+                .context("the database's witness set does not read")?;
+            tracing::info!(witnesses = %set.describe(), "witnesses");
+            LiveWitnesses::new(set.build(None)?, Some(text))
+        }
+        None => LiveWitnesses::new(flagged.unwrap_or_default().build(None)?, None),
+    })
 }
 
 async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
-    let witnesses = Arc::new(witnesses(&opts)?);
+    let flagged = witness_flags(&opts)?;
     let store = opts.db.open(&opts.pool).await?;
     let (key, key_origin, new_key_file) = MasterKey::load(
         opts.master_key.as_deref(),
@@ -504,6 +516,7 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         .await
         .context("signing the log's first checkpoint")?;
     tracing::info!(database = store.backend(), master_key = %key_origin, log = %log_key.vkey(), log_key = %log_key_origin, "database ready");
+    let witnesses = Arc::new(follow_witnesses(&store, flagged).await?);
     let dealer = Arc::new(
         Dealer::new(store.clone(), key)
             .with_table_phase(Duration::from_secs_f64(opts.table_phase_timeout))
@@ -528,7 +541,12 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         None => {
             // Without a mirror, the witnesses are what knows a database
             // went back: asked before the first request, not after it.
-            crate::service::log::witnessing::first_round(&store, &witnesses, &state.metrics).await;
+            crate::service::log::witnessing::first_round(
+                &store,
+                &witnesses.current(),
+                &state.metrics,
+            )
+            .await;
             Guard::Witnesses
         }
     };

@@ -23,7 +23,10 @@ checkpoints' origin is the key's name, as a fairdeal service's GET /log/key give
   --log \"$(curl -s https://deals.example/log/key)\"
 or ORIGIN=VKEY for a log whose origin is another, e.g.
   --log 'go.sum database tree=sum.golang.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ux18htTTAD8OuAn8'
-Give --log again for another log, or for another key of the same log.
+Give --log again for another log, or for another key of the same log. For a witness run
+beside the service (a demonstration), --log-url reads the key from the service at start
+and pins it on first use:
+  --log-url https://deals.example
 
 The witness answers POST /add-checkpoint (c2sp.org/tlog-witness) with its cosignature
 (c2sp.org/tlog-cosignature, cosignature/v1, Ed25519) and GET /healthz. For each log it
@@ -50,6 +53,17 @@ pub struct WitnessOpts {
     /// ORIGIN=VKEY (repeatable).
     #[arg(long = "log", value_name = "VKEY|ORIGIN=VKEY")]
     pub logs: Vec<String>,
+    /// A fairdeal service whose log to witness, by its URL: the log's
+    /// verifier key is read from `<URL>/log/key` at start (waiting for the
+    /// service to answer) and pinned on first use (`<data dir>/pinned-logs.json`):
+    /// a later start that reads another key refuses to start. Trust on
+    /// first use: for a demonstration, or a witness beside the service; an
+    /// independent witness takes the key with --log from a channel it trusts.
+    #[arg(long = "log-url", value_name = "URL")]
+    pub log_urls: Vec<String>,
+    /// Seconds to wait for each --log-url service to answer at start.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    pub log_url_wait: u64,
     /// Directory for the default SQLite database (`witness.db`) and key file.
     #[arg(
         long,
@@ -140,10 +154,19 @@ pub fn run(opts: WitnessOpts) -> anyhow::Result<ExitCode> {
         logs.add_spec(spec)
             .map_err(|err| InputError::new("--log", format!("{err:#}")))?;
     }
-    if logs.is_empty() {
+    for url in &opts.log_urls {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(InputError::new(
+                "--log-url",
+                format!("must start with http:// or https://; got {url:?}"),
+            )
+            .into());
+        }
+    }
+    if logs.is_empty() && opts.log_urls.is_empty() {
         return Err(InputError::new(
             "--log",
-            "give at least one log to witness: its verifier key, or ORIGIN=VKEY",
+            "give at least one log to witness: its verifier key, or ORIGIN=VKEY (or --log-url)",
         )
         .into());
     }
@@ -153,7 +176,67 @@ pub fn run(opts: WitnessOpts) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn serve(opts: WitnessOpts, logs: Logs, cosigner: Cosigner) -> anyhow::Result<()> {
+/// The verifier key of the log the fairdeal service at `url` serves
+/// (`<url>/log/key`), waiting up to `wait` for it to answer, checked
+/// against the key pinned for `url` in `pins` (and pinned there on first
+/// use).
+async fn log_key_at(url: &str, wait: u64, pins: &Path) -> anyhow::Result<String> {
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(5))
+        .build()?;
+    let address = format!("{}/log/key", url.trim_end_matches('/'));
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(wait);
+    let vkey = loop {
+        let answer = match client.get(&address).send().await {
+            Ok(response) if response.status().is_success() => response
+                .text()
+                .await
+                .map_err(|e| e.without_url().to_string()),
+            Ok(response) => Err(format!("it answered {}", response.status())),
+            Err(err) => Err(err.without_url().to_string()),
+        };
+        match answer {
+            Ok(text) => break text.trim().to_owned(),
+            Err(why) if tokio::time::Instant::now() >= deadline => {
+                anyhow::bail!("the log key at {address} could not be read within {wait} s: {why}")
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_secs(1)).await,
+        }
+    };
+    let mut pinned: std::collections::BTreeMap<String, String> = match std::fs::read(pins) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .with_context(|| format!("reading the pinned log keys in {}", pins.display()))?,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Default::default(),
+        Err(err) => return Err(err).context(format!("reading {}", pins.display())),
+    };
+    match pinned.get(url) {
+        Some(held) if *held == vkey => {}
+        Some(held) => anyhow::bail!(
+            "the log at {url} now answers the key {vkey:?}, not {held:?} pinned when this witness \
+             first read it: another log, or someone in between. Check with the log's operator; \
+             to witness the new key, give it with --log (or remove {url} from {})",
+            pins.display()
+        ),
+        None => {
+            pinned.insert(url.to_owned(), vkey.clone());
+            std::fs::write(pins, serde_json::to_vec_pretty(&pinned)?)
+                .with_context(|| format!("pinning the log key in {}", pins.display()))?;
+            tracing::info!(url, vkey, "pinned the log key read on first use");
+        }
+    }
+    Ok(vkey)
+}
+
+async fn serve(opts: WitnessOpts, mut logs: Logs, cosigner: Cosigner) -> anyhow::Result<()> {
+    if !opts.log_urls.is_empty() {
+        ensure_dir(&opts.data_dir)?;
+        let pins = opts.data_dir.join("pinned-logs.json");
+        for url in &opts.log_urls {
+            let vkey = log_key_at(url, opts.log_url_wait, &pins).await?;
+            logs.add_spec(&vkey)
+                .with_context(|| format!("the log key {url} answers"))?;
+        }
+    }
     let url = match &opts.database_url {
         Some(url) => url.clone(),
         None => {

@@ -311,6 +311,16 @@ impl Metrics {
         self.witness_cosigning.get_or_create(&labels).set(0);
     }
 
+    /// A witness no longer asked (removed from the set): its series go.
+    pub fn witness_removed(&self, witness: &str) {
+        let labels = WitnessLabels {
+            witness: witness.to_owned(),
+        };
+        self.witness_failures.remove(&labels);
+        self.witness_behind.remove(&labels);
+        self.witness_cosigning.remove(&labels);
+    }
+
     /// A lifecycle event (one of [`EVENTS`]).
     pub fn event(&self, event: &'static str) {
         debug_assert!(EVENTS.contains(&event), "an event not in EVENTS: {event}");

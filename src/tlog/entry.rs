@@ -141,6 +141,22 @@ pub enum Entry {
         successor: Option<String>,
         time: String,
     },
+    /// The witnesses the service asks to cosign its checkpoints from now
+    /// on, the whole set (each change logs it again), and how many of them
+    /// make a checkpoint witnessed.
+    WitnessSet {
+        witnesses: Vec<LoggedWitness>,
+        quorum: u64,
+        time: String,
+    },
+}
+
+/// One witness of a [`Entry::WitnessSet`]: its cosignature verifier key
+/// and where the service submits checkpoints to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct LoggedWitness {
+    pub vkey: String,
+    pub url: String,
 }
 
 impl Entry {

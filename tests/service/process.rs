@@ -753,11 +753,41 @@ fn a_master_key_file_is_made_once_and_served_with() {
     );
 }
 
+/// `command` started, once it says where it listens (its first line,
+/// after `prefix`): the child, that address, and its standard output, kept
+/// open while it runs (a process whose next line meets a closed pipe would
+/// stop).
+fn listening(
+    command: &mut std::process::Command,
+    prefix: &str,
+    line: &str,
+) -> (
+    std::process::Child,
+    String,
+    std::io::BufReader<std::process::ChildStdout>,
+) {
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{line}: {e}"));
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).expect("a line");
+    let address = first
+        .trim()
+        .strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("{line}: {first:?}"))
+        .to_owned();
+    (child, address, stdout)
+}
+
 /// docs/OPERATIONS.md's "Several processes" recipe, run line by line as
 /// written (its host, role, database, paths and address replaced by the
 /// test's): a role and a database made, a master key made, two `serve`
-/// processes on it, a key created; then a pair made through one process
-/// deals through the other.
+/// processes on it, a key created, a witness started and added while they
+/// run; then a pair made through one process deals through the other, and
+/// the witness cosigns what they sign.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_several_processes_recipe_runs_as_written() {
     let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") else {
@@ -788,6 +818,11 @@ async fn the_several_processes_recipe_runs_as_written() {
     let dir = tempfile::tempdir().expect("temp dir");
     let key_file = dir.path().join("etc-master.key");
     let mirror = dir.path().join("shared-log-mirror");
+    let witness_home = dir.path().join("var-lib-fairdeal-witness");
+    let mut servers = Vec::new();
+    let mut operator_key = String::new();
+    let mut witness = None;
+    let mut witness_vkey = String::new();
     let substitute = |token: &str| -> String {
         match token {
             "dealer" => role.clone(),
@@ -796,7 +831,8 @@ async fn the_several_processes_recipe_runs_as_written() {
             "postgres" => admin_user.to_owned(),
             "/etc/fairdeal/master.key" => key_file.display().to_string(),
             "/shared/fairdeal-log-mirror" => mirror.display().to_string(),
-            "0.0.0.0:8080" => "127.0.0.1:0".to_owned(),
+            "0.0.0.0:8080" | "0.0.0.0:8090" => "127.0.0.1:0".to_owned(),
+            "/var/lib/fairdeal-witness" => witness_home.display().to_string(),
             "fairdeal" => fairdeal_test_support::fairdeal_bin().display().to_string(),
             url if url.starts_with("DATABASE_URL=") => url
                 .replace("dealer@", &format!("{role}@"))
@@ -804,14 +840,25 @@ async fn the_several_processes_recipe_runs_as_written() {
             other => other.to_owned(),
         }
     };
-    let mut servers = Vec::new();
-    let mut operator_key = String::new();
     for (n, line) in recipe.lines().enumerate() {
         let line = line.split(" #").next().unwrap_or_default().trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let mut tokens: Vec<String> = line.split_whitespace().map(substitute).collect();
+        // What only this run knows: the first process's address, and the
+        // witness's key and address.
+        for token in &mut tokens {
+            if token == "http://dealer.example:8080" {
+                *token = servers
+                    .first()
+                    .map(|(_, base, _): &(_, String, _)| base.clone())
+                    .expect("the recipe starts serve before the witness");
+            } else if token == "VKEY@http://witness.example:8090" {
+                let (_, url, _) = witness.as_ref().expect("the witness runs");
+                *token = format!("{witness_vkey}@{url}");
+            }
+        }
         let mut env = Vec::new();
         while tokens
             .first()
@@ -836,23 +883,18 @@ async fn the_several_processes_recipe_runs_as_written() {
         if tokens.get(1).map(String::as_str) == Some("serve") {
             // "on each machine": two processes.
             for _ in 0..2 {
-                let mut child = command
-                    .stdout(std::process::Stdio::piped())
-                    .stderr(std::process::Stdio::null())
-                    .spawn()
-                    .expect("serve starts");
-                // Its standard output stays open while it runs: a server
-                // whose next line meets a closed pipe would stop.
-                let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-                let mut first = String::new();
-                std::io::BufRead::read_line(&mut stdout, &mut first).expect("a line");
-                let base = first
-                    .trim()
-                    .strip_prefix("fairdeal listening on ")
-                    .unwrap_or_else(|| panic!("{line}: {first:?}"))
-                    .to_owned();
-                servers.push((child, base, stdout));
+                servers.push(listening(&mut command, "fairdeal listening on ", line));
             }
+            continue;
+        }
+        if tokens.get(1).map(String::as_str) == Some("witness")
+            && !tokens.iter().any(|t| t == "--print-vkey")
+        {
+            witness = Some(listening(
+                &mut command,
+                "fairdeal witness listening on ",
+                line,
+            ));
             continue;
         }
         let out = command.output().unwrap_or_else(|e| panic!("{line}: {e}"));
@@ -861,8 +903,12 @@ async fn the_several_processes_recipe_runs_as_written() {
             "{line}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        if tokens.get(1).map(String::as_str) == Some("keys") {
-            operator_key = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        match tokens.get(1).map(String::as_str) {
+            Some("keys") => operator_key = String::from_utf8_lossy(&out.stdout).trim().to_owned(),
+            Some("witness") => {
+                witness_vkey = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            }
+            _ => {}
         }
     }
     assert_eq!(servers.len(), 2, "the recipe starts serve");
@@ -874,6 +920,22 @@ async fn the_several_processes_recipe_runs_as_written() {
         .deal(&pair, json!({"type": "holdem", "players": 2}))
         .await;
     assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    // The witness, added while both ran, cosigns what they sign.
+    let verifier = fairdeal::tlog::cosignature::CosignatureVerifier::from_vkey(&witness_vkey)
+        .expect("the witness printed its key");
+    let mut cosigned = false;
+    for _ in 0..200 {
+        let reply = first.get("/v1/log/witnessed-checkpoint").await;
+        if reply.status == StatusCode::OK && verifier.verify_note(&reply.text).is_some() {
+            cosigned = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(cosigned, "{}", first.get("/readyz").await.text);
+    let (mut child, _, _) = witness.expect("the recipe starts a witness");
+    let _ = child.kill();
+    let _ = child.wait();
     for (mut child, _, _) in servers {
         let _ = child.kill();
         let _ = child.wait();

@@ -459,6 +459,17 @@ async fn a_restored_backup_never_deals_a_known_hand_again(backend: Backend) {
     assert_eq!(draw.status, StatusCode::CREATED, "{}", draw.text);
     let draw = draw.id();
     let backup = back_up(&db).await;
+    // A second witness added after the backup (it never answers): the
+    // restored database holds the older set.
+    let second = Cosigner::generate("witness.example/second")
+        .expect("key")
+        .vkey();
+    let added = deployment.run(&["witnesses", "add", &format!("{second}@http://127.0.0.1:9")]);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
     // The draw seeded and run after the backup.
     let seeded = client
         .put_json(
@@ -474,7 +485,7 @@ async fn a_restored_backup_never_deals_a_known_hand_again(backend: Backend) {
     let later = client.active_pair("after the backup").await;
     let on_later = client.deal(&later, holdem()).await;
     assert_eq!(on_later.status, StatusCode::CREATED, "{}", on_later.text);
-    let entries = 14;
+    let entries = 15;
     log_reaches(&server.base, entries).await;
     if witnessed {
         wait_cosigned(&client, entries).await;
@@ -486,6 +497,17 @@ async fn a_restored_backup_never_deals_a_known_hand_again(backend: Backend) {
     restore(&db, &backup);
     let server = deployment.serve(&log_path, &env);
     let client = Client::new(&server.base).with_key(&key);
+    // The backup's set is back in the database, but nothing changes it
+    // before recovery, and recovery brings back the set the log states.
+    let listed = witnesses_listed(&deployment);
+    assert!(!listed.contains("witness.example/second"), "{listed}");
+    let third = Cosigner::generate("witness.example/third")
+        .expect("key")
+        .vkey();
+    let refused = deployment.run(&["witnesses", "add", &format!("{third}@http://127.0.0.1:9")]);
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("fairdeal recover"), "{said}");
     refused_then_recovered(
         &deployment,
         &client,
@@ -500,11 +522,24 @@ async fn a_restored_backup_never_deals_a_known_hand_again(backend: Backend) {
         },
     )
     .await;
+    let listed = witnesses_listed(&deployment);
+    assert!(listed.contains("witness.example/second"), "{listed}");
     if witnessed {
         // The witness cosigns the recovered log: it never saw a fork.
         let size = checkpoint_size(&client).await;
         wait_cosigned(&client, size).await;
     }
+}
+
+/// `fairdeal witnesses list`'s output.
+fn witnesses_listed(deployment: &Deployment) -> String {
+    let out = deployment.run(&["witnesses", "list"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
 }
 
 /// Waits until `/readyz` says the witness cosigned `size` entries or more.

@@ -607,3 +607,171 @@ async fn two_fairdeal_witnesses_witness_the_service_on_sqlite() {
 async fn two_fairdeal_witnesses_witness_the_service_on_postgres() {
     two_fairdeal_witnesses_witness_the_service(Backend::Postgres).await;
 }
+
+/// The log's entries, read one by one from `/v1/log/entries/{index}` up to
+/// the latest checkpoint: those of type `kind`.
+async fn entries_of_type(client: &crate::harness::Client, kind: &str) -> Vec<serde_json::Value> {
+    let note = client.get("/log/checkpoint").await.text;
+    let size: u64 = note.lines().nth(1).expect("size").parse().expect("a size");
+    let mut found = Vec::new();
+    for index in 0..size {
+        let entry = client.get(&format!("/v1/log/entries/{index}")).await;
+        assert_eq!(entry.status, StatusCode::OK, "{}", entry.text);
+        let entry: serde_json::Value =
+            serde_json::from_str(entry.json["entry"].as_str().expect("the entry's bytes"))
+                .expect("JSON");
+        if entry["type"] == kind {
+            found.push(entry);
+        }
+    }
+    found
+}
+
+/// Waits until `/v1/log/witnessed-checkpoint` answers `status` (and, for
+/// 200, a note `verifier` cosigned).
+async fn witnessed_answers(
+    client: &crate::harness::Client,
+    status: StatusCode,
+    verifier: &CosignatureVerifier,
+) {
+    for _ in 0..300 {
+        let reply = client.get("/v1/log/witnessed-checkpoint").await;
+        if reply.status == status
+            && (status != StatusCode::OK || verifier.verify_note(&reply.text).is_some())
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let reply = client.get("/v1/log/witnessed-checkpoint").await;
+    panic!(
+        "the witnessed checkpoint did not answer {status}: {} {}",
+        reply.status, reply.text
+    );
+}
+
+/// Witnesses added and removed while the service runs, with `fairdeal
+/// witnesses`, and no restart: each change one `witness_set` entry, a
+/// change that changes nothing none; bad input named; a monitor accepts the
+/// log. The witness reads the log's key from the service (`--log-url`) and
+/// pins it: a later start that reads another key is refused.
+async fn witnesses_change_without_a_restart(backend: Backend) {
+    use crate::harness::{Client, Deployment};
+    let Some(db) = TestDatabase::create(backend).await else {
+        return;
+    };
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let server = deployment.serve(
+        &db.dir.path().join("serve.log"),
+        &[("FAIRDEAL_LOG_INTERVAL", "0.05")],
+    );
+    let client = Client::new(&server.base).with_key(&key);
+    let nobody = Cosigner::generate("witness.example/nobody")
+        .expect("key")
+        .verifier();
+    witnessed_answers(&client, StatusCode::NOT_FOUND, &nobody).await;
+
+    let home = db.dir.path().join("witness");
+    let name = "witness.example/live";
+    let witness = WitnessProcess::start_from_url(&home, "127.0.0.1:0", name, &server.base, &[]);
+    let log_vkey = client.get("/log/key").await.text.trim().to_owned();
+    let pins = home.join("pinned-logs.json");
+    let pinned: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&pins).expect("pins")).expect("JSON");
+    assert_eq!(pinned[&server.base], log_vkey.as_str(), "{pinned}");
+
+    let run = |args: &[&str]| {
+        let out = deployment.run(args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let given = format!("{}@{}", witness.vkey, witness.url);
+    let (code, said, err) = run(&["witnesses", "add", &given]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(said.contains("log entry"), "{said}");
+    let pair = client.active_pair("witnessed live").await;
+    let dealt = client.deal(&pair, json!({"type": "deck"})).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    witnessed_answers(&client, StatusCode::OK, &witness.verifier()).await;
+    let (code, said, _) = run(&["witnesses", "add", &given]);
+    assert_eq!(code, Some(0));
+    assert!(said.starts_with("unchanged"), "{said}");
+    let (_, listed, _) = run(&["witnesses", "list"]);
+    assert!(
+        listed.contains(name) && listed.contains("cosigned up to"),
+        "{listed}"
+    );
+    assert!(listed.contains("quorum: 1 of 1 (all)"), "{listed}");
+
+    for (args, field, rule) in [
+        (
+            vec!["witnesses", "remove", "nobody"],
+            "NAME",
+            "names no witness",
+        ),
+        (vec!["witnesses", "quorum", "2"], "K|all", "1 to the 1"),
+        (vec!["witnesses", "quorum", "most"], "K|all", "whole number"),
+        (vec!["witnesses", "add", "nonsense"], "VKEY@URL", "VKEY@URL"),
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(field) && err.contains(rule), "{args:?}: {err}");
+    }
+
+    let (code, said, err) = run(&["witnesses", "remove", name]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(said.contains("no witnesses"), "{said}");
+    let index: u64 = said
+        .split("log entry ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("an index: {said}"));
+    crate::harness::log_reaches(&server.base, index + 1).await;
+    witnessed_answers(&client, StatusCode::NOT_FOUND, &nobody).await;
+    let ready = client.get("/readyz").await.text;
+    assert!(!ready.contains(name), "{ready}");
+
+    // The log says who witnessed it, and when that changed: twice.
+    let sets = entries_of_type(&client, "witness_set").await;
+    assert_eq!(sets.len(), 2, "{sets:?}");
+    assert_eq!(sets[0]["witnesses"][0]["vkey"], witness.vkey.as_str());
+    assert_eq!(sets[0]["quorum"], 1);
+    assert_eq!(sets[1]["witnesses"], json!([]));
+    assert_eq!(sets[1]["quorum"], 0);
+    let (out, report) = run_monitor(&server.base, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+
+    // Another key at the pinned URL: the witness refuses to start.
+    drop(witness);
+    let other = Cosigner::generate("witness.example/other").expect("key");
+    std::fs::write(
+        &pins,
+        json!({ server.base.as_str(): other.vkey() }).to_string(),
+    )
+    .expect("pins");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeal"))
+        .args(["witness", "--listen", "127.0.0.1:0", "--name", name])
+        .args(["--log-url", &server.base, "--data-dir"])
+        .arg(&home)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("pinned"), "{said}");
+    assert!(server.terminate().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn witnesses_change_without_a_restart_on_sqlite() {
+    witnesses_change_without_a_restart(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn witnesses_change_without_a_restart_on_postgres() {
+    witnesses_change_without_a_restart(Backend::Postgres).await;
+}

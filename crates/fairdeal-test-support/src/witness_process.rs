@@ -40,21 +40,31 @@ impl WitnessProcess {
         log_vkey: &str,
         extra: &[&str],
     ) -> Self {
+        // A log whose origin is its key's name (a fairdeal log's) is given
+        // by its verifier key alone, as an operator copies it from GET
+        // /log/key.
+        let log = if log_vkey.split('+').next() == Some(origin) {
+            log_vkey.to_owned()
+        } else {
+            format!("{origin}={log_vkey}")
+        };
+        Self::start_with(dir, listen, name, &["--log", &log], extra)
+    }
+
+    /// `fairdeal witness --name NAME --listen LISTEN --log-url URL` (the
+    /// log's key read from the service and pinned on first use).
+    pub fn start_from_url(dir: &Path, listen: &str, name: &str, url: &str, extra: &[&str]) -> Self {
+        Self::start_with(dir, listen, name, &["--log-url", url], extra)
+    }
+
+    fn start_with(dir: &Path, listen: &str, name: &str, log: &[&str], extra: &[&str]) -> Self {
         std::fs::create_dir_all(dir).expect("dir");
         let stderr = dir.join(format!("stderr-{}.txt", uuid::Uuid::new_v4().simple()));
         let mut child = Command::new(crate::fairdeal_bin())
             .args(["witness", "--listen", listen, "--name", name])
             .arg("--data-dir")
             .arg(dir)
-            .arg("--log")
-            // A log whose origin is its key's name (a fairdeal log's) is
-            // given by its verifier key alone, as an operator copies it
-            // from GET /log/key.
-            .arg(if log_vkey.split('+').next() == Some(origin) {
-                log_vkey.to_owned()
-            } else {
-                format!("{origin}={log_vkey}")
-            })
+            .args(log)
             .args(extra)
             .env_remove("FAIRDEAL_WITNESS_DATABASE_URL")
             .env_remove("FAIRDEAL_WITNESS_KEY_FILE")

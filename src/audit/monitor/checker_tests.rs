@@ -776,3 +776,60 @@ fn too_many_findings_are_counted_not_listed() {
     assert_eq!(report.findings_not_listed, 50);
     assert!(!report.passed());
 }
+
+#[test]
+fn witness_sets_are_read_and_a_malformed_one_is_named() {
+    use crate::tlog::cosignature::Cosigner;
+    let a = Cosigner::from_bytes(&[1; 32], "witness.example/a")
+        .expect("key")
+        .vkey();
+    let b = Cosigner::from_bytes(&[2; 32], "witness.example/b")
+        .expect("key")
+        .vkey();
+    let set = |witnesses: Value, quorum: Value| json!({"type": "witness_set", "witnesses": witnesses, "quorum": quorum, "time": "t"});
+    let honest = [
+        set(json!([{"vkey": a, "url": "http://127.0.0.1:1"}]), json!(1)),
+        set(
+            json!([{"vkey": a, "url": "https://a.example"}, {"vkey": b, "url": "https://b.example"}]),
+            json!(1),
+        ),
+        set(json!([]), json!(0)),
+    ];
+    assert!(
+        kinds(&run(&honest)).is_empty(),
+        "{:?}",
+        run(&honest).findings
+    );
+    let a_twice =
+        json!([{"vkey": a, "url": "https://a.example"}, {"vkey": a, "url": "https://b.example"}]);
+    for (bad, said) in [
+        (
+            set(json!([{"vkey": a, "url": "https://a.example"}]), json!(2)),
+            "quorum 2",
+        ),
+        (set(json!([]), json!(1)), "quorum 1"),
+        (set(a_twice, json!(1)), "twice"),
+        (
+            set(
+                json!([{"vkey": "nobody", "url": "https://a.example"}]),
+                json!(1),
+            ),
+            "not a cosignature",
+        ),
+        (
+            set(json!([{"vkey": a, "url": "ftp://a.example"}]), json!(1)),
+            "not http(s)",
+        ),
+        (set(json!([{"vkey": a}]), json!(1)), "no vkey or url"),
+        (set(json!("a"), json!(1)), "without its witnesses"),
+        (set(json!([]), json!(-1)), "without its witnesses"),
+    ] {
+        let report = run(std::slice::from_ref(&bad));
+        assert_eq!(kinds(&report), ["witnesses"], "{bad}");
+        assert!(
+            report.findings[0].detail.contains(said),
+            "{bad}: {:?}",
+            report.findings
+        );
+    }
+}

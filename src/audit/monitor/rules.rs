@@ -72,6 +72,11 @@ impl LogChecker {
             Some("draw_commit" | "draw_client_seed" | "draw_result") => {
                 self.draw_entry(index, &full());
             }
+            Some("witness_set") => {
+                if let Some(why) = witness_set_problem(&full()) {
+                    self.memory.findings.add("witnesses", Some(index), why);
+                }
+            }
             Some(other) => self.memory.findings.add(
                 "entry",
                 Some(index),
@@ -602,4 +607,55 @@ impl LogChecker {
                 .add("reveal", Some(index), format!("void table: {problem}"));
         }
     }
+}
+
+/// What is wrong with a `witness_set` entry, if anything: each witness a
+/// cosignature verifier key (Ed25519 cosignature/v1) and an http(s) URL,
+/// no name twice, and a quorum from 1 to their number (0 with none).
+pub(super) fn witness_set_problem(entry: &Value) -> Option<String> {
+    use crate::tlog::cosignature::CosignatureVerifier;
+    let (Some(witnesses), Some(quorum)) = (entry["witnesses"].as_array(), entry["quorum"].as_u64())
+    else {
+        return Some(
+            "a witness_set entry without its witnesses (a list) or its quorum (a whole number)"
+                .to_owned(),
+        );
+    };
+    let mut names = Vec::new();
+    for (at, witness) in witnesses.iter().enumerate() {
+        let (Some(vkey), Some(url)) = (witness["vkey"].as_str(), witness["url"].as_str()) else {
+            return Some(format!(
+                "witness {at} of a witness_set entry has no vkey or url (text)"
+            ));
+        };
+        match CosignatureVerifier::from_vkey(vkey) {
+            Ok(verifier) => names.push(verifier.name().to_owned()),
+            Err(err) => {
+                return Some(format!(
+                    "witness {at} of a witness_set entry: its key {vkey:?} is not a cosignature \
+                     verifier key: {err:#}"
+                ));
+            }
+        }
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            return Some(format!(
+                "witness {at} of a witness_set entry: its URL {url:?} is not http(s)"
+            ));
+        }
+    }
+    names.sort_unstable();
+    if let Some(twice) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Some(format!(
+            "a witness_set entry names the witness {:?} twice",
+            twice[0]
+        ));
+    }
+    let count = witnesses.len() as u64;
+    let fits = if count == 0 {
+        quorum == 0
+    } else {
+        (1..=count).contains(&quorum)
+    };
+    (!fits)
+        .then(|| format!("a witness_set entry's quorum {quorum} is not 1 to its {count} witnesses"))
 }

@@ -14,7 +14,9 @@
 //!    idempotency keys were lost, so a retry must not deal a second hand;
 //!    a pair whose reveal the log already holds takes that reveal rather
 //!    than logging another;
-//! 4. says what could not be restored: pairs and draws made after the
+//! 4. makes the witness set the last lost `witness_set` entry states the
+//!    database's again (the processes followed it; the backup's is older);
+//! 5. says what could not be restored: pairs and draws made after the
 //!    backup (their seeds were lost with it), rounds dealt with a client
 //!    seed set after the backup (only its hash is logged), draws whose
 //!    client seed or result is lost.
@@ -31,9 +33,11 @@ use serde::{Deserialize, Serialize};
 
 use super::{Dealer, chains};
 use crate::service::log::mirror::{LogMirror, Standing};
+use crate::service::log::witness_set::WitnessSet;
 use crate::service::sealing::Slot;
 use crate::service::store::{CloseRound, LostSeed, PairStatus, RestoredRound, Rotate, RoundStatus};
 use crate::time::{now_ms, parse_timestamp};
+use crate::tlog::entry::LoggedWitness;
 
 /// What a recovery did, and what it could not restore.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -69,6 +73,10 @@ pub struct Recovery {
     /// Draws whose entries were lost: committed after the backup (seed
     /// lost), or given a client seed or drawn after it.
     pub draws_lost: Vec<String>,
+    /// The witness set a lost `witness_set` entry stated, made the
+    /// database's again (as [`WitnessSet::describe`] says it), when one was
+    /// lost.
+    pub witness_set_restored: Option<String>,
 }
 
 /// The state a recovery leaves in the mirror while it runs.
@@ -185,6 +193,38 @@ impl Survey {
     }
 }
 
+/// The set the last `witness_set` entry among `entries` states, if one
+/// does. Its quorum is the number the entry states, or "all" when that is
+/// every witness.
+fn lost_witness_set(entries: &[Vec<u8>]) -> anyhow::Result<Option<WitnessSet>> {
+    #[derive(Deserialize)]
+    struct Logged {
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(default)]
+        witnesses: Vec<LoggedWitness>,
+        #[serde(default)]
+        quorum: u64,
+    }
+    let Some(last) = entries
+        .iter()
+        .rev()
+        .filter_map(|bytes| serde_json::from_slice::<Logged>(bytes).ok())
+        .find(|entry| entry.kind == "witness_set")
+    else {
+        return Ok(None);
+    };
+    let all = last.quorum == last.witnesses.len() as u64;
+    let set = WitnessSet {
+        quorum: (!all).then_some(last.quorum),
+        witnesses: last.witnesses,
+    };
+    set.check().map_err(|(_, rule)| {
+        anyhow::anyhow!("a mirrored witness_set entry does not hold together: {rule}")
+    })?;
+    Ok(Some(set))
+}
+
 impl Dealer {
     /// Recovers a database that is behind `mirror` (see the module's
     /// documentation). Every serving process must refuse writes meanwhile;
@@ -291,6 +331,8 @@ impl Dealer {
         report.pairs_lost = committed;
         report.draws_lost = draws.keys().cloned().collect();
         let lost_draws: Vec<(String, u64)> = draws.into_iter().collect();
+        let witness_set = lost_witness_set(&entries)?;
+        report.witness_set_restored = witness_set.as_ref().map(WitnessSet::describe);
 
         let restored = self
             .redeal_lost_rounds(&lost, &client_seed_lost_at, &seeds_published, &mut report)
@@ -353,7 +395,14 @@ impl Dealer {
         std::fs::write(&marker_path, serde_json::to_vec(&marker)?)
             .context("writing the recovery marker")?;
         self.store
-            .restore_log(database, &entries, &restored, &seeds, &lost_draws)
+            .restore_log(
+                database,
+                &entries,
+                &restored,
+                &seeds,
+                &lost_draws,
+                witness_set.as_ref().map(WitnessSet::to_setting).as_deref(),
+            )
             .await
             .context("appending the lost entries again")?;
         self.end_touched(&marker, &mut report).await?;

@@ -143,6 +143,7 @@ pub async fn pair(
         Some(checkpoint) => Some(
             state
                 .witnesses
+                .current()
                 .cosigned(state.dealer.store(), checkpoint)
                 .await?,
         ),

@@ -51,7 +51,12 @@ pub async fn checkpoint(State(state): State<AppState>) -> Result<Response, ApiEr
     let store = state.dealer.store();
     match store.log_checkpoint().await? {
         Some(checkpoint) => Ok(text(
-            state.witnesses.cosigned(store, checkpoint).await?.note,
+            state
+                .witnesses
+                .current()
+                .cosigned(store, checkpoint)
+                .await?
+                .note,
             CHANGING,
         )),
         None => Err(ApiError::unavailable(

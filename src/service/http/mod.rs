@@ -76,8 +76,9 @@ pub struct AppState {
     /// Full tiles recently served, and read ahead for readers in order.
     pub tiles: Arc<crate::service::log::tile_cache::TileCache>,
     /// The witnesses asked to cosign the log's checkpoints (none by
-    /// default), and what each last did.
-    pub witnesses: Arc<crate::service::log::witnessing::Witnesses>,
+    /// default; the database's set, followed as it changes), and what each
+    /// last did: read with `.current()`.
+    pub witnesses: Arc<crate::service::log::witnessing::LiveWitnesses>,
     /// The monitors whose signed statements about the log the service
     /// keeps and serves (none by default).
     pub monitors: Arc<statements::Monitors>,

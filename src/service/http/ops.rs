@@ -49,7 +49,7 @@ const READINESS_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(
 /// A witness behind does not make the service unready: dealing goes on.
 async fn readiness_detail(state: &AppState) -> String {
     let mut text = "ready\n".to_owned();
-    if state.witnesses.is_empty() {
+    if state.witnesses.current().is_empty() {
         return text;
     }
     let size = match tokio::time::timeout(READINESS_TIMEOUT, state.dealer.store().log_checkpoint())
@@ -58,7 +58,7 @@ async fn readiness_detail(state: &AppState) -> String {
         Ok(Ok(Some(checkpoint))) => checkpoint.size,
         _ => 0,
     };
-    for (name, status) in state.witnesses.statuses() {
+    for (name, status) in state.witnesses.current().statuses() {
         let line = match status.acknowledged {
             Some(acknowledged) if acknowledged >= size && status.last_error.is_none() => {
                 format!("witness {name}: cosigned the latest checkpoint ({size} entries)")

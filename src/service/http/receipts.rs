@@ -131,7 +131,13 @@ async fn with_proof(state: &AppState, receipt: Receipt) -> Result<Response, ApiE
     let store = state.dealer.store();
     // With the witnesses' cosignatures of it, when there are some.
     let checkpoint = match store.log_checkpoint().await? {
-        Some(checkpoint) => Some(state.witnesses.cosigned(store, checkpoint).await?),
+        Some(checkpoint) => Some(
+            state
+                .witnesses
+                .current()
+                .cosigned(store, checkpoint)
+                .await?,
+        ),
         None => None,
     };
     let proof = match checkpoint {

@@ -275,7 +275,7 @@ pub async fn witnessed_checkpoint(
     axum::extract::State(state): axum::extract::State<AppState>,
 ) -> Result<axum::response::Response, ApiError> {
     use axum::response::IntoResponse;
-    let witnesses = &state.witnesses;
+    let witnesses = state.witnesses.current();
     if witnesses.is_empty() {
         return Err(ApiError::not_found_detail(
             "this log has no witnesses configured: its checkpoints are signed by the log alone"

@@ -14,6 +14,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
+use crate::service::log::witness_set;
 use crate::service::metrics::Metrics;
 use crate::service::store::{LogCheckpoint, Store};
 use crate::tlog::cosignature::{CosignatureVerifier, split_note};
@@ -28,7 +29,8 @@ const MAX_CLOCK_AHEAD_SECONDS: u64 = 600;
 /// The longest answer read from a witness.
 const MAX_ANSWER_BYTES: usize = 16 << 10;
 
-/// One witness: where it takes checkpoints and the key it cosigns with.
+/// One witness: where it takes checkpoints, the key it cosigns with, and
+/// what it last did.
 #[derive(Debug)]
 pub struct Witness {
     /// Its submission prefix: `<url>/add-checkpoint` is posted to.
@@ -37,6 +39,11 @@ pub struct Witness {
     /// Its verifier key as text (how its cosignatures are stored), made
     /// once: a checkpoint read compares it with every stored line's.
     vkey: String,
+    status: Mutex<WitnessStatus>,
+    /// Cosignature lines already verified over a note body (the SHA-256 of
+    /// body and line): a checkpoint is read far more often than it changes,
+    /// and each line is verified once, not on every read.
+    verified: Mutex<std::collections::HashSet<[u8; 32]>>,
 }
 
 impl Witness {
@@ -56,12 +63,69 @@ impl Witness {
             url: url.trim_end_matches('/').to_owned(),
             vkey: verifier.vkey(),
             verifier,
+            status: Mutex::default(),
+            verified: Mutex::default(),
         })
     }
 
     /// The witness's name (in its verifier key).
     pub fn name(&self) -> &str {
         self.verifier.name()
+    }
+
+    /// Its verifier key, as text.
+    pub fn vkey(&self) -> &str {
+        &self.vkey
+    }
+
+    /// What the service knows of it now.
+    pub fn status(&self) -> WitnessStatus {
+        self.status
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn set(&self, update: impl FnOnce(&mut WitnessStatus)) {
+        update(&mut self.status.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+
+    /// Whether `line` is this witness's cosignature of `body`, verified once.
+    fn verifies(&self, body: &str, line: &str) -> bool {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for part in [body, line] {
+            hasher.update((part.len() as u64).to_be_bytes());
+            hasher.update(part.as_bytes());
+        }
+        let key: [u8; 32] = hasher.finalize().into();
+        let lock = || self.verified.lock().unwrap_or_else(|e| e.into_inner());
+        if lock().contains(&key) {
+            return true;
+        }
+        if self.verifier.verify_line(body, line).is_none() {
+            return false;
+        }
+        let mut verified = lock();
+        if verified.len() >= VERIFIED_MAX {
+            verified.clear();
+        }
+        verified.insert(key);
+        true
+    }
+
+    /// Whether its stored cosignature of `checkpoint`'s size verifies over
+    /// the checkpoint's note as it is now.
+    async fn cosigned(&self, store: &Store, checkpoint: &LogCheckpoint) -> bool {
+        let Some((body, _)) = split_note(&checkpoint.note) else {
+            return false;
+        };
+        store
+            .cosignatures(checkpoint.size)
+            .await
+            .unwrap_or_default()
+            .iter()
+            .any(|(w, line)| *w == self.vkey && self.verifies(body, line))
     }
 }
 
@@ -74,77 +138,38 @@ pub struct WitnessStatus {
     pub last_error: Option<String>,
 }
 
-/// The configured witnesses, the quorum, and what each last did.
+/// The witnesses asked, and the quorum.
 #[derive(Debug, Default)]
 pub struct Witnesses {
-    pub list: Vec<Witness>,
+    pub list: Vec<Arc<Witness>>,
     /// How many cosignatures make a checkpoint witnessed.
     pub quorum: usize,
-    status: Mutex<Vec<WitnessStatus>>,
-    /// Cosignature lines already verified over a note body (the SHA-256 of
-    /// key, body and line): a checkpoint is read far more often than it
-    /// changes, and each line is verified once, not on every read.
-    verified: Mutex<std::collections::HashSet<[u8; 32]>>,
 }
 
-/// The most verified lines [`Witnesses`] remembers (then it forgets them all).
+/// The most verified lines a [`Witness`] remembers (then it forgets them all).
 const VERIFIED_MAX: usize = 4096;
 
 impl Witnesses {
     /// `list`, of which `quorum` (1 to its length) must cosign.
     pub fn new(list: Vec<Witness>, quorum: usize) -> Self {
-        let status = Mutex::new(vec![WitnessStatus::default(); list.len()]);
-        Self {
-            list,
-            quorum,
-            status,
-            verified: Mutex::default(),
-        }
+        Self::from_shared(list.into_iter().map(Arc::new).collect(), quorum)
+    }
+
+    /// As [`Witnesses::new`], with witnesses another set holds too.
+    pub fn from_shared(list: Vec<Arc<Witness>>, quorum: usize) -> Self {
+        Self { list, quorum }
     }
 
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
-    /// Whether `line` is `witness`'s cosignature of `body`, verified once.
-    fn verifies(&self, witness: &Witness, body: &str, line: &str) -> bool {
-        use sha2::{Digest, Sha256};
-        let mut hasher = Sha256::new();
-        for part in [witness.vkey.as_str(), body, line] {
-            hasher.update((part.len() as u64).to_be_bytes());
-            hasher.update(part.as_bytes());
-        }
-        let key: [u8; 32] = hasher.finalize().into();
-        let lock = || self.verified.lock().unwrap_or_else(|e| e.into_inner());
-        if lock().contains(&key) {
-            return true;
-        }
-        if witness.verifier.verify_line(body, line).is_none() {
-            return false;
-        }
-        let mut verified = lock();
-        if verified.len() >= VERIFIED_MAX {
-            verified.clear();
-        }
-        verified.insert(key);
-        true
-    }
-
     /// Each witness's name and status.
     pub fn statuses(&self) -> Vec<(String, WitnessStatus)> {
-        let status = self.status.lock().unwrap_or_else(|e| e.into_inner());
         self.list
             .iter()
-            .zip(status.iter())
-            .map(|(w, s)| (w.name().to_owned(), s.clone()))
+            .map(|w| (w.name().to_owned(), w.status()))
             .collect()
-    }
-
-    fn set(&self, i: usize, update: impl FnOnce(&mut WitnessStatus)) {
-        let mut status = self.status.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = status.get_mut(i) {
-            update(s);
-        }
     }
 
     /// The largest stored checkpoint that at least `quorum` of these
@@ -204,7 +229,7 @@ impl Witnesses {
                 .list
                 .iter()
                 .find(|w| w.vkey == vkey)
-                .is_some_and(|w| self.verifies(w, body, &line));
+                .is_some_and(|w| w.verifies(body, &line));
             if verifies {
                 lines.push_str(&line);
                 lines.push('\n');
@@ -212,22 +237,6 @@ impl Witnesses {
         }
         checkpoint.note.push_str(&lines);
         Ok(checkpoint)
-    }
-
-    /// Whether witness `i`'s stored cosignature of `checkpoint`'s size
-    /// verifies over its note as it is now.
-    async fn cosigned_by(&self, store: &Store, i: usize, checkpoint: &LogCheckpoint) -> bool {
-        let witness = &self.list[i];
-        let vkey = &witness.vkey;
-        let Some((body, _)) = split_note(&checkpoint.note) else {
-            return false;
-        };
-        store
-            .cosignatures(checkpoint.size)
-            .await
-            .unwrap_or_default()
-            .iter()
-            .any(|(w, line)| w == vkey && self.verifies(witness, body, line))
     }
 }
 
@@ -239,22 +248,73 @@ enum Submitted {
     Holds(u64),
 }
 
-/// Submits every new checkpoint to every witness, every `interval`, until
-/// the process ends: a task a witness, so that one slow to answer (up to
-/// [`SUBMIT_TIMEOUT`]) holds up no other.
+/// The witness set a process follows: the database's (the setting
+/// [`witness_set::SETTING`], each change logged), read again every
+/// [`REFRESH`] at most, or, while the database has none, the one the
+/// process was started with.
+#[derive(Debug, Default)]
+pub struct LiveWitnesses {
+    current: std::sync::RwLock<Arc<Witnesses>>,
+    /// The setting's text the current set was made from.
+    applied: Mutex<Option<String>>,
+}
+
+/// How often a process reads the database's witness set (at most; sooner
+/// with a shorter log interval).
+pub const REFRESH: Duration = Duration::from_secs(2);
+
+impl LiveWitnesses {
+    /// Following `witnesses`, made from the setting `applied` (if it was).
+    pub fn new(witnesses: Witnesses, applied: Option<String>) -> Self {
+        Self {
+            current: std::sync::RwLock::new(Arc::new(witnesses)),
+            applied: Mutex::new(applied),
+        }
+    }
+
+    /// The set now.
+    pub fn current(&self) -> Arc<Witnesses> {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Reads the database's set; follows it if it changed. Whether it did.
+    pub async fn refresh(&self, store: &Store) -> anyhow::Result<bool> {
+        let Some(text) = store.setting(witness_set::SETTING).await? else {
+            return Ok(false);
+        };
+        if self
+            .applied
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_deref()
+            == Some(text.as_str())
+        {
+            return Ok(false);
+        }
+        let set = witness_set::WitnessSet::from_setting(&text)?;
+        let witnesses = set.build(Some(&self.current()))?;
+        tracing::info!(witnesses = %set.describe(), "following the database's witness set");
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(witnesses);
+        *self.applied.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+        Ok(true)
+    }
+}
+
+/// Submits every new checkpoint to every witness of the set `live` follows,
+/// every `interval`, until the process ends: a task a witness, so that one
+/// slow to answer (up to [`SUBMIT_TIMEOUT`]) holds up no other. A witness
+/// added to the database's set is asked from the next refresh on, one
+/// removed no more.
 pub async fn run(
     store: Store,
-    witnesses: Arc<Witnesses>,
+    live: Arc<LiveWitnesses>,
     metrics: Arc<Metrics>,
     interval: Duration,
     guard: Guard,
 ) {
-    if witnesses.is_empty() {
-        return;
-    }
-    for witness in &witnesses.list {
-        metrics.witness_configured(witness.name());
-    }
     let client = match reqwest::Client::builder().timeout(SUBMIT_TIMEOUT).build() {
         Ok(client) => client,
         Err(err) => {
@@ -262,62 +322,93 @@ pub async fn run(
             return;
         }
     };
-    // Start from what the database says each witness cosigned.
-    if let Ok(sizes) = store.witnessed_sizes().await {
-        for (i, witness) in witnesses.list.iter().enumerate() {
-            let vkey = &witness.vkey;
-            if let Some((_, size)) = sizes.iter().find(|(w, _)| w == vkey) {
-                witnesses.set(i, |s| s.acknowledged = Some(*size));
-            }
+    struct Asking(Vec<(Arc<Witness>, tokio::task::JoinHandle<()>)>);
+    impl Drop for Asking {
+        fn drop(&mut self) {
+            self.0.iter().for_each(|(_, task)| task.abort());
         }
     }
-    let tasks: Vec<_> = (0..witnesses.list.len())
-        .map(|i| {
-            let (store, witnesses, metrics, client) = (
-                store.clone(),
-                witnesses.clone(),
-                metrics.clone(),
-                client.clone(),
-            );
-            tokio::spawn(async move {
-                keep_up(i, store, witnesses, metrics, client, interval, guard).await
-            })
-        })
-        .collect();
+    let mut asking = Asking(Vec::new());
+    let mut ticker = tokio::time::interval(interval.min(REFRESH));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Cosignatures of sizes below every witness's latest and the witnessed
     // checkpoint are of no more use: once a minute, they go.
-    let mut ticker = tokio::time::interval(Duration::from_secs(60));
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    struct AbortOnDrop(Vec<tokio::task::JoinHandle<()>>);
-    impl Drop for AbortOnDrop {
-        fn drop(&mut self) {
-            self.0.iter().for_each(tokio::task::JoinHandle::abort);
-        }
-    }
-    let _tasks = AbortOnDrop(tasks);
+    let mut pruned = tokio::time::Instant::now();
+    let mut refresh_failed = false;
     loop {
         ticker.tick().await;
-        if let Ok(Some(witnessed)) = witnesses.witnessed_checkpoint(&store).await {
-            let lowest = witnesses
-                .statuses()
-                .iter()
-                .filter_map(|(_, s)| s.acknowledged)
-                .min()
-                .unwrap_or(0)
-                .min(witnessed.size);
-            if let Err(err) = store.prune_cosignatures(lowest).await {
-                tracing::warn!(error = %err, "pruning old cosignatures");
+        match live.refresh(&store).await {
+            Ok(_) => refresh_failed = false,
+            Err(err) => {
+                if !refresh_failed {
+                    tracing::warn!(
+                        error = format!("{err:#}"),
+                        "reading the witness set failed: the one last read is asked"
+                    );
+                }
+                refresh_failed = true;
+            }
+        }
+        let witnesses = live.current();
+        asking.0.retain(|(witness, task)| {
+            let kept = witnesses.list.iter().any(|w| Arc::ptr_eq(w, witness));
+            if !kept {
+                task.abort();
+                metrics.witness_removed(witness.name());
+            }
+            kept
+        });
+        let new: Vec<&Arc<Witness>> = witnesses
+            .list
+            .iter()
+            .filter(|w| !asking.0.iter().any(|(a, _)| Arc::ptr_eq(a, w)))
+            .collect();
+        if !new.is_empty() {
+            // Start from what the database says each cosigned.
+            let sizes = store.witnessed_sizes().await.unwrap_or_default();
+            for witness in new {
+                metrics.witness_configured(witness.name());
+                if witness.status().acknowledged.is_none()
+                    && let Some((_, size)) = sizes.iter().find(|(w, _)| *w == witness.vkey)
+                {
+                    witness.set(|s| s.acknowledged = Some(*size));
+                }
+                let (witness, store, metrics, client) = (
+                    witness.clone(),
+                    store.clone(),
+                    metrics.clone(),
+                    client.clone(),
+                );
+                let task = tokio::spawn({
+                    let witness = witness.clone();
+                    async move { keep_up(witness, store, metrics, client, interval, guard).await }
+                });
+                asking.0.push((witness, task));
+            }
+        }
+        if pruned.elapsed() >= Duration::from_secs(60) && !witnesses.is_empty() {
+            pruned = tokio::time::Instant::now();
+            if let Ok(Some(witnessed)) = witnesses.witnessed_checkpoint(&store).await {
+                let lowest = witnesses
+                    .statuses()
+                    .iter()
+                    .filter_map(|(_, s)| s.acknowledged)
+                    .min()
+                    .unwrap_or(0)
+                    .min(witnessed.size);
+                if let Err(err) = store.prune_cosignatures(lowest).await {
+                    tracing::warn!(error = %err, "pruning old cosignatures");
+                }
             }
         }
     }
 }
 
-/// Witness `i`'s loop: the latest checkpoint submitted whenever it is newer
+/// A witness's loop: the latest checkpoint submitted whenever it is newer
 /// than the one the witness acknowledged.
 async fn keep_up(
-    i: usize,
+    witness: Arc<Witness>,
     store: Store,
-    witnesses: Arc<Witnesses>,
     metrics: Arc<Metrics>,
     client: reqwest::Client,
     interval: Duration,
@@ -327,7 +418,7 @@ async fn keep_up(
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        submit_latest(i, &store, &witnesses, &metrics, &client, guard).await;
+        submit_latest(&witness, &store, &metrics, &client, guard).await;
     }
 }
 
@@ -350,26 +441,26 @@ pub async fn first_round(store: &Store, witnesses: &Witnesses, metrics: &Metrics
     let Ok(client) = reqwest::Client::builder().timeout(SUBMIT_TIMEOUT).build() else {
         return;
     };
-    let rounds = (0..witnesses.list.len())
-        .map(|i| submit_latest(i, store, witnesses, metrics, &client, Guard::Witnesses));
+    let rounds = witnesses
+        .list
+        .iter()
+        .map(|witness| submit_latest(witness, store, metrics, &client, Guard::Witnesses));
     futures_util::future::join_all(rounds).await;
 }
 
-/// Witness `i`'s step: the latest checkpoint submitted unless it cosigned
+/// A witness's step: the latest checkpoint submitted unless it cosigned
 /// it already. With [`Guard::Witnesses`], a witness that holds more of this
 /// log than the database raises the store's [`LogFloor`](crate::service::store::LogFloor) to what
 /// it holds: the database was rolled back (or the log forked), and no
 /// entry may be appended at an index the witnessed log already used, so
 /// nothing is dealt, drawn or signed again over what was published.
 async fn submit_latest(
-    i: usize,
+    witness: &Witness,
     store: &Store,
-    witnesses: &Witnesses,
     metrics: &Metrics,
     client: &reqwest::Client,
     guard: Guard,
 ) {
-    let witness = &witnesses.list[i];
     let name = witness.name();
     let checkpoint = match store.log_checkpoint().await {
         Ok(Some(checkpoint)) => checkpoint,
@@ -379,11 +470,11 @@ async fn submit_latest(
             return;
         }
     };
-    let acknowledged = witnesses.statuses()[i].1.acknowledged;
+    let acknowledged = witness.status().acknowledged;
     // Cosigned already, unless the note of that size is not the one
     // the witness cosigned (rewritten since): then it is submitted
     // again, and the witness's refusal says so.
-    if acknowledged == Some(checkpoint.size) && witnesses.cosigned_by(store, i, &checkpoint).await {
+    if acknowledged == Some(checkpoint.size) && witness.cosigned(store, &checkpoint).await {
         metrics.witness_behind(name, 0);
         metrics.witness_cosigning(name, true);
         return;
@@ -392,7 +483,7 @@ async fn submit_latest(
         Ok(size) => {
             metrics.witness_behind(name, checkpoint.size.saturating_sub(size));
             metrics.witness_cosigning(name, true);
-            witnesses.set(i, |s| {
+            witness.set(|s| {
                 s.acknowledged = Some(size);
                 s.last_error = None;
             });
@@ -424,11 +515,11 @@ async fn submit_latest(
             let behind = held.or(acknowledged).unwrap_or(0);
             metrics.witness_behind(name, checkpoint.size.saturating_sub(behind));
             // Once for each new reason, not every interval.
-            let said = witnesses.statuses()[i].1.last_error.as_deref() == Some(why.as_str());
+            let said = witness.status().last_error.as_deref() == Some(why.as_str());
             if !said {
                 tracing::warn!(witness = name, error = %why, "witness did not cosign");
             }
-            witnesses.set(i, |s| {
+            witness.set(|s| {
                 if held.is_some() {
                     s.acknowledged = held;
                 }

@@ -368,6 +368,37 @@ impl Store {
         }))
     }
 
+    /// Makes `setting` the witness set ([`crate::service::log::witness_set`]),
+    /// appending `entry` (its `witness_set` entry) in the same transaction:
+    /// the index, or `None` (nothing written) when the database holds this
+    /// very set already. The set is compared after the append has locked
+    /// the log, so two processes recording one set log it once.
+    pub async fn log_witness_set(
+        &self,
+        setting: &str,
+        entry: &[u8],
+    ) -> anyhow::Result<Option<u64>> {
+        use crate::service::log::witness_set::SETTING;
+        Ok(write_tx!(self, |tx| {
+            let index = append_log_entry!(self.log_floor(), tx, entry);
+            let held: Option<(String,)> =
+                sqlx::query_as("SELECT value FROM settings WHERE name = $1")
+                    .bind(SETTING)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if held.is_some_and(|(held,)| held == setting) {
+                // Rolled back with the append: the transaction is dropped.
+                return Ok(None);
+            }
+            sqlx::query(super::UPSERT_SETTING)
+                .bind(SETTING)
+                .bind(setting)
+                .execute(&mut *tx)
+                .await?;
+            Some(index as u64)
+        }))
+    }
+
     /// Stores `witness`'s verified cosignature line of the checkpoint of
     /// `size` (a second one of the same size and witness is not stored).
     pub async fn store_cosignature(

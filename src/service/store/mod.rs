@@ -179,6 +179,10 @@ macro_rules! write_tx {
     }};
 }
 
+/// Records setting `$1` as `$2`, over any value held.
+pub(crate) const UPSERT_SETTING: &str = "INSERT INTO settings (name, value) VALUES ($1, $2) \
+     ON CONFLICT (name) DO UPDATE SET value = excluded.value";
+
 /// Appends a transparency-log entry inside the current write transaction
 /// (`$tx`) and yields its index; refused with [`BehindLog`] below the
 /// store's [`LogFloor`] (`$floor`). The `log_state` row stays locked until the
@@ -638,14 +642,11 @@ impl Store {
     /// Records `value` under `name`, over any value held.
     pub async fn set_setting(&self, name: &str, value: &str) -> Result<(), sqlx::Error> {
         write_tx!(self, |tx| {
-            sqlx::query(
-                "INSERT INTO settings (name, value) VALUES ($1, $2) \
-                 ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-            )
-            .bind(name)
-            .bind(value)
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(UPSERT_SETTING)
+                .bind(name)
+                .bind(value)
+                .execute(&mut *tx)
+                .await?;
         });
         Ok(())
     }

@@ -56,6 +56,7 @@ impl Store {
         rounds: &[RestoredRound],
         seeds: &[LostSeed],
         lost_draws: &[(String, u64)],
+        witness_set: Option<&str>,
     ) -> anyhow::Result<()> {
         const INSERT: &str = "INSERT INTO rounds (id, seed_pair_id, nonce, game, deal, deal_sealed, \
              status, created_at, closed_at, log_index, server_seed, seed_log_index) \
@@ -143,6 +144,15 @@ impl Store {
                 sqlx::query(RAISE_CHAIN_PUBLISHED)
                     .bind(&seed.pair_id)
                     .bind(seed.nonce as i64 + 1)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            // The witness set the last lost `witness_set` entry states:
+            // the set the processes followed, not the backup's.
+            if let Some(set) = witness_set {
+                sqlx::query(super::UPSERT_SETTING)
+                    .bind(crate::service::log::witness_set::SETTING)
+                    .bind(set)
                     .execute(&mut *tx)
                     .await?;
             }

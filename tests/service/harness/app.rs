@@ -8,7 +8,7 @@ use fairdeal::service::dealer::Dealer;
 use fairdeal::service::http::statements::Monitors;
 use fairdeal::service::http::{self, AppState, Limits};
 use fairdeal::service::log::integrator;
-use fairdeal::service::log::witnessing::Witnesses;
+use fairdeal::service::log::witnessing::{LiveWitnesses, Witnesses};
 use fairdeal::service::metrics::Metrics;
 use fairdeal::service::sealing::MasterKey;
 use fairdeal::service::store::{InsertKey, Store};
@@ -157,7 +157,7 @@ async fn serve_app_full(
         None,
         Duration::from_millis(50),
     ));
-    let witnesses = Arc::new(witnesses);
+    let witnesses = Arc::new(LiveWitnesses::new(witnesses, None));
     let metrics = Arc::new(Metrics::new());
     let witnessing = tokio::spawn(fairdeal::service::log::witnessing::run(
         store.clone(),
@@ -210,7 +210,7 @@ impl TestApp {
             log: self.log.clone(),
             log_size_seen: Default::default(),
             tiles: Default::default(),
-            witnesses: Arc::new(Witnesses::default()),
+            witnesses: Default::default(),
             monitors: Default::default(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
