@@ -506,7 +506,7 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     let stdout = run_page_script("e2e.mjs", &config, "e2e: all checks passed");
     for line in stdout
         .lines()
-        .filter(|line| line.starts_with("# measured:"))
+        .filter(|line| line.starts_with("# measured:") || line.starts_with("# screenshot"))
     {
         use std::io::Write as _;
         let _ = writeln!(std::io::stderr(), "{line}");
@@ -514,6 +514,13 @@ async fn the_page_verifies_real_rounds_and_catches_tampered_ones_in_chromium() {
     assert!(
         stdout.contains("# a chain pair: the published prefix checked"),
         "the chain steps ran: {stdout}"
+    );
+    // The phone's first screens were compared with their references
+    // (web/tests/screenshots/): a pair, a round and a chain round.
+    assert_eq!(
+        stdout.matches("# screenshot phone-390-").count(),
+        3,
+        "{stdout}"
     );
     assert!(Path::new(&screenshot).exists(), "a screenshot was taken");
 

@@ -10,7 +10,12 @@ import { CHAIN_PROTOCOL, chainHashDownInChunks, chainHiddenWords } from "../fair
 import { commitment, hexToBytes, verifyRound } from "../fairdeal-v1.mjs";
 import { shownLabel } from "../seed-display.mjs";
 import { awaitingLog, logChecks, untrustedLog } from "./log.js";
-import { failedLog, roundEvidence, verdictEl } from "./lookup.js";
+import { UNTRUSTED_SENTENCE, UNTRUSTED_WHY, addToWhy, failedLog, plainVerdictEl, roundEvidence, verdictEl }
+  from "./lookup.js";
+
+/** A passing chain round's verdict, in one plain sentence. */
+export const CHAIN_CARDS_SENTENCE = "These cards are what the chain committed before play deals with your client seed "
+  + "and nonce.";
 import { checkEl, dealEl, el, fact, getJson } from "./views.js";
 
 /** Whether a round's or a pair's record is fairdeal-chain-v1's. */
@@ -194,17 +199,18 @@ export async function chainRoundReport(round, box, facts, { onHashProgress, shar
   const ok = reasons.length === 0 && linkOk && chainOk && dealOk && logOk;
   const seedLogPassed = seedLogged.some((node) => node.dataset.check === "seed log" && node.dataset.result === "pass");
   const verdict = ok
-    ? verdictEl("pass", `This seed hashes to ${againstWords}, the whole chain links to the commitment published before play `
-      + `(${position} hash${position === 1 ? "" : "es"}), and every card is what fairdeal-v1 deals for this seed, `
-      + `the client seed, nonce ${nonce} and the game.${seedLogPassed ? " The log shows when its seed was published." : ""}`)
+    ? plainVerdictEl("pass", "PASS", CHAIN_CARDS_SENTENCE, `This seed hashes to ${againstWords}, the whole chain links to `
+      + `the commitment published before play (${position} hash${position === 1 ? "" : "es"}), and every card is what `
+      + `fairdeal-v1 deals for this seed, the client seed, nonce ${nonce} and the game.`
+      + `${seedLogPassed ? " The log shows when its seed was published." : ""}`)
     : verdictEl("fail", `Round ${nonce} (`, el("span", { class: "mono", text: String(round.id) }), `) fails: ${reasons.join("; ")}. Details below.`);
   const untrusted = logged.some(untrustedLog) || seedLogged.some(untrustedLog);
   if (ok && untrusted) {
     // Never a PASS for the log part the player's witnesses do not vouch for.
     verdict.dataset.verdict = "pending";
     verdict.firstChild.textContent = "NOT YET TRUSTED";
-    verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds this round, "
-      + "so it is not yet shown that everyone is shown the same log (details below). Check again later.");
+    verdict.querySelector(".plain").textContent = UNTRUSTED_SENTENCE;
+    addToWhy(verdict, ` ${UNTRUSTED_WHY}`);
   }
   // The entry that published the seed, not yet read or not yet in a checkpoint: never a PASS yet.
   if (seedLogged.some(awaitingLog)) evidence.waiting = true;

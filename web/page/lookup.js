@@ -42,6 +42,52 @@ export function wordVerdictEl(result, word, ...parts) {
   return el("p", { class: "verdict", role: "status", "data-verdict": result }, el("strong", { text: word }), " ", parts);
 }
 
+/**
+ * A verdict as a player reads it: its word and one plain sentence, then
+ * `why`, the whole account of what was checked, folded under "Why" (one tap
+ * away, and in the text a screen reader or a search finds).
+ */
+export function plainVerdictEl(result, word, plain, ...why) {
+  const verdict = el("div", { class: "verdict", role: "status", "data-verdict": result },
+    el("strong", { text: word }), " ", el("span", { class: "plain" }, plain));
+  if (why.length) {
+    verdict.append(el("details", { class: "why" }, el("summary", { text: "Why" }), el("p", {}, ...why)));
+  }
+  return verdict;
+}
+
+/** Adds `parts` to a verdict's own sentence (before its folded "Why"). */
+export function addToVerdict(verdict, ...parts) {
+  const why = verdict.querySelector(":scope > details.why");
+  if (why) why.before(...parts);
+  else verdict.append(...parts);
+}
+
+/** Adds `parts` to a verdict's folded "Why", or to its sentence when it has none. */
+export function addToWhy(verdict, ...parts) {
+  const why = verdict.querySelector(":scope > details.why > p");
+  if (why) why.append(...parts);
+  else verdict.append(...parts);
+}
+
+/** The sentence a verdict shows when its "Why" is folded. */
+export function shownVerdictText(verdict) {
+  const copy = verdict.cloneNode(true);
+  copy.querySelectorAll("details.why").forEach((why) => why.remove());
+  return copy.textContent;
+}
+
+/** A passing round's verdict, in one plain sentence. */
+export const FAIR_CARDS_SENTENCE = "These cards are what the seed committed before play deals with your client seed and nonce.";
+
+/** What a record the player's witnesses do not yet vouch for adds to its verdict's sentence. */
+export const UNTRUSTED_SENTENCE = "The cards are right, but the witnesses you trust have not yet signed the log that holds "
+  + "them: check again later.";
+
+/** …and to its "Why". */
+export const UNTRUSTED_WHY = "But the witnesses you trust have not yet signed a checkpoint of the log that holds it, so "
+  + "it is not yet shown that everyone is shown the same log (details below).";
+
 /** Whether a node from logChecks reports a failure or a fork. */
 export function failedLog(node) {
   return node.dataset.result === "fail" || node.dataset.fork !== undefined;
@@ -217,10 +263,10 @@ async function lookUpRound(id, target, logIndex = null) {
     : ok === null
       ? verdictEl("pending", `The server seed is still secret: this round can be checked once its seed pair is revealed.${fromSeats}`)
     : untrusted
-      ? wordVerdictEl("pending", "NOT YET TRUSTED", "The seed matches its published commitment, and every card is what "
-        + `fairdeal-v1 deals.${fromSeats} But the witnesses you trust have not yet signed a checkpoint of the log that holds `
-        + "this round, so it is not yet shown that everyone is shown the same log (details below). Check again later.")
-      : verdictEl("pass", `The seed matches its published commitment, and every card is what fairdeal-v1 deals.${fromSeats}`);
+      ? plainVerdictEl("pending", "NOT YET TRUSTED", UNTRUSTED_SENTENCE, "The seed matches its published commitment, and "
+        + `every card is what fairdeal-v1 deals.${fromSeats} ${UNTRUSTED_WHY}`)
+      : plainVerdictEl("pass", "PASS", FAIR_CARDS_SENTENCE,
+        `The seed matches its published commitment, and every card is what fairdeal-v1 deals.${fromSeats}`);
   verdict = withWarnings(awaitingVerdict(verdict, { waiting: Boolean(evidence && evidence.waiting)
     || Boolean(linkParts.waiting) || Boolean(table.waiting) }),
     evidence);
@@ -272,14 +318,14 @@ export function withWarnings(verdict, evidence) {
     verdict.firstChild.textContent = "CHECKED, WITH A WARNING";
   }
   if (foreign) {
-    verdict.append(` But this client seed was live on ${foreign} pair${foreign === 1 ? "" : "s"} of another tenant of this `
+    addToVerdict(verdict, ` But this client seed was live on ${foreign} pair${foreign === 1 ? "" : "s"} of another tenant of this `
       + "service at the same time: read the warning below.");
   }
   if (monitor) {
-    verdict.append(" A monitor you keep has not yet signed that it checked all of this record: read the warning below.");
+    addToVerdict(verdict, " A monitor you keep has not yet signed that it checked all of this record: read the warning below.");
   }
   if (unverified) {
-    verdict.append(` ${unverified} other pair${unverified === 1 ? "" : "s"} listed with this client seed could not be held to `
+    addToVerdict(verdict, ` ${unverified} other pair${unverified === 1 ? "" : "s"} listed with this client seed could not be held to `
       + "the log: read the warning below.");
   }
   return verdict;

@@ -12,7 +12,10 @@ import { chainWaitingWords } from "../fairdeal-chain.mjs";
 import { shownText } from "../seed-display.mjs";
 import { isChainRecord } from "./chain.js";
 import { awaitingLog, logVkey, pairEntryChecks, sameClientSeed, untrustedCheckEl, untrustedLog, witnessView } from "./log.js";
-import { answeredAnother, awaitingVerdict, failedLog, roundReport, statusText, verdictEl, voidedWhy, withWarnings } from "./lookup.js";
+import {
+  UNTRUSTED_SENTENCE, UNTRUSTED_WHY, addToWhy, answeredAnother, awaitingVerdict, failedLog, plainVerdictEl, roundReport,
+  statusText, verdictEl, voidedWhy, withWarnings,
+} from "./lookup.js";
 import { monitorChecks } from "./monitors.js";
 import { tableReport } from "./tables.js";
 import { checkEl, el, fact, gameText, getJson, onServer, service, showError, shownFact } from "./views.js";
@@ -406,11 +409,12 @@ export async function lookUpPair(id, target) {
       ? verdictEl("pending", `${n} round${n === 1 ? "" : "s"} with no gap so far${summary.log && summary.log.proven ? ", each in the log" : ""}; `
         + `no round's seed is published yet. ${waiting}`)
     : chain
-      ? verdictEl("pass", `${summary.passed} of ${n} round${n === 1 ? "" : "s"} verified, nonces 0 to ${n - 1} with no gap: `
+      ? plainVerdictEl("pass", "PASS", `${n === 1 ? "This round's cards are" : `All ${n} rounds' cards are`} what the `
+        + `chain committed before play deals, with no round missing.${waiting ? ` ${waiting}` : ""}`,
+      `${summary.passed} of ${n} round${n === 1 ? "" : "s"} verified, nonces 0 to ${n - 1} with no gap: `
         + "each published seed hashes to the one before it, the first to the commitment published before play, "
         + `and every card is what fairdeal-v1 deals${summary.log && summary.log.proven === n ? "; every round is in the log's checkpoint" : ""}`
-        + `${chain.tip ? "; the revealed tip hashes down to the last round's seed and to the commitment" : ""}.`
-        + `${waiting ? ` ${waiting}` : ""}`)
+        + `${chain.tip ? "; the revealed tip hashes down to the last round's seed and to the commitment" : ""}.`)
     : table && table.voided
       ? verdictEl("pass", "This table was voided: it dealt nothing, and its server seed is revealed and opens the "
         + "commitment published before any seat committed.", voidedWhy(pair.table))
@@ -431,8 +435,14 @@ export async function lookUpPair(id, target) {
     // Never a PASS for the log part the player's witnesses do not vouch for.
     verdict.dataset.verdict = "pending";
     verdict.firstChild.textContent = "NOT YET TRUSTED";
-    verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds all of it, so it is "
-      + "not yet shown that everyone is shown the same log (details below). Check again later.");
+    const plain = verdict.querySelector(".plain");
+    if (plain) {
+      plain.textContent = UNTRUSTED_SENTENCE;
+      addToWhy(verdict, ` ${UNTRUSTED_WHY}`);
+    } else {
+      verdict.append(" But the witnesses you trust have not yet signed a checkpoint of the log that holds all of it, so it is "
+        + "not yet shown that everyone is shown the same log (details below). Check again later.");
+    }
   }
   const awaiting = logged.some(awaitingLog) || Boolean(sharing.waiting) || Boolean(summary.log && summary.log.pending > 0);
   const warned = { foreign: sharing.foreign, monitorWarned: monitored.some((node) => node.dataset.result === "warning"),

@@ -4,7 +4,7 @@
 // ---- Paste values ---------------------------------------------------------
 
 import { bytesToHex, deal, parseNonce, sameInputsAsRound } from "../fairdeal-v1.mjs";
-import { knownRounds, verdictEl, wordVerdictEl } from "./lookup.js";
+import { knownRounds, plainVerdictEl, verdictEl, wordVerdictEl } from "./lookup.js";
 import { tableCheckEl } from "./tables.js";
 import { checkEl, dealEl, el, fact, gameText, quoted, showError, shownFact } from "./views.js";
 
@@ -106,9 +106,10 @@ export async function recompute(event) {
       verdict = verdictEl("pass", "The server seed matches round ", roundId, "'s commitment, and the client seed, nonce and "
         + `game are the ones it recorded: these are the cards its values deal${same.cards ? ", as its record shows" : ""}.`);
     } else if (published) {
-      verdict = wordVerdictEl("partial", "SEED MATCHES", "The server seed is the one committed to, and these are the cards "
-        + "it deals with the client seed and nonce you typed. They are your hand if those are your round's: look the round up "
-        + "above to check that too (below: what each value proves).");
+      verdict = plainVerdictEl("partial", "SEED MATCHES", "These are the committed seed's cards for the client seed and "
+        + "nonce you typed.", "The server seed is the one committed to, and these are the cards it deals with the client "
+        + "seed and nonce you typed. They are your hand if those are your round's: look the round up above to check that "
+        + "too (below: what each value proves).");
     } else {
       verdict = wordVerdictEl("pending", "NOT CHECKED", "No commitment was typed: these are the cards these values deal, "
         + "and nothing here shows they are a round's (below).");

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { launchChromium } from "./chromium.mjs";
+import { compareScreenshot } from "./screenshots.mjs";
 import { shownText } from "../seed-display.mjs";
 
 const config = JSON.parse(process.env.FAIRDEAL_E2E);
@@ -36,6 +37,18 @@ async function results(page, selector) {
 }
 
 const step = (name) => console.log(`# ${name}`);
+
+/**
+ * What differs from one run to the next on a page (ids, seeds, hashes,
+ * cards, times), painted over before a screenshot is compared.
+ */
+const RUN_SPECIFIC = [".mono", "code", ".card", "time", "input", "[data-card]"];
+
+/** The first screen compared with its reference, and by how much it differs. */
+async function shotStep(page, name) {
+  const share = await compareScreenshot(page, name, RUN_SPECIFIC);
+  console.log(`# screenshot ${name}: ${(share * 100).toFixed(3)}% of pixels differ from the reference`);
+}
 
 // 1. A revealed round, opened by permalink: both checks pass, cards drawn.
 step("permalink to a revealed round");
@@ -396,6 +409,32 @@ for (const [width, height] of [[390, 844], [375, 812]]) {
   const words = await page.$eval("label[for=failed-only]", (n) => n.getBoundingClientRect());
   assert.ok(box.width > 0 && box.width < 40 && box.bottom > words.top && box.top < words.bottom
     && words.height < 2 * box.height + 20, `the box (${JSON.stringify(box)}) is apart from its words (${JSON.stringify(words)})`);
+  if (width === 390) await shotStep(page, "phone-390-pair");
+  // A round's verdict: its word and one plain sentence on the first
+  // screen, the whole account folded under "Why".
+  const rounds = [["phone-390-round", config.revealed_round]];
+  if (config.chain) rounds.push(["phone-390-chain-round", config.chain.rounds[1]]);
+  for (const [name, id] of rounds) {
+    await page.goto(`${base}/verify?round=${encodeURIComponent(id)}`);
+    await page.waitForSelector("#lookup-result > [data-verdict=pass]", { timeout: 60_000 });
+    const shown = await page.$eval("#lookup-result > [data-verdict]", (n) => {
+      const copy = n.cloneNode(true);
+      copy.querySelectorAll("details.why").forEach((why) => why.remove());
+      const why = n.querySelector(":scope > details.why");
+      const style = getComputedStyle(n);
+      return {
+        words: copy.textContent.trim().split(/\s+/).length,
+        lines: n.querySelector(".plain").getBoundingClientRect().height / parseFloat(style.lineHeight || "20"),
+        bottom: n.getBoundingClientRect().bottom,
+        folded: Boolean(why) && !why.open,
+        why: why ? why.textContent : "",
+      };
+    });
+    assert.ok(shown.words <= 22, `${name}: the verdict says ${shown.words} words before "Why"`);
+    assert.ok(shown.folded && shown.why.includes("fairdeal-v1 deals"), `${name}: the account is folded under "Why": ${shown.why}`);
+    assert.ok(shown.bottom <= height, `${name}: the verdict ends at ${shown.bottom}px, below the first screen`);
+    if (width === 390) await shotStep(page, name);
+  }
   await phone.close();
 }
 
