@@ -255,11 +255,11 @@ async fn a_chain_pair_is_refused_clearly(app: &TestApp) {
         (json!({"protocol": "fairdeal-chain-v1"}), "is required"),
         (
             json!({"protocol": "fairdeal-chain-v1", "chain_length": 0}),
-            "must be 1 to 1000000 rounds; got 0",
+            "must be a whole number of rounds from 1 to 1000000; got 0",
         ),
         (
             json!({"protocol": "fairdeal-chain-v1", "chain_length": 1_000_001}),
-            "must be 1 to 1000000 rounds; got 1000001",
+            "must be a whole number of rounds from 1 to 1000000; got 1000001",
         ),
     ] {
         let refused = app.operator.post_json("/v1/seed-pairs", &body).await;
@@ -302,13 +302,19 @@ async fn a_chain_pair_is_refused_clearly(app: &TestApp) {
             &json!({"protocol": "fairdeal-chain-v1", "chain_length": 2.5}),
         )
         .await;
+    // Refused with the rule, as any value out of it.
     assert_eq!(
         fraction.status,
-        StatusCode::BAD_REQUEST,
+        StatusCode::UNPROCESSABLE_ENTITY,
         "{}",
         fraction.text
     );
     assert_eq!(fraction.json["field"], "chain_length", "{}", fraction.text);
+    assert!(
+        fraction.text.contains("from 1 to 1000000; got 2.5"),
+        "{}",
+        fraction.text
+    );
     // A plain pair says its protocol.
     let plain = app.operator.post("/v1/seed-pairs").await;
     assert_eq!(plain.json["protocol"], "fairdeal-v1");

@@ -122,6 +122,9 @@ async fn a_lookalike_of_a_live_seed_is_refused_unless_insisted_and_then_named(ap
             detail.contains(&first) && detail.contains("allow_reuse"),
             "{detail}"
         );
+        // The holders in a field of their own, for a backend to act on.
+        assert_eq!(reply.json["holders"], json!([first]), "{}", reply.text);
+        assert_eq!(reply.json["field"], "client_seed");
         // So is a rotation that would give it to the successor.
         let other = api.active_pair(&format!("other {pair}")).await;
         let reply = api.rotate(&other, lookalike).await;
@@ -421,5 +424,6 @@ async fn seeds_stored_in_the_first_form_are_folded_again(app: &TestApp) {
         )
         .await;
     assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.json["holders"], json!([draw]), "{}", refused.text);
 }
 on_both_backends!(seeds_stored_in_the_first_form_are_folded_again);

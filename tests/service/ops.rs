@@ -194,3 +194,59 @@ async fn problem_types_resolve_and_tell_conflicts_apart(app: &TestApp) {
     assert_eq!(missing.json["type"], "/problems/not-found");
 }
 on_both_backends!(problem_types_resolve_and_tell_conflicts_apart);
+
+/// Every answer carries a request id (`X-Request-Id`), a problem body
+/// names it, and the service's log lines of the request carry it: a
+/// backend's own id is kept when it is plain, anything else replaced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_answer_and_its_log_lines_carry_a_request_id() {
+    use crate::harness::{Backend, Client, Deployment, TestDatabase};
+    let Some(db) = TestDatabase::create(Backend::Sqlite).await else {
+        return;
+    };
+    let deployment = Deployment::new(&db);
+    let key = deployment.create_key("backend");
+    let log = db.dir.path().join("serve.log");
+    let server = deployment.serve(&log, &[]);
+    let api = Client::new(&server.base).with_key(&key);
+    let ask = |id: Option<&'static str>| {
+        let mut request = api.request(reqwest::Method::GET, "/v1/seed-pairs/no-such-pair");
+        if let Some(id) = id {
+            request = request.header("X-Request-Id", id);
+        }
+        api.send(request)
+    };
+    let kept = ask(Some("backend-trace.7_a")).await;
+    assert_eq!(kept.status, StatusCode::NOT_FOUND, "{}", kept.text);
+    assert_eq!(kept.header("x-request-id"), Some("backend-trace.7_a"));
+    assert_eq!(
+        kept.json["request_id"], "backend-trace.7_a",
+        "{}",
+        kept.text
+    );
+    for sent in [None, Some("two words"), Some("<script>")] {
+        let made = ask(sent).await;
+        let id = made.header("x-request-id").expect("an id").to_owned();
+        assert!(
+            id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{sent:?}: {id}"
+        );
+        assert_eq!(made.json["request_id"], id.as_str(), "{}", made.text);
+    }
+    // A success carries one too, and two requests never share one.
+    let first = api.get("/v1/seed-pairs").await;
+    let second = api.get("/v1/seed-pairs").await;
+    assert_eq!(first.status, StatusCode::OK);
+    assert_ne!(first.header("x-request-id"), second.header("x-request-id"));
+    assert!(server.terminate().success());
+    let lines = std::fs::read_to_string(&log).expect("the log");
+    let logged = lines
+        .lines()
+        .filter(|line| line.contains("\"request_id\":\"backend-trace.7_a\""))
+        .count();
+    assert!(
+        logged >= 1,
+        "no log line carries the request's id:\n{lines}"
+    );
+    assert!(!lines.contains("<script>"), "a refused id reached the log");
+}

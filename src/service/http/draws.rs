@@ -650,8 +650,8 @@ pub async fn set_client_seed(
         .set_draw_client_seed(&id, &client_seed, reuse)
         .await?
     {
-        DrawUpdate::SeedInUse(others) => Err(ApiError::conflict(
-            ProblemKind::ClientSeedInUse,
+        DrawUpdate::SeedInUse(others) => Err(ApiError::seed_in_use(
+            &others,
             format!(
                 "client_seed: draw(s) {} of this tenant draw from the same list with this \
                  client seed or one that looks like it; two draws of one list with one seed \

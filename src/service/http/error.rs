@@ -45,18 +45,29 @@ pub struct Problem {
     /// Rounds still in play, when rotation is refused because of them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rounds_in_play: Option<Vec<String>>,
+    /// With `/problems/client-seed-in-use`: the ids of the tenant's live
+    /// seed pairs (for a draw's seed, the draws of the same list) that hold
+    /// this client seed or one that looks like it (at most 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holders: Option<Vec<String>>,
     /// The line at fault (from 1, as an editor counts) of an uploaded list.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
     /// The table seat (its label) the request was about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seat: Option<String>,
+    /// The request's id, as its `X-Request-Id` answer header and the
+    /// service's log lines give it: quote it when asking the operator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "5f0c6e1d2b8a4c3e9f7a6b5c4d3e2f1a")]
+    pub request_id: Option<String>,
 }
 
 /// The rarer members of a problem.
 #[derive(Debug, Default)]
 struct Extra {
     rounds_in_play: Option<Vec<String>>,
+    holders: Option<Vec<String>>,
     line: Option<u64>,
     seat: Option<String>,
 }
@@ -122,6 +133,15 @@ impl ApiError {
             format!("no {what} with id {id:?}")
         };
         Self::of(ProblemKind::NotFound, detail)
+    }
+
+    /// A client seed refused because `holders` hold it (or a lookalike):
+    /// named in `holders` and `field`.
+    pub fn seed_in_use(holders: &[String], detail: String) -> Self {
+        let mut error = Self::conflict(ProblemKind::ClientSeedInUse, detail);
+        error.field = Some("client_seed".to_owned());
+        error.extra.get_or_insert_default().holders = Some(holders.to_vec());
+        error
     }
 
     /// Names the line (from 1) of an uploaded list at fault.
@@ -297,8 +317,10 @@ impl IntoResponse for ApiError {
             detail: self.detail,
             field: self.field,
             rounds_in_play: extra.rounds_in_play,
+            holders: extra.holders,
             line: extra.line,
             seat: extra.seat,
+            request_id: super::request_id::current(),
         };
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         let mut response = (self.kind.status(), bytes).into_response();

@@ -38,6 +38,7 @@ pub mod ops;
 pub mod page;
 pub mod problems;
 pub mod receipts;
+pub mod request_id;
 pub mod rounds;
 pub mod seed_pairs;
 pub mod server;
@@ -229,6 +230,7 @@ pub fn router_with(state: AppState, limits: &Limits) -> Router {
                 .make_span_with(request_span)
                 .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
+        .layer(middleware::from_fn(request_id::assign))
 }
 
 /// `response` marked as the answer to a retry (`Idempotent-Replayed:
@@ -271,13 +273,18 @@ pub(crate) fn method_name(method: &Method) -> &'static str {
     }
 }
 
-/// A request's span: its method ([`method_name`]) and path; the query is
-/// left out (it may carry a tenant's labels).
+/// A request's span: its method ([`method_name`]), path and id
+/// ([`request_id`]); the query is left out (it may carry a tenant's labels).
 fn request_span(request: &Request) -> tracing::Span {
     tracing::info_span!(
         "request",
         method = method_name(request.method()),
         path = request.uri().path(),
+        request_id = request
+            .headers()
+            .get(request_id::HEADER)
+            .and_then(|id| id.to_str().ok())
+            .unwrap_or_default(),
     )
 }
 

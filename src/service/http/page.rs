@@ -200,7 +200,22 @@ mod tests {
     fn every_module_imported_is_served() {
         // Each relative import of each module names a module served.
         for (name, source) in MODULES {
-            for line in source.lines().filter(|l| l.starts_with("import ")) {
+            // An import statement may span lines: it ends at its ';'.
+            let mut lines = source.lines();
+            let mut statements = Vec::new();
+            while let Some(line) = lines.next() {
+                if !line.starts_with("import ") {
+                    continue;
+                }
+                let mut statement = line.trim_end().to_owned();
+                while !statement.ends_with(';') {
+                    let Some(next) = lines.next() else { break };
+                    statement.push(' ');
+                    statement.push_str(next.trim());
+                }
+                statements.push(statement);
+            }
+            for line in statements {
                 let target = line
                     .rsplit_once(" from \"")
                     .and_then(|(_, rest)| rest.strip_suffix("\";"))

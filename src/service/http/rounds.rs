@@ -126,10 +126,7 @@ pub async fn create(
         .await?
         .filter(|pair| operator.owns(pair))
         .ok_or_else(|| ApiError::not_found("seed pair", &pair_id))?;
-    let game = request
-        .game
-        .to_game()
-        .map_err(|e| ApiError::from_core(&e))?;
+    let game = request.game.game()?;
     let outcome = state
         .dealer
         .deal_round(&pair_id, game, idempotency_key.as_deref())

@@ -127,8 +127,8 @@ pub(super) fn page_size(limit: Option<u32>, max: u32) -> Result<u32, ApiError> {
 /// tenant hold it or one that looks like it
 /// ([`crate::service::store::SeedReuse::Refused`]).
 fn seed_in_use(holders: &[String]) -> ApiError {
-    ApiError::conflict(
-        ProblemKind::ClientSeedInUse,
+    ApiError::seed_in_use(
+        holders,
         format!(
             "client_seed: seed pair(s) {} of this tenant, not yet revealed, hold this client seed \
              or one that looks like it; giving it to another pair would let deals be shopped \

@@ -27,7 +27,7 @@ pub async fn verify(
         NonceInput::Number(n) => n,
         NonceInput::Text(text) => parse_nonce(&text).map_err(core)?,
     };
-    let game = request.game.to_game().map_err(core)?;
+    let game = request.game.game()?;
     Ok(Json(VerifyResponse {
         server_seed_hash: server_seed.commitment().to_string(),
         deal: deal(&server_seed, &client_seed, nonce, game),

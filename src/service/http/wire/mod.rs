@@ -29,44 +29,64 @@ pub struct GameSpec {
     #[serde(rename = "type")]
     pub game_type: String,
     #[serde(default, deserialize_with = "integral")]
-    pub players: Option<u32>,
+    pub players: Option<Count>,
     #[serde(default, deserialize_with = "integral")]
-    pub cards: Option<u32>,
+    pub cards: Option<Count>,
     #[serde(default, deserialize_with = "integral")]
-    pub decks: Option<u32>,
+    pub decks: Option<Count>,
 }
 
-/// An optional count that JSON may write as `6` or `6.0` (JSON Schema counts
-/// both as the integer 6); a fraction or a value out of range is refused.
-fn integral<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u32>, D::Error> {
-    struct Count;
-    impl Visitor<'_> for Count {
-        type Value = Option<u32>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a whole number from 0 to 4294967295")
-        }
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-            u32::try_from(v)
-                .map(Some)
-                .map_err(|_| E::invalid_value(de::Unexpected::Unsigned(v), &self))
-        }
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-            u32::try_from(v)
-                .map(Some)
-                .map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
-        }
-        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-            if v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v) {
-                Ok(Some(v as u32))
+/// A game parameter as sent: a whole number that fits a `u32` (JSON may
+/// write `6` or `6.0`: JSON Schema counts both as the integer 6), or, as
+/// JSON text, whatever was sent instead (a string, a fraction, a negative or
+/// huge number, `true`…), refused by [`GameSpec::game`] with the game's own
+/// rule for that parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Count {
+    Whole(u32),
+    Not(String),
+}
+
+impl Count {
+    fn of(value: &serde_json::Value) -> Self {
+        let not = || {
+            let text = value.to_string();
+            let shown: String = text.chars().take(32).collect();
+            Count::Not(if shown.len() < text.len() {
+                format!("{shown}…")
             } else {
-                Err(E::invalid_value(de::Unexpected::Float(v), &self))
-            }
+                shown
+            })
+        };
+        let serde_json::Value::Number(number) = value else {
+            return not();
+        };
+        if let Some(whole) = number.as_u64() {
+            return u32::try_from(whole)
+                .map(Count::Whole)
+                .unwrap_or_else(|_| not());
         }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
+        match number.as_f64() {
+            Some(v) if v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v) => {
+                Count::Whole(v as u32)
+            }
+            _ => not(),
         }
     }
-    deserializer.deserialize_any(Count)
+
+    /// The number, or one no game takes (so that the game names its rule).
+    fn or_out_of_range(count: &Option<Count>) -> Option<u32> {
+        count.as_ref().map(|count| match count {
+            Count::Whole(n) => *n,
+            Count::Not(_) => u32::MAX,
+        })
+    }
+}
+
+/// An optional game parameter: absent or null is `None`; any other JSON
+/// value is kept as a [`Count`] and judged with the game's rules.
+fn integral<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Count>, D::Error> {
+    Ok(Option::<serde_json::Value>::deserialize(deserializer)?.map(|value| Count::of(&value)))
 }
 
 /// A required count that JSON may write as `6` or `6.0`, range checked by
@@ -134,7 +154,64 @@ pub enum GameDoc {
 
 impl GameSpec {
     pub fn to_game(&self) -> Result<fairdeal_core::Game, fairdeal_core::Error> {
-        fairdeal_core::Game::from_parts(&self.game_type, self.players, self.cards, self.decks)
+        fairdeal_core::Game::from_parts(
+            &self.game_type,
+            Count::or_out_of_range(&self.players),
+            Count::or_out_of_range(&self.cards),
+            Count::or_out_of_range(&self.decks),
+        )
+    }
+
+    /// The game, or the error a request gets: a parameter that is not a
+    /// whole number is refused with the rule this game has for it ("players
+    /// must be a whole number from 2 to 22; got \"6\""), not a number type's
+    /// range.
+    pub fn game(&self) -> Result<fairdeal_core::Game, ApiError> {
+        use fairdeal_core::{Error, GameParam};
+        let sent = |param: GameParam| match param {
+            GameParam::Players => &self.players,
+            GameParam::Cards => &self.cards,
+            GameParam::Decks => &self.decks,
+        };
+        let not_whole = [GameParam::Players, GameParam::Cards, GameParam::Decks]
+            .into_iter()
+            .find_map(|param| match sent(param) {
+                Some(Count::Not(shown)) => Some((param, shown)),
+                _ => None,
+            });
+        match (self.to_game(), not_whole) {
+            (Ok(game), None) => Ok(game),
+            (Err(err), None) => Err(ApiError::from_core(&err)),
+            (
+                Err(Error::OutOfRange {
+                    param, min, max, ..
+                }),
+                Some((bad, shown)),
+            ) if param == bad => Err(ApiError::invalid(
+                fairdeal_core::Field::Game(param).as_str(),
+                format!("{param} must be a whole number from {min} to {max}; got {shown}"),
+            )),
+            (Err(err @ (Error::UnknownGame | Error::UnexpectedParameter { .. })), Some(_)) => {
+                Err(ApiError::from_core(&err))
+            }
+            (_, Some((param, shown))) => Err(ApiError::invalid(
+                fairdeal_core::Field::Game(param).as_str(),
+                format!(
+                    "{param} must be a whole number ({}); got {shown}",
+                    Self::rule_of(param)
+                ),
+            )),
+        }
+    }
+
+    /// A parameter's rule in words, where it depends on the other ones.
+    fn rule_of(param: fairdeal_core::GameParam) -> &'static str {
+        match param {
+            fairdeal_core::GameParam::Players | fairdeal_core::GameParam::Cards => {
+                "at least 1, with players x cards at most 52 x decks"
+            }
+            fairdeal_core::GameParam::Decks => "1 to 8",
+        }
     }
 }
 
@@ -397,9 +474,17 @@ pub struct CreatePairRequest {
     /// A `fairdeal-chain-v1` pair's length: the most rounds it deals, 1 to
     /// 1,000,000 (its successor's chain has the same length). Only with
     /// that protocol.
-    #[schema(minimum = 1, maximum = 1_000_000, example = 10_000)]
+    #[schema(value_type = Option<u32>, minimum = 1, maximum = 1_000_000, example = 10_000)]
     #[serde(default, deserialize_with = "integral")]
-    pub chain_length: Option<u32>,
+    pub chain_length: Option<Count>,
+}
+
+/// A chain length out of its rule, as sent.
+fn chain_length_refused(max: u64, shown: &str) -> ApiError {
+    ApiError::invalid(
+        "chain_length",
+        format!("must be a whole number of rounds from 1 to {max}; got {shown}"),
+    )
 }
 
 /// The protocol of a new pair's rounds.
@@ -463,15 +548,20 @@ impl CreatePairRequest {
                 ));
             }
             (Some(ProtocolName::FairdealChainV1), Some(length)) => {
-                let length = u64::from(length);
-                match fairdeal_core::ChainLength::new(length) {
-                    Ok(length) if length.get() <= max => fairdeal_core::PairProtocol::Chain(length),
-                    _ => {
-                        return Err(ApiError::invalid(
-                            "chain_length",
-                            format!("must be 1 to {max} rounds; got {length}"),
-                        ));
+                let shown = match &length {
+                    Count::Whole(n) => n.to_string(),
+                    Count::Not(shown) => shown.clone(),
+                };
+                match length {
+                    Count::Whole(length) => {
+                        match fairdeal_core::ChainLength::new(u64::from(length)) {
+                            Ok(length) if length.get() <= max => {
+                                fairdeal_core::PairProtocol::Chain(length)
+                            }
+                            _ => return Err(chain_length_refused(max, &shown)),
+                        }
                     }
+                    Count::Not(_) => return Err(chain_length_refused(max, &shown)),
                 }
             }
         };
