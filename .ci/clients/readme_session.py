@@ -26,7 +26,7 @@ def main(base, key):
     pair = seed_pairs_set_client_seed.sync(
         pair.id, client=operator, body=ClientSeedRequest(client_seed=f"chosen by the player {stamp}")
     )
-    if isinstance(pair, Problem) or pair.status.value != "active":
+    if isinstance(pair, Problem) or pair.status != "active":
         sys.exit(f"set the client seed: {pair!r}")
 
     game = CreateRoundRequest(game=HoldemGame(type_=HoldemGameType.HOLDEM, players=6))
@@ -42,7 +42,7 @@ def main(base, key):
     again = seed_pairs_set_client_seed.sync(
         pair.id, client=operator, body=ClientSeedRequest(client_seed="another")
     )
-    if not isinstance(again, Problem) or again.type_.value != "/problems/client-seed-already-set":
+    if not isinstance(again, Problem) or again.type_ != "/problems/client-seed-already-set":
         sys.exit(f"a second client seed: {again!r}")
 
     rotation = seed_pairs_rotate.sync(

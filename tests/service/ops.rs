@@ -145,6 +145,51 @@ fn openapi_yaml_is_generated_from_the_code() {
     }
 }
 
+/// The answers' fields a later release may add values to are open (a
+/// string listing today's values, CHANGELOG.md), so that a client
+/// generated today reads a new value rather than failing on it; a request
+/// parameter taking the same values keeps the closed list.
+#[test]
+fn fields_a_release_may_extend_are_open_in_openapi() {
+    let doc = serde_json::to_value(fairdeal::service::http::openapi()).expect("JSON");
+    let schemas = &doc["components"]["schemas"];
+    let problem_type = &schemas["Problem"]["properties"]["type"];
+    assert!(problem_type.get("enum").is_none(), "{problem_type}");
+    let said = problem_type["description"].as_str().expect("described");
+    for kind in fairdeal::service::http::problems::ProblemKind::ALL {
+        assert!(said.contains(&format!("`{}`", kind.uri())), "{said}");
+    }
+    assert!(said.contains("New values may be added"), "{said}");
+    for name in ["PairStatus", "RoundStatus", "DrawStatus"] {
+        let schema = &schemas[name];
+        assert!(schema.get("enum").is_none(), "{name}: {schema}");
+        assert!(
+            schema["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("today") && d.contains("New values may be added")),
+            "{name}: {schema}"
+        );
+    }
+    let listing = doc["paths"]["/v1/seed-pairs"]["get"]["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .find(|p| p["name"] == "status")
+        .expect("the status filter")
+        .clone();
+    assert_eq!(
+        listing["schema"]["enum"],
+        serde_json::json!([
+            "awaiting_contributions",
+            "awaiting_client_seed",
+            "active",
+            "revealed",
+            "void"
+        ]),
+        "{listing}"
+    );
+}
+
 /// Each kind of problem has a page at its `type`, saying what it means and
 /// what to do; three 409s a backend must tell apart have three types.
 async fn problem_types_resolve_and_tell_conflicts_apart(app: &TestApp) {

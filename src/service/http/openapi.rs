@@ -115,10 +115,10 @@ impl utoipa::Modify for ProblemTypes {
             .description(Some(format!(
                 "The kind of problem: a URI reference resolved against the service, where \
                  `GET` says what it means and what to do. A backend switches on this, never \
-                 on `title` or `detail`:\n{}",
+                 on `title` or `detail`. The kinds today:\n{}\n\n{OPEN_VALUES} Handle a kind \
+                 you do not know by the problem's `status`.",
                 listed.join("\n")
             )))
-            .enum_values(Some(kinds.iter().map(|k| k.uri())))
             .examples(["/problems/invalid-request"]);
         let problem = openapi
             .components
@@ -343,11 +343,78 @@ fn amend(doc: &mut utoipa::openapi::OpenApi) {
         body.required = Some(Required::False);
     }
     formats_and_enums(doc);
+    open_enums(doc);
+}
+
+/// What an open field's description says of its values (CHANGELOG.md,
+/// "Versions and what may change").
+const OPEN_VALUES: &str = "New values may be added within /v1 (CHANGELOG.md): a client must \
+     take one it does not know as it is, never fail on it.";
+
+/// The answers' fields whose values a later release may add to: a string
+/// whose description lists the values of today (a generated client then
+/// reads a new one as text, not as an error). Where a request takes the
+/// same values (a listing's `status` filter), the parameter keeps the
+/// closed list: a client sends only what it knows, and the server
+/// refuses anything else.
+const OPEN_ENUMS: [&str; 3] = ["DrawStatus", "PairStatus", "RoundStatus"];
+
+fn open_enums(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::RefOr;
+    use utoipa::openapi::schema::Schema;
+    let Some(components) = doc.components.as_mut() else {
+        return;
+    };
+    let mut closed = std::collections::BTreeMap::new();
+    for name in OPEN_ENUMS {
+        if let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(name)
+            && let Some(values) = object.enum_values.take()
+        {
+            closed.insert(format!("#/components/schemas/{name}"), {
+                let mut copy = object.clone();
+                copy.enum_values = Some(values.clone());
+                copy
+            });
+            let listed: Vec<String> = values
+                .iter()
+                .map(|v| format!("`{}`", v.as_str().unwrap_or_default()))
+                .collect();
+            let said = object.description.take().unwrap_or_default();
+            object.description = Some(format!(
+                "{said} One of {} today. {OPEN_VALUES}",
+                listed.join(", ")
+            ));
+        }
+    }
+    for item in doc.paths.paths.values_mut() {
+        for operation in [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            for parameter in operation.parameters.iter_mut().flatten() {
+                let RefOr::T(parameter) = parameter else {
+                    continue;
+                };
+                if let Some(RefOr::Ref(reference)) = &parameter.schema
+                    && let Some(schema) = closed.get(&reference.ref_location)
+                {
+                    parameter.schema = Some(RefOr::T(Schema::Object(schema.clone())));
+                }
+            }
+        }
+    }
 }
 
 /// Ids are UUIDs and times RFC 3339 in every answer: `id`, `*_id` and
-/// `*_ids` strings get `format: uuid`, `*_at` strings `format: date-time`;
-/// and the text fields that take a few values list them.
+/// `*_ids` strings get `format: uuid` (but a request's id, which a client
+/// may choose), `*_at` strings `format: date-time`; and the text fields
+/// that take a few values list them (open: [`OPEN_VALUES`]).
 fn formats_and_enums(doc: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::RefOr;
     use utoipa::openapi::schema::{KnownFormat, Schema, SchemaFormat, SchemaType, Type};
@@ -383,7 +450,7 @@ fn formats_and_enums(doc: &mut utoipa::openapi::OpenApi) {
             if !is_string(&property.schema_type) {
                 continue;
             }
-            let format = if field == "id" || field.ends_with("_id") {
+            let format = if (field == "id" || field.ends_with("_id")) && field != "request_id" {
                 Some(SchemaFormat::Custom("uuid".to_owned()))
             } else if field.ends_with("_at") {
                 Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))
@@ -394,7 +461,12 @@ fn formats_and_enums(doc: &mut utoipa::openapi::OpenApi) {
                 property.format = format;
             }
             if let Some((_, _, values)) = ENUMS.iter().find(|(s, f, _)| s == name && f == field) {
-                property.enum_values = Some(values.iter().map(|v| (*v).into()).collect());
+                let listed: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+                let said = property.description.take().unwrap_or_default();
+                property.description = Some(format!(
+                    "{said} One of {} today. {OPEN_VALUES}",
+                    listed.join(", ")
+                ));
             }
         }
     }
