@@ -19,9 +19,14 @@ def main(base, key):
     public = Client(base_url=base)
     stamp = time.time_ns()
 
-    pair = seed_pairs_create.sync(client=operator, body=CreatePairRequest())
+    # As the README creates a pair: no body at all.
+    pair = seed_pairs_create.sync(client=operator)
     if isinstance(pair, Problem):
         sys.exit(f"create a pair: {pair.title}: {pair.detail}")
+    # And with one: a label.
+    labelled = seed_pairs_create.sync(client=operator, body=CreatePairRequest(label=f"table {stamp}"))
+    if isinstance(labelled, Problem) or labelled.label != f"table {stamp}":
+        sys.exit(f"create a labelled pair: {labelled!r}")
     commitment = pair.server_seed_hash
     pair = seed_pairs_set_client_seed.sync(
         pair.id, client=operator, body=ClientSeedRequest(client_seed=f"chosen by the player {stamp}")

@@ -318,7 +318,7 @@ const LINKS: &[(&str, &str, &str, &str, &str, &str)] = &[
 // hash alone has none to serve (404), which a link would promise.
 
 /// What the generated description needs besides the routes: the links, and
-/// a rotation's body marked optional (an empty body keeps a table's seats).
+/// the bodies a request may leave out marked optional.
 fn amend(doc: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::link::LinkBuilder;
     use utoipa::openapi::{RefOr, Required};
@@ -337,10 +337,16 @@ fn amend(doc: &mut utoipa::openapi::OpenApi) {
             );
         }
     }
-    if let Some(operation) = operation_mut(doc, "/v1/seed-pairs/{id}/rotate", "post")
-        && let Some(RefOr::T(body)) = operation.request_body.as_mut()
-    {
-        body.required = Some(Required::False);
+    // Bodies a request may leave out: a create with none makes a plain
+    // pair, a rotation with none keeps a table's seats. Described as the
+    // object alone (not "or null"), so that a generated client called
+    // without one sends none.
+    for path in ["/v1/seed-pairs/{id}/rotate", "/v1/seed-pairs"] {
+        if let Some(operation) = operation_mut(doc, path, "post")
+            && let Some(RefOr::T(body)) = operation.request_body.as_mut()
+        {
+            body.required = Some(Required::False);
+        }
     }
     formats_and_enums(doc);
     open_enums(doc);

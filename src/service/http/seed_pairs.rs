@@ -31,7 +31,7 @@ use fairdeal_core::PairProtocol;
 /// seed after seeing the player's.
 #[utoipa::path(post, path = "/v1/seed-pairs", tag = "seed pairs",
     security(("operator_key" = [])),
-    request_body(content = Option<CreatePairRequest>, description = "Optional: a label; seats for a table pair; the protocol and a chain's length"),
+    request_body(content = CreatePairRequest, description = "Optional (no body, or `null`, makes a plain fairdeal-v1 pair): a label; seats for a table pair; the protocol and a chain's length"),
     responses(
         (status = 201, description = "The new pair, awaiting its client seed (or, for a table, its seats' contributions)", body = SeedPair),
         DatabaseUnavailable,
