@@ -9,6 +9,8 @@ bin=${1:?the fairdeal binary}
 validator=0.9.0
 python_client=0.29.1
 typescript=7.13.0
+openapi_fetch=0.17.0
+types_node=20.19.43
 
 source .ci/venv.sh
 ci_venv clients "openapi-spec-validator==$validator" "openapi-python-client==$python_client"
@@ -48,3 +50,17 @@ echo "operations typed in TypeScript: $typed"
 echo "--- the README session through the generated Python client"
 start_service "$bin" clients
 PYTHONPATH="$work/pkg" python3 .ci/clients/readme_session.py "$base" "$key"
+
+# docs/INTEGRATION.md's examples, word for word: its python blocks in order
+# are one program, its ts blocks another.
+blocks() { awk -v lang="$1" '/^```/ { if (inside) { inside = 0; next } if ($0 == "```" lang) { inside = 1; next } } inside' docs/INTEGRATION.md; }
+echo "--- docs/INTEGRATION.md's Python, through the generated Python client"
+blocks python >"$work/integration.py"
+PYTHONPATH="$work/pkg" python3 "$work/integration.py" "$base" "$key"
+echo "--- docs/INTEGRATION.md's TypeScript, through openapi-fetch $openapi_fetch"
+(cd "$work/ts" && npm install --no-audit --no-fund --loglevel=error \
+  "openapi-fetch@$openapi_fetch" "@types/node@$types_node" >/dev/null && npm pkg set type=module)
+blocks ts >"$work/ts/integration.ts"
+(cd "$work/ts" && node_modules/.bin/tsc --strict --target es2022 --module es2022 \
+  --moduleResolution bundler --types node --outDir out integration.ts \
+  && cp package.json out/ && node out/integration.js "$base" "$key")
