@@ -54,13 +54,20 @@ impl Witness {
             format!("must be VKEY@URL (the witness's verifier key, then its URL); got {text:?}")
         })?;
         let verifier = CosignatureVerifier::from_vkey(vkey).map_err(|e| format!("{e:#}"))?;
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
+        // Kept without its trailing '/', and then still an http(s) URL
+        // that names a host (`http://` alone would be kept as `http:`).
+        let url = url.trim_end_matches('/');
+        let names_a_host = reqwest::Url::parse(url).is_ok_and(|parsed| {
+            matches!(parsed.scheme(), "http" | "https")
+                && parsed.host_str().is_some_and(|host| !host.is_empty())
+        });
+        if !(url.starts_with("http://") || url.starts_with("https://")) || !names_a_host {
             return Err(format!(
-                "the witness URL must start with http:// or https://; got {url:?}"
+                "the witness URL must start with http:// or https:// and name a host; got {url:?}"
             ));
         }
         Ok(Self {
-            url: url.trim_end_matches('/').to_owned(),
+            url: url.to_owned(),
             vkey: verifier.vkey(),
             verifier,
             status: Mutex::default(),
@@ -673,6 +680,11 @@ mod tests {
             vkey.clone(),
             format!("{vkey}@ftp://x"),
             "nobody@http://x".to_owned(),
+            // Found by fuzzing: a URL that is its scheme alone was kept as
+            // `http:`, which does not read back.
+            format!("{vkey}@http://"),
+            format!("{vkey}@https:///"),
+            format!("{vkey}@http:// "),
         ] {
             assert!(Witness::parse(&bad).is_err(), "{bad}");
         }
