@@ -8,10 +8,13 @@ use axum::body::Body;
 use axum::extract::FromRequest;
 use axum::http::{Request, header};
 use axum::response::IntoResponse;
-use fairdeal::service::http::error::{ApiError, ApiJson};
+use fairdeal::service::http::error::ApiError;
+use fairdeal::service::http::extract::ApiJson;
+use fairdeal::service::dealer::chains::MAX_SERVICE_CHAIN;
 use fairdeal::service::http::wire::{
-    ClientSeedRequest, CreatePairRequest, CreateRoundRequest, VerifyRequest,
+    ClientSeedRequest, Count, CreatePairRequest, CreateRoundRequest, ProtocolName, VerifyRequest,
 };
+use fairdeal_core::PairProtocol;
 use futures_util::FutureExt;
 use libfuzzer_sys::fuzz_target;
 use serde::de::DeserializeOwned;
@@ -28,10 +31,34 @@ fn extract<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     let extracted = ApiJson::<T>::from_request(request, &())
         .now_or_never()
         .expect("reading an in-memory body never waits");
-    // The extractor and plain serde_json agree on what parses.
+    // The extractor takes what plain serde_json takes, except a body that
+    // holds an array anywhere but as the top-level "seats" list of strings
+    // (serde would read a struct from an array).
     let plain = serde_json::from_slice::<T>(body);
-    assert_eq!(extracted.is_ok(), plain.is_ok(), "{:?}", plain.err());
+    let refused_array = serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|value| holds_other_array(&value, true));
+    assert_eq!(
+        extracted.is_ok(),
+        plain.is_ok() && !refused_array,
+        "{:?}",
+        plain.err()
+    );
     extracted.map(|ApiJson(value)| value)
+}
+
+/// Whether `value` holds an array other than a top-level `seats` list of
+/// strings.
+fn holds_other_array(value: &serde_json::Value, top: bool) -> bool {
+    match value {
+        serde_json::Value::Array(_) => true,
+        serde_json::Value::Object(map) => map.iter().any(|(key, inner)| match inner {
+            serde_json::Value::Array(items) if top && key == "seats" => {
+                !items.iter().all(serde_json::Value::is_string)
+            }
+            _ => holds_other_array(inner, false),
+        }),
+        _ => false,
+    }
 }
 
 fn answer<T>(result: Result<T, ApiError>) {
@@ -46,7 +73,7 @@ fuzz_target!(|data: &[u8]| {
     };
     match which % 4 {
         0 => answer(extract::<CreateRoundRequest>(body).and_then(|request| {
-            request.game.to_game().map_err(|e| ApiError::from_core(&e))
+            request.game.game()
         })),
         1 => {
             if let Ok(request) = extract::<VerifyRequest>(body) {
@@ -58,12 +85,26 @@ fuzz_target!(|data: &[u8]| {
         }
         2 => answer(extract::<ClientSeedRequest>(body).and_then(ClientSeedRequest::client_seed)),
         _ => answer(extract::<CreatePairRequest>(body).and_then(|request| {
-            let (label, _seats) = request.parts()?;
-            if let Some(label) = &label {
+            let (protocol, chain_length) = (request.protocol, request.chain_length.clone());
+            let options = request.options()?;
+            if let Some(label) = &options.label {
                 let text = label.as_str();
                 assert!((1..=128).contains(&text.len()) && !text.chars().any(char::is_control));
             }
-            Ok(label)
+            // A chain pair only when asked for, with its length in the
+            // service's range; a chain_length never comes alone.
+            match options.protocol {
+                PairProtocol::V1 => {
+                    assert_ne!(protocol, Some(ProtocolName::FairdealChainV1));
+                    assert_eq!(chain_length, None);
+                }
+                PairProtocol::Chain(length) => {
+                    assert_eq!(protocol, Some(ProtocolName::FairdealChainV1));
+                    assert_eq!(chain_length, Some(Count::Whole(length.get() as u32)));
+                    assert!((1..=MAX_SERVICE_CHAIN).contains(&length.get()));
+                }
+            }
+            Ok(options.label)
         })),
     }
 });
