@@ -164,7 +164,137 @@ pub fn invisible(text: &str) -> Option<Invisible> {
     None
 }
 
-/// The lookalike-folded form: invisible and blank characters removed, the
+/// The lookalike-folded form: [`lookalike_fold_v2`] (what the text looks
+/// like, in lower case), then each character read through [`CASE_MERGES`],
+/// so that a capital folds as its small letter does: `AGAIN-X1` as
+/// `again-x1`, although the skeleton reads capital `I` as `l` and small `i`
+/// as itself.
+///
+/// "Looks like" (the UTS #39 skeleton) and "is the capital of" are two
+/// relations; a form that is one value on both at once must fold `I` with
+/// `l` (it looks like one) and with `i` (it is the capital of the other),
+/// so `i` folds as `l`. Followed everywhere, the two would also make `h`
+/// and `n` one letter (Greek `Η` looks like `H`, its small letter `η` like
+/// `n`), and `y` and `u` (`Υ`, `υ`), and refuse seeds nobody could mistake
+/// for each other. So the table merges every pair a capital and its small
+/// letter fold to unless both are plain ASCII: [`case_apart`] names the
+/// capitals left to fold by their looks, each of which looks like one Latin
+/// letter while its small letter looks like another.
+pub fn lookalike_fold(text: &str) -> String {
+    let mut folded = String::with_capacity(text.len());
+    for c in lookalike_fold_v2(text).chars() {
+        match CASE_MERGES.binary_search_by_key(&c, |&(from, _)| from) {
+            Ok(i) => folded.push_str(CASE_MERGES[i].1),
+            Err(_) => folded.push(c),
+        }
+    }
+    folded
+}
+
+/// The characters [`lookalike_fold_v2`] leaves that [`lookalike_fold`]
+/// reads as another (sorted by code point): where a capital and its small
+/// letter fold apart, what the one folds to is read as the other (`i` as
+/// `l`, after capital `I`; `ß` as `b`, after `Β` and `β`; `ȝ` as `3`, after
+/// `Ȝ`), except where both are ASCII. Derived from the confusables data by
+/// closing over every cased character; the test
+/// `a_capital_folds_as_its_small_letter` holds it to that.
+pub const CASE_MERGES: &[(char, &str)] = &[
+    ('\u{0069}', "l"),
+    ('\u{00A9}', "c"),
+    ('\u{00AE}', "r"),
+    ('\u{00DF}', "b"),
+    ('\u{0185}', "b"),
+    ('\u{0188}', "c'"),
+    ('\u{01A8}', "2"),
+    ('\u{021D}', "3"),
+    ('\u{0242}', "?"),
+    ('\u{025C}', "3"),
+    ('\u{0283}', "o"),
+    ('\u{0288}', "t"),
+    ('\u{0289}', "u"),
+    ('\u{0293}', "3"),
+    ('\u{029D}', "j"),
+    ('\u{03B6}', "z"),
+    ('\u{03BB}', "\u{028C}"),
+    ('\u{03BC}', "rn"),
+    ('\u{03C7}', "x"),
+    ('\u{03DD}', "f"),
+    ('\u{03FB}', "rn"),
+    ('\u{03FC}', "f"),
+    ('\u{043B}', "\u{028C}"),
+    ('\u{044E}', "lo"),
+    ('\u{04B3}', "x"),
+    ('\u{050B}', "\u{0195}"),
+    ('\u{057F}', "s"),
+    ('\u{0583}', "\u{0278}"),
+    ('\u{10D5}', "3"),
+    ('\u{10F7}', "2"),
+    ('\u{1206}', "\u{0574}"),
+    ('\u{1261}', "n"),
+    ('\u{12AE}', "\u{056B}"),
+    ('\u{1323}', "\u{0270}"),
+    ('\u{13F8}', "b"),
+    ('\u{13FA}', "h"),
+    ('\u{16DC}', "o"),
+    ('\u{1E9F}', "6"),
+    ('\u{1EFB}', "ll"),
+    ('\u{2117}', "p"),
+    ('\u{2202}', "d"),
+    ('\u{2207}', "o"),
+    ('\u{2261}', "\u{03BE}"),
+    ('\u{2C66}', "t"),
+    ('\u{2C68}', "h"),
+    ('\u{2C6A}', "k"),
+    ('\u{2C76}', "\u{0371}"),
+    ('\u{2C87}', "6"),
+    ('\u{2D19}', "h"),
+    ('\u{2D1D}', "s"),
+    ('\u{2D27}', "2"),
+    ('\u{A4D5}', "\u{0287}"),
+    ('\u{A4E4}', "u"),
+    ('\u{A669}', "\u{0298}"),
+    ('\u{A72B}', "e"),
+    ('\u{A741}', "k"),
+    ('\u{A75B}', "2"),
+    ('\u{A787}', "\u{2D00}"),
+    ('\u{A793}', "e"),
+    ('\u{AB78}', "\u{0371}"),
+    ('\u{AB79}', "y"),
+    ('\u{AB8D}', "y"),
+    ('\u{AB8F}', "t"),
+    ('\u{AB92}', "h"),
+    ('\u{AB97}', "w"),
+    ('\u{ABA5}', "s"),
+    ('\u{ABB7}', "d"),
+    ('\u{102A8}', "\u{A69B}"),
+    ('\u{10439}', "\u{A4F6}"),
+    ('\u{10447}', "\u{0252}"),
+    ('\u{104DC}', "r"),
+    ('\u{104E4}', "\u{04C4}"),
+    ('\u{104EC}', "p"),
+    ('\u{104F5}', "h"),
+    ('\u{104F8}', "\u{16E6}"),
+    ('\u{104FA}', "7"),
+    ('\u{10CE5}', "l"),
+    ('\u{118C9}', "z"),
+    ('\u{118CF}', "4"),
+    ('\u{118D2}', "l"),
+    ('\u{118DB}', "5"),
+    ('\u{16EC5}', "l"),
+];
+
+/// Whether `capital` is one of the capitals [`lookalike_fold`] does not
+/// fold as its small letter: its fold and its small letter's are two
+/// different ASCII strings (Greek `Η` folds as `h`, `η` as `n`; Cyrillic
+/// `Б` as `b`, `б` as `6`; `Ɓ` as `'b`, `ɓ` as `b`). Merging those would
+/// make two Latin letters one.
+pub fn case_apart(capital: char) -> bool {
+    let small: String = capital.to_lowercase().collect();
+    let (one, other) = (lookalike_fold(&capital.to_string()), lookalike_fold(&small));
+    one != other && one.is_ascii() && other.is_ascii()
+}
+
+/// The second lookalike-folded form (before migration 0021): invisible and blank characters removed, the
 /// UTS #39 skeleton (each character replaced by the prototype of its
 /// confusables: Cyrillic `а` becomes Latin `a`, capital `I` becomes `l`,
 /// `0` becomes `O`, the lunate sigma `ϲ` becomes `c`, the Ogham space mark
@@ -179,7 +309,7 @@ pub fn invisible(text: &str) -> Option<Invisible> {
 /// nothing done before it (NFKC, as in the first form, [`lookalike_fold_v1`])
 /// can send a character away from its prototype. The form is for
 /// comparing, never for showing.
-pub fn lookalike_fold(text: &str) -> String {
+pub fn lookalike_fold_v2(text: &str) -> String {
     let visible: String = text
         .chars()
         .filter(|&c| !is_invisible(c) && !blank_or_unknown(c))
@@ -383,6 +513,84 @@ mod tests {
                 u32::from(capital)
             );
         }
+    }
+
+    /// Every cased character (each whose lower case is another string: the
+    /// set is finite, so all of it), between two letters of a seed: refused,
+    /// or folded as its small letter, or one of the capitals [`case_apart`]
+    /// names, which fold by their looks. On the second form 219 capitals
+    /// folded apart (`I`, `Ì` to `Ï`, Greek and Cyrillic capitals among
+    /// them), so `AGAIN-X1` and `again-x1` were two seeds.
+    #[test]
+    fn a_capital_folds_as_its_small_letter() {
+        let mut apart = Vec::new();
+        let mut escaped = Vec::new();
+        let mut cased = 0;
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let small: String = c.to_lowercase().collect();
+            let seed = format!("x{c}y");
+            if small == c.to_string() || c.is_control() || invisible(&seed).is_some() {
+                continue;
+            }
+            cased += 1;
+            if lookalike_fold(&seed) == lookalike_fold(&format!("x{small}y")) {
+                continue;
+            }
+            if case_apart(c) {
+                apart.push(c);
+            } else {
+                escaped.push(format!("U+{:04X}", u32::from(c)));
+            }
+        }
+        assert!(cased > 1400, "{cased} cased characters");
+        assert!(
+            escaped.is_empty(),
+            "{} escape: {}",
+            escaped.len(),
+            escaped.join(" ")
+        );
+        // The capitals apart are few, and none is a Latin letter of a
+        // keyboard's alphabet.
+        assert!(apart.len() <= 60, "{} apart: {apart:?}", apart.len());
+        assert!(
+            apart
+                .iter()
+                .all(|&c| !c.is_ascii() && !('\u{C0}'..='\u{17F}').contains(&c))
+        );
+        for (capitals, small) in [
+            ("AGAIN-X1", "again-x1"),
+            (
+                "\u{CC}\u{CD}\u{CE}\u{CF}\u{128}",
+                "\u{EC}\u{ED}\u{EE}\u{EF}\u{129}",
+            ),
+            ("PIAYER", "player"),
+            ("STRA\u{1E9E}E", "stra\u{DF}e"),
+            ("\u{1E9E}\u{391}\u{392}", "\u{DF}\u{3B1}\u{3B2}"),
+            (
+                "\u{418}\u{412}\u{410}\u{41D}",
+                "\u{438}\u{432}\u{430}\u{43D}",
+            ),
+        ] {
+            assert_eq!(
+                lookalike_fold(capitals),
+                lookalike_fold(small),
+                "{capitals}"
+            );
+        }
+        // Merging stops short of making two Latin letters one.
+        for (one, other) in [("hen", "nen"), ("buy", "byy"), ("bob", "606"), ("7e", "ee")] {
+            assert_ne!(lookalike_fold(one), lookalike_fold(other), "{one} {other}");
+        }
+        // The table is sorted (it is searched) and read once: what it
+        // gives is never read again.
+        assert!(CASE_MERGES.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(CASE_MERGES.iter().all(|(_, to)| {
+            to.chars().all(|c| {
+                CASE_MERGES
+                    .binary_search_by_key(&c, |&(from, _)| from)
+                    .is_err()
+            })
+        }));
     }
 
     #[test]

@@ -225,6 +225,7 @@ pub fn check_table_record(record: &Value, logged: &LoggedTable) -> Vec<String> {
     }
     if logged.set.as_deref().is_some_and(|set| {
         set != crate::tlog::entry::seat_set(&labels)
+            && set != crate::tlog::entry::seat_set_v2(&labels)
             && set != crate::tlog::entry::seat_set_v1(&labels)
             && set != crate::tlog::entry::seat_set_nfkc(&labels)
     }) {

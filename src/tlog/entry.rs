@@ -187,6 +187,17 @@ pub fn seat_set(labels: &[String]) -> String {
     )
 }
 
+/// The set of seats as entries written with the second lookalike-folded
+/// form (between migrations 0019 and 0021) state it
+/// ([`crate::text::lookalike_fold_v2`]). A checker accepts it too.
+pub fn seat_set_v2(labels: &[String]) -> String {
+    framed_set(
+        labels
+            .iter()
+            .map(|label| crate::text::lookalike_fold_v2(label)),
+    )
+}
+
 /// The set of seats as entries written with the first lookalike-folded
 /// form state it ([`crate::text::lookalike_fold_v1`]). A checker accepts
 /// it too, since a published entry keeps its bytes.
@@ -300,6 +311,14 @@ mod tests {
             v1,
             seat_set_v1(&["ben".to_owned(), "ANN".to_owned(), "zoe\u{308}".to_owned()])
         );
+        // A capital I is the letter i (the second form read it as l).
+        let (ivy, second) = (
+            set(&["IVY", "ann"]),
+            seat_set_v2(&["IVY".to_owned(), "ann".to_owned()]),
+        );
+        assert_eq!(ivy, set(&["ivy", "Ann"]));
+        assert_ne!(second, seat_set_v2(&["ivy".to_owned(), "ann".to_owned()]));
+        assert_eq!(second, seat_set_v2(&["lvy".to_owned(), "ANN".to_owned()]));
         // Cyrillic а and е in place of Latin letters: the same players.
         assert_eq!(set(&["ana", "ben"]), set(&["\u{430}n\u{430}", "b\u{435}n"]));
         assert_ne!(base, set(&["ann", "ben"]));

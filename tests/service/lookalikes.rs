@@ -15,6 +15,20 @@ use crate::monitor::{integrated, kinds};
 use crate::tenants::operator_of;
 
 /// A draw of two entrants whose client seed comes from a beacon: its id.
+/// The monitor, once the log is integrated, finds exactly one `kind`
+/// finding, naming both `first` and `second` as lookalikes.
+async fn named_as_lookalikes(app: &TestApp, kind: &str, first: &str, second: &str) {
+    integrated(app).await;
+    let (out, report) = run_monitor(app.public.base(), &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    assert_eq!(kinds(&report), [kind], "{report:#}");
+    let detail = report["findings"][0]["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains(first) && detail.contains(second) && detail.contains("look alike"),
+        "{detail}"
+    );
+}
+
 async fn beacon_draw(api: &crate::harness::Client) -> String {
     api.send(
         api.request(
@@ -153,15 +167,7 @@ async fn a_lookalike_of_a_live_seed_is_refused_unless_insisted_and_then_named(ap
         shared["client_seed_lookalike_sha256"],
         fairdeal::text::lookalike_sha256("player-7f3a9c")
     );
-    integrated(app).await;
-    let (out, report) = run_monitor(app.public.base(), &[]).await;
-    assert_eq!(out.status.code(), Some(1), "{report:#}");
-    assert_eq!(kinds(&report), ["client_seed_reuse"], "{report:#}");
-    let detail = report["findings"][0]["detail"].as_str().expect("detail");
-    assert!(
-        detail.contains(&first) && detail.contains(&second) && detail.contains("look alike"),
-        "{detail}"
-    );
+    named_as_lookalikes(app, "client_seed_reuse", &first, &second).await;
 }
 on_both_backends!(a_lookalike_of_a_live_seed_is_refused_unless_insisted_and_then_named);
 
@@ -257,15 +263,7 @@ async fn a_draw_given_a_lookalike_of_a_beacon_value_is_refused_then_named(app: &
     for id in [&first, &second] {
         api.post(&format!("/v1/draws/{id}/run")).await.success();
     }
-    integrated(app).await;
-    let (out, report) = run_monitor(app.public.base(), &[]).await;
-    assert_eq!(out.status.code(), Some(1), "{report:#}");
-    assert_eq!(kinds(&report), ["draw_reuse"], "{report:#}");
-    let detail = report["findings"][0]["detail"].as_str().expect("detail");
-    assert!(
-        detail.contains(&first) && detail.contains(&second) && detail.contains("look alike"),
-        "{detail}"
-    );
+    named_as_lookalikes(app, "draw_reuse", &first, &second).await;
 }
 on_both_backends!(a_draw_given_a_lookalike_of_a_beacon_value_is_refused_then_named);
 
@@ -427,3 +425,141 @@ async fn seeds_stored_in_the_first_form_are_folded_again(app: &TestApp) {
     assert_eq!(refused.json["holders"], json!([draw]), "{}", refused.text);
 }
 on_both_backends!(seeds_stored_in_the_first_form_are_folded_again);
+
+/// A seed in capitals is the seed: `AGAIN-X1` beside a live `again-x1` is
+/// refused (the second folded form read capital `I` as `l` and small `i` as
+/// itself, so both were taken), and when the operator insists the monitor
+/// names the two pairs as lookalikes.
+async fn a_seed_in_capitals_is_the_seed(app: &TestApp) {
+    let api = &app.operator;
+    let first = api.active_pair("again-x1").await;
+    for capitals in [
+        "AGAIN-X1",
+        "Again-x1",
+        "agaIn-x1",
+        "AGA\u{130}N-X1",
+        "AGA\u{CE}N-X1",
+    ] {
+        let pair = api.post("/v1/seed-pairs").await.id();
+        let reply = api
+            .put_json(
+                &format!("/v1/seed-pairs/{pair}/client-seed"),
+                &json!({ "client_seed": capitals }),
+            )
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::CONFLICT,
+            "{capitals}: {}",
+            reply.text
+        );
+        assert_eq!(reply.json["holders"], json!([first]), "{}", reply.text);
+    }
+    // A draw's seed likewise.
+    let draw = beacon_draw(api).await;
+    api.put_json(
+        &format!("/v1/draws/{draw}/client-seed"),
+        &json!({"client_seed": "nine-lives"}),
+    )
+    .await
+    .success();
+    let other = beacon_draw(api).await;
+    let refused = api
+        .put_json(
+            &format!("/v1/draws/{other}/client-seed"),
+            &json!({"client_seed": "NINE-LIVES"}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.json["holders"], json!([draw]), "{}", refused.text);
+    let second = api.reusing_pair("AGAIN-X1").await;
+    named_as_lookalikes(app, "client_seed_reuse", &first, &second).await;
+}
+on_both_backends!(a_seed_in_capitals_is_the_seed);
+
+/// A live seed stored in the second folded form (before migration 0021) is
+/// folded again on start: the migration itself, run as written, clears the
+/// stored form, the service fills it in anew, and the capital the second
+/// form missed is refused from then on, for a pair as for a draw.
+async fn seeds_stored_in_the_second_form_are_folded_again(app: &TestApp) {
+    let api = &app.operator;
+    let second_form = |seed: &str| {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(fairdeal::text::lookalike_fold_v2(
+            seed,
+        )))
+    };
+    let pair = api.active_pair("kiwi-2").await;
+    let draw = beacon_draw(api).await;
+    api.put_json(
+        &format!("/v1/draws/{draw}/client-seed"),
+        &json!({"client_seed": "kiwi-3"}),
+    )
+    .await
+    .success();
+    let stored = app
+        .tamper(
+            "UPDATE seed_pairs SET client_seed_lookalike = $1 WHERE client_seed = 'kiwi-2'",
+            second_form("kiwi-2"),
+        )
+        .await;
+    assert_eq!(stored, 1);
+    let stored = app
+        .tamper(
+            "UPDATE draws SET client_seed_lookalike = $1 WHERE client_seed = 'kiwi-3'",
+            second_form("kiwi-3"),
+        )
+        .await;
+    assert_eq!(stored, 1);
+    // In the second form, KIWI and kiwi differ: the capitals pass.
+    let escaped = api.active_pair("KIWI-2").await;
+    api.post(&format!("/v1/seed-pairs/{escaped}/end"))
+        .await
+        .success();
+    // Migration 0021 as written, then the start's fill.
+    let migration = match app.db.backend {
+        crate::harness::Backend::Sqlite => {
+            include_str!("../../migrations/sqlite/0021_lookalike_form_3.sql")
+        }
+        crate::harness::Backend::Postgres => {
+            include_str!("../../migrations/postgres/0021_lookalike_form_3.sql")
+        }
+    };
+    crate::harness::run_sql(app.dealer.store(), migration)
+        .await
+        .expect("the migration runs");
+    assert_eq!(
+        app.number(
+            "SELECT COUNT(*) FROM seed_pairs WHERE client_seed_lookalike IS NULL \
+             AND client_seed = 'kiwi-2'"
+        )
+        .await,
+        1
+    );
+    let filled = app
+        .dealer
+        .store()
+        .fill_client_seed_lookalikes()
+        .await
+        .expect("fills");
+    assert!(filled >= 2, "{filled}");
+    let other = api.post("/v1/seed-pairs").await.id();
+    let refused = api
+        .put_json(
+            &format!("/v1/seed-pairs/{other}/client-seed"),
+            &json!({"client_seed": "KIWI-2"}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.json["holders"], json!([pair]), "{}", refused.text);
+    let again = beacon_draw(api).await;
+    let refused = api
+        .put_json(
+            &format!("/v1/draws/{again}/client-seed"),
+            &json!({"client_seed": "KIWI-3"}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.json["holders"], json!([draw]), "{}", refused.text);
+}
+on_both_backends!(seeds_stored_in_the_second_form_are_folded_again);
