@@ -195,8 +195,9 @@ pub fn lookalike_fold(text: &str) -> String {
 /// reads as another (sorted by code point): where a capital and its small
 /// letter fold apart, what the one folds to is read as the other (`i` as
 /// `l`, after capital `I`; `ß` as `b`, after `Β` and `β`; `ȝ` as `3`, after
-/// `Ȝ`), except where both are ASCII. Derived from the confusables data by
-/// closing over every cased character; the test
+/// `Ȝ`), except where both are ASCII, and the final sigma `ς` as `σ`
+/// folds. Derived from the confusables data by closing over every cased
+/// character; the test
 /// `a_capital_folds_as_its_small_letter` holds it to that.
 pub const CASE_MERGES: &[(char, &str)] = &[
     ('\u{0069}', "l"),
@@ -217,6 +218,8 @@ pub const CASE_MERGES: &[(char, &str)] = &[
     ('\u{03B6}', "z"),
     ('\u{03BB}', "\u{028C}"),
     ('\u{03BC}', "rn"),
+    // The final sigma, which lower case gives for Σ at the end of a word.
+    ('\u{03C2}', "o"),
     ('\u{03C7}', "x"),
     ('\u{03DD}', "f"),
     ('\u{03FB}', "rn"),
@@ -576,6 +579,23 @@ mod tests {
                 lookalike_fold(small),
                 "{capitals}"
             );
+        }
+        // Whole strings too, where lower case depends on the letters around
+        // (a final sigma) or gives two characters (dotted capital I).
+        for text in [
+            "\u{3A3}\u{39F}\u{3A3}",
+            "x\u{3A3}",
+            "\u{130}STANBUL",
+            "\u{1E9E}",
+            "\u{1F88}\u{1F89}",
+        ] {
+            if !text.chars().any(case_apart) {
+                assert_eq!(
+                    lookalike_fold(text),
+                    lookalike_fold(&text.to_lowercase()),
+                    "{text}"
+                );
+            }
         }
         // Merging stops short of making two Latin letters one.
         for (one, other) in [("hen", "nen"), ("buy", "byy"), ("bob", "606"), ("7e", "ee")] {
