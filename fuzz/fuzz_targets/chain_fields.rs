@@ -356,8 +356,12 @@ fn monitor(seeds: &[ServerSeed], declared: u64, built: u64, ops: &[u8]) {
     }
 }
 
-fn key() -> LogKey {
-    LogKey::from_hex(&"07".repeat(32), ORIGIN).expect("key")
+/// The log's key, made once, not on every input (it derives an Ed25519
+/// key).
+fn key() -> &'static LogKey {
+    static KEY: std::sync::LazyLock<LogKey> =
+        std::sync::LazyLock::new(|| LogKey::from_hex(&"07".repeat(32), ORIGIN).expect("key"));
+    &KEY
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -16,7 +16,10 @@ fuzz_target!(|data: &[u8]| {
     let size = entries.len() as u64;
     let root = tree::tree_hash(size, &stored).expect("root");
     let origin = "fuzz.example/log";
-    let key = LogKey::from_hex(&"07".repeat(32), origin).expect("key");
+    // Made once, not on every input (it derives an Ed25519 key).
+    static KEY: std::sync::LazyLock<LogKey> =
+        std::sync::LazyLock::new(|| LogKey::from_hex(&"07".repeat(32), "fuzz.example/log").expect("key"));
+    let key = &*KEY;
     let note = key
         .sign_note(&format!("{origin}\n{size}\n{root}\n"))
         .expect("sign");

@@ -11,7 +11,10 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let key = LogKey::from_hex(&"07".repeat(32), "fuzz.example/log").expect("key");
+    // Made once, not on every input (it derives an Ed25519 key).
+    static KEY: std::sync::LazyLock<LogKey> =
+        std::sync::LazyLock::new(|| LogKey::from_hex(&"07".repeat(32), "fuzz.example/log").expect("key"));
+    let key = &*KEY;
     // As served, and as the body of a note the trusted key signs.
     let signed = key.sign_note(&format!("{text}\n")).ok();
     for note in std::iter::once(text.to_string()).chain(signed) {
