@@ -238,3 +238,72 @@ fn the_browser_implementation_agrees_on_300_random_rounds() {
         &expected,
     );
 }
+
+/// tools/chain_verifier.py reads the log's key and checks a checkpoint it
+/// signed when the key's base64 holds a `+` (it split the key on every `+`,
+/// and so reported FAIL on an honest log), and refuses the checkpoint once
+/// one byte of it changes.
+#[test]
+fn the_chain_verifier_reads_a_log_key_whose_base64_holds_a_plus() {
+    use fairdeal::tlog::key::LogKey;
+    let has_cryptography = Command::new("python3")
+        .args(["-c", "import cryptography"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_cryptography {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run the chain verifier: .ci/run installs cryptography"
+        );
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED: python3 has no cryptography package for tools/chain_verifier.py"
+        );
+        return;
+    }
+    let origin = "verifier.example/log";
+    let key = (0..=255u8)
+        .map(|i| LogKey::from_hex(&format!("{i:02x}").repeat(32), origin).expect("key"))
+        .find(|key| {
+            key.vkey()
+                .splitn(3, '+')
+                .nth(2)
+                .is_some_and(|b64| b64.contains('+'))
+        })
+        .expect("one of 256 keys has a + in its base64");
+    let note = key
+        .sign_note(&format!(
+            "{origin}\n7\n{}\n",
+            "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+        ))
+        .expect("signed");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = "import importlib.util, sys\n\
+        spec = importlib.util.spec_from_file_location('cv', sys.argv[1])\n\
+        cv = importlib.util.module_from_spec(spec)\n\
+        spec.loader.exec_module(cv)\n\
+        key = cv.parse_key(sys.argv[2])\n\
+        try:\n    print('size', cv.verify_note(open(sys.argv[3]).read(), key)[1])\n\
+        except ValueError as e:\n    print('refused', e)\n";
+    let check = |note: &str| {
+        let path = dir.path().join("checkpoint");
+        std::fs::write(&path, note).expect("write");
+        let out = Command::new("python3")
+            .args(["-c", script])
+            .arg(format!("{ROOT}/tools/chain_verifier.py"))
+            .arg(key.vkey())
+            .arg(&path)
+            .output()
+            .expect("python3 runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(check(&note), "size 7", "{}", key.vkey());
+    let changed = note.replacen("\n7\n", "\n8\n", 1);
+    assert!(check(&changed).starts_with("refused"), "{changed}");
+}
