@@ -115,6 +115,26 @@ pub struct ServeOpts {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     pub max_http_connections: u32,
+    /// Requests each API key may make a second in this process, after its
+    /// burst; a request over it is answered 429 with Retry-After, before
+    /// anything is done. 0: no limit. With several processes behind a load
+    /// balancer, a key's limit is this times their number.
+    #[arg(
+        long,
+        env = "FAIRDEAL_RATE_LIMIT",
+        default_value_t = 100,
+        value_name = "PER_SECOND"
+    )]
+    pub rate_limit: u32,
+    /// Requests each API key may make at once before --rate-limit applies
+    /// (default: twice --rate-limit).
+    #[arg(
+        long,
+        env = "FAIRDEAL_RATE_LIMIT_BURST",
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub rate_limit_burst: Option<u32>,
     /// The transparency log's origin, which is also its key's name: chosen
     /// on a database's first start (default `fairdeal/log-` and 16 random
     /// hex digits) and kept in the database; any later value must be the
@@ -642,6 +662,13 @@ async fn serve(opts: ServeOpts) -> anyhow::Result<()> {
         header_read_timeout: Duration::from_secs_f64(opts.header_read_timeout),
         request_timeout: Duration::from_secs_f64(opts.request_timeout),
         max_connections: opts.max_http_connections as usize,
+        rate_limit: std::num::NonZeroU32::new(opts.rate_limit).map(|per_second| {
+            let burst = opts
+                .rate_limit_burst
+                .and_then(std::num::NonZeroU32::new)
+                .unwrap_or(per_second.saturating_mul(std::num::NonZeroU32::MIN.saturating_add(1)));
+            http::RateLimit { per_second, burst }
+        }),
     };
     match http::raise_open_file_limit() {
         Ok(files) if files < u64::from(opts.max_http_connections) + 64 => tracing::warn!(

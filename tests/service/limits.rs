@@ -143,3 +143,101 @@ async fn connections_beyond_the_cap_are_closed_at_once_and_counted() {
     );
     app.stop().await;
 }
+
+/// Each key gets its burst, then 429 `/problems/rate-limited` with
+/// `Retry-After` before anything is done (no pair is made); every answer
+/// to a keyed request states the policy and what remains; another key, a
+/// public read without a key, and a request with a wrong secret for the
+/// limited key (which must not spend it) are not refused; after the wait
+/// the key is served again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_key_over_its_rate_limit_is_answered_429_and_nothing_is_done() {
+    use std::num::NonZeroU32;
+    let app = app_with(Limits {
+        rate_limit: Some(fairdeal::service::http::RateLimit {
+            per_second: NonZeroU32::new(1).expect("1"),
+            burst: NonZeroU32::new(3).expect("3"),
+        }),
+        ..Limits::default()
+    })
+    .await;
+    let api = &app.operator;
+    // A wrong secret for the key is 401, and spends nothing of its allowance.
+    let (id, _) = fairdeal::service::keys::parse(api.key()).expect("a key");
+    let wrong = app
+        .public
+        .clone()
+        .with_key(&format!("fdk_{id}_{}", "ab".repeat(32)));
+    for _ in 0..5 {
+        let reply = wrong.post("/v1/seed-pairs").await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{}", reply.text);
+    }
+    let pairs_before = app.number("SELECT COUNT(*) FROM seed_pairs").await;
+    let mut made = Vec::new();
+    for remaining in [2, 1, 0] {
+        let reply = api.post("/v1/seed-pairs").await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        made.push(reply.id());
+        assert_eq!(
+            reply.header("ratelimit-policy"),
+            Some("\"per-key\";q=3;w=3")
+        );
+        let now = reply.header("ratelimit").expect("RateLimit").to_owned();
+        assert!(
+            now.starts_with(&format!("\"per-key\";r={remaining};t=")),
+            "{now}"
+        );
+    }
+    let refused = api.post("/v1/seed-pairs").await;
+    assert_eq!(
+        refused.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        refused.text
+    );
+    assert_eq!(refused.json["type"], "/problems/rate-limited");
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    assert_eq!(refused.header("ratelimit"), Some("\"per-key\";r=0;t=1"));
+    let detail = refused.json["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("3 requests at once and 1 a second after them"),
+        "{detail}"
+    );
+    assert_eq!(
+        app.number("SELECT COUNT(*) FROM seed_pairs").await,
+        pairs_before + 3,
+        "the refused request made nothing"
+    );
+    // Another key has its own allowance; public reads without a key are
+    // not limited and carry no RateLimit header.
+    let key =
+        fairdeal::service::keys::generate("other", fairdeal::service::keys::DEFAULT_TENANT, 0)
+            .expect("key");
+    app.dealer
+        .store()
+        .insert_key(&key.row)
+        .await
+        .expect("insert");
+    let other = app.public.clone().with_key(&key.key);
+    let reply = other.post("/v1/seed-pairs").await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    assert_eq!(
+        reply
+            .header("ratelimit")
+            .map(|r| r.starts_with("\"per-key\";r=2;")),
+        Some(true)
+    );
+    for pair in &made {
+        let read = app
+            .public
+            .without_key()
+            .get(&format!("/v1/seed-pairs/{pair}"))
+            .await;
+        assert_eq!(read.status, StatusCode::OK, "{}", read.text);
+        assert_eq!(read.header("ratelimit"), None);
+    }
+    // After the wait, the key is served again.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let reply = api.post("/v1/seed-pairs").await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+}

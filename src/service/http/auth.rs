@@ -85,6 +85,7 @@ async fn authenticate(parts: &Parts, state: &AppState) -> Result<Option<Operator
     if !crate::service::keys::matches(&row, secret) {
         return Err(invalid());
     }
+    super::rate_limit::count(parts, &row.id)?;
     if cache.due_for_touch(&row.id) {
         // Off the request's path: a failure to record it costs only the
         // record (`keys list`'s last use).

@@ -232,6 +232,31 @@ impl ApiError {
         )
     }
 
+    /// 429 with `Retry-After` (`wait`, in whole seconds, at least 1): the
+    /// key is over `limit`.
+    pub fn rate_limited(wait: std::time::Duration, limit: super::rate_limit::RateLimit) -> Self {
+        let seconds = u32::try_from(wait.as_secs())
+            .unwrap_or(u32::MAX)
+            .saturating_add(u32::from(wait.subsec_nanos() > 0))
+            .max(1);
+        Self {
+            retry_after: Some(seconds),
+            ..Self::of(
+                ProblemKind::RateLimited,
+                format!(
+                    "this API key is over its limit of {} requests at once and {} a second after \
+                     them (in this process); nothing was done. Retry after {seconds} s",
+                    limit.burst, limit.per_second
+                ),
+            )
+        }
+    }
+
+    /// The seconds of its `Retry-After` header, when it has one.
+    pub fn retry_after(&self) -> Option<u32> {
+        self.retry_after
+    }
+
     pub fn unavailable(detail: impl Into<String>) -> Self {
         Self {
             retry_after: Some(1),
@@ -376,10 +401,16 @@ macro_rules! shared_problems {
 
 shared_problems! {
     /// An operator endpoint without a valid key.
-    OperatorAuthProblems { "401" => "No valid operator key" }
+    OperatorAuthProblems {
+        "401" => "No valid operator key",
+        "429" => "The key is over its rate limit (rate-limited): retry after the Retry-After delay; nothing was done",
+    }
     /// A public endpoint where an operator sees more: a key that is present
     /// must be valid.
-    ViewerAuthProblems { "401" => "An Authorization header that is not a valid key" }
+    ViewerAuthProblems {
+        "401" => "An Authorization header that is not a valid key",
+        "429" => "The key presented is over its rate limit (rate-limited): retry after the Retry-After delay, or read without it",
+    }
     /// What [`ApiJson`] refuses.
     JsonBodyProblems {
         "400" => "Malformed body",

@@ -24,6 +24,7 @@ use super::log::mirror::NotAcknowledged;
 use super::metrics::Metrics;
 use crate::tlog::key::LogKey;
 pub use openapi::{openapi, openapi_yaml};
+pub use rate_limit::RateLimit;
 pub use server::{Limits, raise_open_file_limit, serve, serve_with};
 
 pub mod auth;
@@ -37,6 +38,7 @@ mod openapi;
 pub mod ops;
 pub mod page;
 pub mod problems;
+pub mod rate_limit;
 pub mod receipts;
 pub mod request_id;
 pub mod rounds;
@@ -218,7 +220,13 @@ pub fn router_with(state: AppState, limits: &Limits) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());
-    let api = api.layer(middleware::from_fn_with_state(state.clone(), acknowledge));
+    let mut api = api.layer(middleware::from_fn_with_state(state.clone(), acknowledge));
+    if let Some(limit) = limits.rate_limit {
+        api = api.layer(middleware::from_fn_with_state(
+            rate_limit::KeyLimits::new(limit),
+            rate_limit::layer,
+        ));
+    }
     server::with_request_timeout(api, limits)
         .layer(middleware::from_fn_with_state(state, observe))
         .layer(middleware::from_fn(cross_origin_reads))

@@ -27,6 +27,9 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// Connections open at once; a connection beyond it is closed at once.
     pub max_connections: usize,
+    /// Each API key's rate limit in this process, if any
+    /// ([`super::rate_limit`]).
+    pub rate_limit: Option<super::rate_limit::RateLimit>,
 }
 
 impl Default for Limits {
@@ -35,6 +38,7 @@ impl Default for Limits {
             header_read_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             max_connections: 10_000,
+            rate_limit: None,
         }
     }
 }

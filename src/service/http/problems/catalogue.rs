@@ -139,6 +139,13 @@ problem_kinds! {
     CommitPhaseOver = ("commit-phase-over", CONFLICT, "Commit phase over");
     /// The seat already committed to another contribution.
     SeatAlreadyCommitted = ("seat-already-committed", CONFLICT, "Seat already committed");
+    /// This API key made more requests than its limit in this process
+    /// (`RateLimit-Policy` states it: `q` requests at once, refilled over
+    /// `w` seconds). The request was not handled: nothing was dealt or
+    /// changed. Wait the `Retry-After` seconds and send it again (a deal
+    /// with the same Idempotency-Key); `RateLimit` on every answer says how
+    /// many remain.
+    RateLimited = ("rate-limited", TOO_MANY_REQUESTS, "Rate limited");
     /// The service is starting or stopping, or over a limit; retry after
     /// the `Retry-After` delay.
     ServiceUnavailable = ("service-unavailable", SERVICE_UNAVAILABLE, "Service unavailable");
