@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use super::InputError;
 use super::db::DatabaseOpts;
 use crate::service::keys::DEFAULT_TENANT;
-use crate::service::store::{PairFilter, PairRow, PairStatus, parse_listing_cursor};
+use crate::service::store::{Order, PairFilter, PairRow, PairStatus, parse_listing_cursor};
 use crate::time::timestamp;
 
 #[derive(Debug, Args)]
@@ -84,7 +84,7 @@ pub fn run(opts: PairsOpts) -> anyhow::Result<ExitCode> {
     runtime.block_on(async {
         let store = opts.db.open_existing().await?;
         let rows = store
-            .tenant_pairs(tenant, &filter, after, i64::from(*limit) + 1)
+            .tenant_pairs(tenant, &filter, after, Order::Oldest, i64::from(*limit) + 1)
             .await
             .context("listing the pairs")?;
         store.close().await;

@@ -8,7 +8,7 @@ use fairdeal_core::PairProtocol;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use super::store::{PairRow, Store};
+use super::store::{Order, PairRow, Store};
 use crate::audit::export::{
     ExportDraw, ExportDrawLines, ExportEnd, ExportPair, ExportRound, ExportSeat, ExportVoid,
     LogCoverage, RevealedPair,
@@ -199,7 +199,7 @@ pub async fn export(
             let mut after_nonce = None;
             loop {
                 let rounds = store
-                    .rounds_of_pair(&pair.id, after_nonce, ROUNDS_PER_QUERY)
+                    .rounds_of_pair(&pair.id, after_nonce, Order::Oldest, ROUNDS_PER_QUERY)
                     .await?;
                 for row in &rounds {
                     let (id, nonce) = (row.id.clone(), row.nonce as u64);

@@ -32,6 +32,7 @@ mod draws;
 mod evidence;
 mod export;
 mod limits;
+mod listings;
 mod log;
 mod lookalikes;
 mod migrations;

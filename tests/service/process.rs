@@ -685,6 +685,49 @@ fn the_healthcheck_command_answers_for_a_running_server() {
     );
 }
 
+/// `serve --rate-limit` and `--rate-limit-burst` (here through their
+/// environment variables) reach the service: a burst of 3, then 429 with
+/// Retry-After and the policy stated; and `serve --help` states the
+/// default, 100 a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_served_binary_takes_its_rate_limit_from_its_flags() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let deployment = Deployment {
+        data_dir: dir.path().to_owned(),
+        database_url: format!("sqlite://{}", dir.path().join("fairdeal.db").display()),
+        master_key_hex: random_master_key_hex(),
+    };
+    let key = deployment.create_key("limited");
+    let server = deployment.serve(
+        &dir.path().join("serve.log"),
+        &[
+            ("FAIRDEAL_RATE_LIMIT", "2"),
+            ("FAIRDEAL_RATE_LIMIT_BURST", "3"),
+        ],
+    );
+    let api = Client::new(&server.base).with_key(&key);
+    for _ in 0..3 {
+        let made = api.post("/v1/seed-pairs").await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.text);
+        assert_eq!(made.header("ratelimit-policy"), Some("\"per-key\";q=3;w=2"));
+    }
+    let refused = api.post("/v1/seed-pairs").await;
+    assert_eq!(
+        refused.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        refused.text
+    );
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    assert!(server.terminate().success());
+    let help = deployment.run(&["serve", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("--rate-limit <PER_SECOND>") && help.contains("[default: 100]"),
+        "{help}"
+    );
+}
+
 /// `fairdeal master-key --out FILE`: a new key, 64 hex characters readable
 /// by its owner only, its fingerprint printed and never the key; an
 /// existing file is never overwritten (exit 2, the file as it was); and a

@@ -610,7 +610,7 @@ async fn a_restore_under_a_running_process_is_refused_then_recovered() {
     assert_behind(&refused);
     let store = db.store(1).await;
     let rounds = store
-        .rounds_of_pair(&touched, None, 100)
+        .rounds_of_pair(&touched, None, fairdeal::service::store::Order::Oldest, 100)
         .await
         .expect("rounds");
     assert_eq!(rounds.len(), 1, "only nonce 0, from before the backup");

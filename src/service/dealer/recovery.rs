@@ -563,7 +563,10 @@ impl Dealer {
     /// revealed (by the reveal the log already holds, if any).
     async fn end_touched(&self, marker: &Marker, report: &mut Recovery) -> anyhow::Result<()> {
         for pair in &marker.pairs_to_end {
-            let rounds = self.store.rounds_of_pair(pair, None, i64::MAX).await?;
+            let rounds = self
+                .store
+                .rounds_of_pair(pair, None, crate::service::store::Order::Oldest, i64::MAX)
+                .await?;
             for round in rounds.iter().filter(|r| r.status == RoundStatus::InPlay) {
                 if let CloseRound::NotFound = self.close_round(&round.id).await? {
                     anyhow::bail!("round {} vanished while recovering", round.id);

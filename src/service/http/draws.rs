@@ -24,9 +24,10 @@ use super::extract::{ApiJson, ApiPath, ApiQuery, identity_encoding, utf8_charset
 use super::receipts::{self, ProvenReceiptResponses, Receipt, proven_or};
 use super::rounds::idempotency_key;
 use super::wire::ClientSeedRequest;
+use super::wire::cursor::{self, Listing};
 use crate::service::dealer::PairLabel;
 use crate::service::dealer::draws::{MAX_LIST_BYTES, NewDraw, UPLOAD_TIMEOUT, UploadError};
-use crate::service::store::{BeginDraw, DrawRow, DrawStatus, DrawUpdate};
+use crate::service::store::{BeginDraw, DrawRow, DrawStatus, DrawUpdate, Order};
 use crate::time::timestamp;
 
 /// How long an uploading client may send nothing before it gets a 408.
@@ -533,7 +534,12 @@ fn upload_error(err: UploadError) -> ApiError {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DrawPage {
     pub draws: Vec<DrawView>,
-    /// Pass as `after` for the next page; absent on the last.
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+    /// Deprecated: use `next_cursor`. Pass as `after` for the next page of
+    /// `order=oldest`; null on the last page, and always with
+    /// `order=newest`.
+    #[schema(deprecated)]
     pub next_after: Option<String>,
 }
 
@@ -545,15 +551,22 @@ pub struct DrawListParams {
     /// Page size, 1 to 100 (default 100).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<u32>,
-    /// The `next_after` of the previous page.
+    /// Which end to start from: `oldest` (the default) or `newest`.
+    pub order: Option<super::wire::cursor::ListOrder>,
+    /// The `next_cursor` of the previous page (it keeps its order).
+    #[param(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub cursor: Option<String>,
+    /// Deprecated: use `cursor`. The `next_after` of the previous page
+    /// (`order=oldest` only).
     #[param(pattern = "^[0-9]{1,19}$")]
     pub after: Option<String>,
 }
 
 /// List the operator's draws.
 ///
-/// The draws of the key's tenant, oldest first (a lost answer to `POST
-/// /v1/draws` is found here); `next_after` pages on.
+/// The draws of the key's tenant, oldest first or (`order=newest`) newest
+/// first (a lost answer to `POST /v1/draws` is found here); `next_cursor`
+/// pages on.
 #[utoipa::path(get, path = "/v1/draws", tag = "draws",
     security(("operator_key" = [])),
     params(DrawListParams),
@@ -570,19 +583,35 @@ pub async fn list(
     ApiQuery(params): ApiQuery<DrawListParams>,
 ) -> Result<Json<DrawPage>, ApiError> {
     let limit = super::seed_pairs::page_size(params.limit, 100)?;
-    let after = params
-        .after
-        .as_deref()
-        .map(|text| {
-            text.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
-                ApiError::invalid("after", "must be the next_after of an earlier page")
+    let (order, key) = cursor::start(
+        Listing::Draws,
+        params.order,
+        params.cursor.as_deref(),
+        params.after.is_some(),
+        |key| cursor::whole(key).is_some(),
+    )?;
+    let after = match key {
+        Some(key) => cursor::whole(&key),
+        None => params
+            .after
+            .as_deref()
+            .map(|text| {
+                text.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+                    ApiError::invalid("after", "must be the next_after of an earlier page")
+                })
             })
-        })
-        .transpose()?;
+            .transpose()?,
+    };
+    if params.after.is_some() && order == Order::Newest {
+        return Err(ApiError::invalid(
+            "after",
+            "is for order=oldest only (deprecated): use cursor",
+        ));
+    }
     let rows = state
         .dealer
         .store()
-        .tenant_draws(&operator.tenant, after, i64::from(limit) + 1)
+        .tenant_draws(&operator.tenant, after, order, i64::from(limit) + 1)
         .await?;
     let more = rows.len() > limit as usize;
     let rows = &rows[..rows.len().min(limit as usize)];
@@ -590,9 +619,13 @@ pub async fn list(
     for row in rows {
         draws.push(view(&state, row, true).await?);
     }
+    let last = rows.last().filter(|_| more);
     Ok(Json(DrawPage {
         draws,
-        next_after: rows.last().filter(|_| more).map(|row| row.seq.to_string()),
+        next_cursor: last.map(|row| cursor::next(Listing::Draws, order, &row.seq.to_string())),
+        next_after: last
+            .filter(|_| order == Order::Oldest)
+            .map(|row| row.seq.to_string()),
     }))
 }
 

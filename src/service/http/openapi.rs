@@ -34,7 +34,7 @@ use super::{
         ops::VersionInfo, draws::DrawView, draws::DrawPage, draws::Winner, draws::CreateDrawRequest,
         wire::RotateRequest, tables::CommitmentRequest, tables::ContributionRequest,
         tables::SeatResult, statements::MonitorStatements, statements::MonitorStatement,
-        statements::StatementKept, receipts::PairEntry, draws::DrawEntry)),
+        statements::StatementKept, receipts::PairEntry, draws::DrawEntry, wire::cursor::ListOrder)),
     modifiers(&OperatorKey, &ClosedGames, &ProblemTypes),
 )]
 #[derive(Debug)]
@@ -346,6 +346,20 @@ fn amend(doc: &mut utoipa::openapi::OpenApi) {
             && let Some(RefOr::T(body)) = operation.request_body.as_mut()
         {
             body.required = Some(Required::False);
+        }
+    }
+    // The pair and draw listings' first cursors, replaced by `cursor`
+    // (CHANGELOG.md, "Deprecated"): still taken within /v1. A pair's
+    // rounds keep `after` as a seek to a nonce.
+    for path in ["/v1/seed-pairs", "/v1/draws"] {
+        if let Some(operation) = operation_mut(doc, path, "get") {
+            for parameter in operation.parameters.iter_mut().flatten() {
+                if let RefOr::T(parameter) = parameter
+                    && parameter.name == "after"
+                {
+                    parameter.deprecated = Some(utoipa::openapi::Deprecated::True);
+                }
+            }
         }
     }
     formats_and_enums(doc);

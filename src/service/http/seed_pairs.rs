@@ -16,12 +16,13 @@ use super::error::{
 use super::extract::{ApiJson, ApiPath, ApiQuery};
 use super::receipts::receipt;
 use super::tables::pair_view;
+use super::wire::cursor::{self, Listing};
 use super::wire::{
     ClientSeedRequest, CreatePairRequest, PageParams, PairListParams, PairPage, RotateRequest,
     RotationResult, RoundPage, SeedPair, parse_pair_cursor, seed_reuse,
 };
 use crate::service::dealer::{Owner, PairLabel, PairSpec, Successor};
-use crate::service::store::{PairFilter, PairRow, PairStatus, Rotate, SetClientSeed};
+use crate::service::store::{Order, PairFilter, PairRow, PairStatus, Rotate, SetClientSeed};
 use fairdeal_core::PairProtocol;
 
 /// Commit to a new seed pair.
@@ -65,8 +66,9 @@ pub async fn create(
 
 /// List the operator's seed pairs.
 ///
-/// The pairs of the key's tenant, oldest first, optionally only those in one
-/// status or with one label; `next_after` pages on.
+/// The pairs of the key's tenant, oldest first or (`order=newest`) newest
+/// first, optionally only those in one status or with one label;
+/// `next_cursor` pages on.
 #[utoipa::path(get, path = "/v1/seed-pairs", tag = "seed pairs",
     security(("operator_key" = [])),
     params(PairListParams),
@@ -83,7 +85,21 @@ pub async fn list(
     ApiQuery(params): ApiQuery<PairListParams>,
 ) -> Result<Json<PairPage>, ApiError> {
     let limit = page_limit(params.limit)?;
-    let after = params.after.as_deref().map(parse_pair_cursor).transpose()?;
+    let (order, key) = cursor::start(
+        Listing::Pairs,
+        params.order,
+        params.cursor.as_deref(),
+        params.after.is_some(),
+        |key| crate::service::store::parse_listing_cursor(key).is_some(),
+    )?;
+    if params.after.is_some() && order == Order::Newest {
+        return Err(ApiError::invalid(
+            "after",
+            "is for order=oldest only (deprecated): use cursor",
+        ));
+    }
+    let position = key.as_deref().or(params.after.as_deref());
+    let after = position.map(parse_pair_cursor).transpose()?;
     let label = params
         .label
         .map(|text| PairLabel::new(text).map_err(|rule| ApiError::invalid("label", rule)))
@@ -95,13 +111,23 @@ pub async fn list(
     let rows = state
         .dealer
         .store()
-        .tenant_pairs(&operator.tenant, &filter, after, i64::from(limit) + 1)
+        .tenant_pairs(
+            &operator.tenant,
+            &filter,
+            after,
+            order,
+            i64::from(limit) + 1,
+        )
         .await?;
     let more = rows.len() > limit as usize;
     let rows = &rows[..rows.len().min(limit as usize)];
+    let last = rows.last().filter(|_| more);
     Ok(Json(PairPage {
         seed_pairs: rows.iter().map(|row| SeedPair::view(row, true)).collect(),
-        next_after: rows.last().filter(|_| more).map(PairRow::listing_cursor),
+        next_cursor: last.map(|row| cursor::next(Listing::Pairs, order, &row.listing_cursor())),
+        next_after: last
+            .filter(|_| order == Order::Oldest)
+            .map(PairRow::listing_cursor),
     }))
 }
 
@@ -225,7 +251,8 @@ pub async fn get(
     Ok(Json(pair_view(&state, &pair, viewer.owns(&pair)).await?))
 }
 
-/// List a pair's rounds by nonce.
+/// List a pair's rounds by nonce, from the first (`order=oldest`) or the
+/// last (`order=newest`); `next_cursor` pages on.
 ///
 /// Every round ever dealt on the pair is listed, so a player can see that no
 /// deal was drawn and discarded between the rounds they played. Before the
@@ -239,7 +266,7 @@ pub async fn get(
         QueryProblems,
         ViewerAuthProblems,
         PairNotFound,
-        (status = 422, description = "limit out of range", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "limit out of range, or an unusable cursor", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn rounds(
     State(state): State<AppState>,
@@ -248,17 +275,32 @@ pub async fn rounds(
     ApiQuery(params): ApiQuery<PageParams>,
 ) -> Result<Json<RoundPage>, ApiError> {
     let limit = page_limit(params.limit)?;
-    let after = params.after;
-    if let Some(after) = after.filter(|a| *a < 0) {
-        return Err(ApiError::invalid(
-            "after",
-            format!("must be a nonce (0 or more); got {after}"),
-        ));
+    let (order, key) = cursor::start(
+        Listing::Rounds,
+        params.order,
+        params.cursor.as_deref(),
+        params.after.is_some(),
+        |key| cursor::whole(key).is_some(),
+    )?;
+    if let Some(after) = params.after {
+        if after < 0 {
+            return Err(ApiError::invalid(
+                "after",
+                format!("must be a nonce (0 or more); got {after}"),
+            ));
+        }
+        if order == Order::Newest {
+            return Err(ApiError::invalid(
+                "after",
+                "is for order=oldest only (deprecated): use cursor",
+            ));
+        }
     }
+    let after = key.as_deref().and_then(cursor::whole).or(params.after);
     let store = state.dealer.store();
     let pair = super::load_pair(&state, &id).await?;
     let rows = store
-        .rounds_of_pair(&id, after, i64::from(limit) + 1)
+        .rounds_of_pair(&id, after, order, i64::from(limit) + 1)
         .await?;
     let more = rows.len() > limit as usize;
     let mut rounds = rows
@@ -267,23 +309,25 @@ pub async fn rounds(
         .map(|row| super::rounds::visible_round(&state, row, &pair, viewer.owns(&pair)))
         .collect::<Result<Vec<_>, ApiError>>()?;
     // A chain round's commitment is the seed of the round before: in the
-    // page, or (for its first) read.
+    // page (the extra row read past its end included), or read.
     if let PairProtocol::Chain(_) = pair.protocol() {
-        let mut previous = match rows.first() {
-            Some(first) if first.nonce > 0 => store.round_seed_at(&id, first.nonce - 1).await?,
-            _ => None,
-        };
         for (round, row) in rounds.iter_mut().zip(&rows) {
-            super::rounds::set_round_commitment(round, &pair, previous.take());
-            previous = row.server_seed.clone();
+            let before = match row.nonce {
+                0 => None,
+                nonce => match rows.iter().find(|other| other.nonce == nonce - 1) {
+                    Some(other) => other.server_seed.clone(),
+                    None => store.round_seed_at(&id, nonce - 1).await?,
+                },
+            };
+            super::rounds::set_round_commitment(round, &pair, before);
         }
     }
-    let next_after = if more {
-        rounds.last().map(|r| r.nonce)
-    } else {
-        None
-    };
-    Ok(Json(RoundPage { rounds, next_after }))
+    let last = rounds.last().filter(|_| more);
+    Ok(Json(RoundPage {
+        next_cursor: last.map(|r| cursor::next(Listing::Rounds, order, &r.nonce.to_string())),
+        next_after: last.filter(|_| order == Order::Oldest).map(|r| r.nonce),
+        rounds,
+    }))
 }
 
 /// Reveal the pair's server seed and open the next pair.

@@ -461,23 +461,34 @@ impl Store {
         Ok(discarded)
     }
 
-    /// A page of `tenant`'s published draws, oldest first, after `after`
-    /// (a `seq`).
+    /// A page of `tenant`'s published draws past `after` (a `seq`) in
+    /// `order`.
     pub async fn tenant_draws(
         &self,
         tenant: &str,
         after: Option<i64>,
+        order: super::Order,
         limit: i64,
     ) -> Result<Vec<DrawRow>, sqlx::Error> {
-        const SQL: &str = concat!(
+        const OLDEST: &str = concat!(
             "SELECT ",
             draw_columns!(),
             " FROM draws WHERE tenant = $1 AND seq > $2 AND status NOT IN ($3, $4) \
              ORDER BY seq LIMIT $5"
         );
-        with_pool!(self, |pool| sqlx::query_as(SQL)
+        const NEWEST: &str = concat!(
+            "SELECT ",
+            draw_columns!(),
+            " FROM draws WHERE tenant = $1 AND seq < $2 AND status NOT IN ($3, $4) \
+             ORDER BY seq DESC LIMIT $5"
+        );
+        let (sql, after) = match order {
+            super::Order::Oldest => (OLDEST, after.unwrap_or(0)),
+            super::Order::Newest => (NEWEST, after.unwrap_or(i64::MAX)),
+        };
+        with_pool!(self, |pool| sqlx::query_as(sql)
             .bind(tenant)
-            .bind(after.unwrap_or(0))
+            .bind(after)
             .bind(DrawStatus::Uploading.as_str())
             .bind(DrawStatus::Discarded.as_str())
             .bind(limit)

@@ -79,6 +79,15 @@ pub const READER_CACHE_KIB: u32 = 128;
 /// How often the server checkpoints SQLite's WAL ([`Store::checkpoint_wal`]).
 pub const WAL_CHECKPOINT_PERIOD: Duration = Duration::from_millis(100);
 
+/// Which end a listing starts from: the first made (by time, or nonce)
+/// or the last.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    #[default]
+    Oldest,
+    Newest,
+}
+
 /// A database, SQLite or PostgreSQL.
 #[derive(Clone, Debug)]
 pub enum Store {

@@ -423,17 +423,18 @@ impl Store {
         }))
     }
 
-    /// A tenant's pairs created after the cursor `after` (its `created_at`
-    /// and id), oldest first, at most `limit`, with the given status and
-    /// label when those are given.
+    /// A tenant's pairs past the cursor `after` (its `created_at` and id)
+    /// in `order` (oldest or newest first), at most `limit`, with the given
+    /// status and label when those are given.
     pub async fn tenant_pairs(
         &self,
         tenant: &str,
         filter: &PairFilter,
         after: Option<(i64, &str)>,
+        order: super::Order,
         limit: i64,
     ) -> Result<Vec<PairRow>, sqlx::Error> {
-        const SQL: &str = concat!(
+        const OLDEST: &str = concat!(
             "SELECT ",
             pair_columns!(),
             " FROM seed_pairs WHERE tenant = $1 \
@@ -441,9 +442,21 @@ impl Store {
              AND (created_at > $4 OR (created_at = $4 AND id > $5)) \
              ORDER BY created_at, id LIMIT $6"
         );
-        let (after_ms, after_id) = after.unwrap_or((i64::MIN, ""));
+        const NEWEST: &str = concat!(
+            "SELECT ",
+            pair_columns!(),
+            " FROM seed_pairs WHERE tenant = $1 \
+             AND ($2 IS NULL OR status = $2) AND ($3 IS NULL OR label = $3) \
+             AND (created_at < $4 OR (created_at = $4 AND id < $5)) \
+             ORDER BY created_at DESC, id DESC LIMIT $6"
+        );
+        let (sql, (after_ms, after_id)) = match order {
+            super::Order::Oldest => (OLDEST, after.unwrap_or((i64::MIN, ""))),
+            // Ids are ASCII (UUIDs): every one sorts before U+007F.
+            super::Order::Newest => (NEWEST, after.unwrap_or((i64::MAX, "\u{7f}"))),
+        };
         with_pool!(self, |pool| {
-            sqlx::query_as(SQL)
+            sqlx::query_as(sql)
                 .bind(tenant)
                 .bind(filter.status.map(PairStatus::as_str))
                 .bind(filter.label.as_deref())

@@ -743,24 +743,35 @@ impl Store {
         Ok(row.and_then(|(seed,)| seed))
     }
 
-    /// Rounds of a pair with nonce > `after` (all when `None`), by nonce, at
-    /// most `limit`.
+    /// Rounds of a pair past the nonce `after` (all when `None`) in `order`
+    /// (by nonce, from the first or the last), at most `limit`.
     pub async fn rounds_of_pair(
         &self,
         pair_id: &str,
         after: Option<i64>,
+        order: super::Order,
         limit: i64,
     ) -> Result<Vec<RoundRow>, sqlx::Error> {
-        const SQL: &str = concat!(
+        const OLDEST: &str = concat!(
             "SELECT ",
             round_columns!(),
             " FROM rounds WHERE seed_pair_id = $1 AND nonce > $2 \
              ORDER BY nonce LIMIT $3"
         );
+        const NEWEST: &str = concat!(
+            "SELECT ",
+            round_columns!(),
+            " FROM rounds WHERE seed_pair_id = $1 AND nonce < $2 \
+             ORDER BY nonce DESC LIMIT $3"
+        );
+        let (sql, after) = match order {
+            super::Order::Oldest => (OLDEST, after.unwrap_or(-1)),
+            super::Order::Newest => (NEWEST, after.unwrap_or(i64::MAX)),
+        };
         with_pool!(self, |pool| {
-            sqlx::query_as(SQL)
+            sqlx::query_as(sql)
                 .bind(pair_id)
-                .bind(after.unwrap_or(-1))
+                .bind(after)
                 .bind(limit)
                 .fetch_all(pool)
                 .await

@@ -86,6 +86,9 @@ impl Deployment {
         let mut command = self.command(&["serve", "--listen", "127.0.0.1:0"]);
         command
             .env("FAIRDEAL_LOG_FORMAT", "json")
+            // Tests deal as fast as the service answers, with one key: no
+            // per-key limit unless a test sets one (`extra_env`).
+            .env("FAIRDEAL_RATE_LIMIT", "0")
             .stdout(Stdio::piped())
             .stderr(log);
         for (key, value) in extra_env {

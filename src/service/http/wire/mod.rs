@@ -17,6 +17,7 @@ use crate::service::dealer::{PairLabel, Successor};
 use crate::service::store::{PairRow, PairStatus, RoundRow, RoundStatus};
 use crate::time::timestamp;
 
+pub mod cursor;
 pub mod tables;
 
 /// A game to deal, as the server reads it: the type and whichever
@@ -427,7 +428,12 @@ impl Round {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RoundPage {
     pub rounds: Vec<Round>,
-    /// Pass as `after` for the next page; null on the last page.
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+    /// Deprecated: use `next_cursor`. Pass as `after` for the next page of
+    /// `order=oldest`; null on the last page, and always with
+    /// `order=newest`.
+    #[schema(deprecated)]
     pub next_after: Option<u64>,
 }
 
@@ -435,7 +441,14 @@ pub struct RoundPage {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct PageParams {
-    /// Only rounds with a nonce greater than this.
+    /// Which end to start from: `oldest` (nonce 0 first, the default) or
+    /// `newest` (the last dealt first).
+    pub order: Option<cursor::ListOrder>,
+    /// The `next_cursor` of the previous page (it keeps its order).
+    #[param(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub cursor: Option<String>,
+    /// Only rounds with a nonce greater than this: a seek to a nonce
+    /// (`order=oldest` only; to page on, use `cursor`).
     #[param(minimum = 0)]
     pub after: Option<i64>,
     /// At most this many rounds (1–1000, default 100).
@@ -637,7 +650,13 @@ pub struct PairListParams {
         pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]+$"
     )]
     pub label: Option<String>,
-    /// The `next_after` of the previous page.
+    /// Which end to start from: `oldest` (the default) or `newest`.
+    pub order: Option<cursor::ListOrder>,
+    /// The `next_cursor` of the previous page (it keeps its order).
+    #[param(pattern = "^[A-Za-z0-9_-]{1,200}$")]
+    pub cursor: Option<String>,
+    /// Deprecated: use `cursor`. The `next_after` of the previous page
+    /// (`order=oldest` only).
     #[param(pattern = "^-?[0-9]{1,19}\\.[0-9A-Za-z-]{1,64}$")]
     pub after: Option<String>,
     /// At most this many pairs (1–1000, default 100).
@@ -645,11 +664,16 @@ pub struct PairListParams {
     pub limit: Option<u32>,
 }
 
-/// A page of the operator's pairs, oldest first.
+/// A page of the operator's pairs, in the order asked for.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PairPage {
     pub seed_pairs: Vec<SeedPair>,
-    /// Pass as `after` for the next page; null on the last page.
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+    /// Deprecated: use `next_cursor`. Pass as `after` for the next page of
+    /// `order=oldest`; null on the last page, and always with
+    /// `order=newest`.
+    #[schema(deprecated)]
     pub next_after: Option<String>,
 }
 
