@@ -602,12 +602,6 @@ pub async fn list(
             })
             .transpose()?,
     };
-    if params.after.is_some() && order == Order::Newest {
-        return Err(ApiError::invalid(
-            "after",
-            "is for order=oldest only (deprecated): use cursor",
-        ));
-    }
     let rows = state
         .dealer
         .store()

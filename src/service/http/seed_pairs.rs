@@ -92,12 +92,6 @@ pub async fn list(
         params.after.is_some(),
         |key| crate::service::store::parse_listing_cursor(key).is_some(),
     )?;
-    if params.after.is_some() && order == Order::Newest {
-        return Err(ApiError::invalid(
-            "after",
-            "is for order=oldest only (deprecated): use cursor",
-        ));
-    }
     let position = key.as_deref().or(params.after.as_deref());
     let after = position.map(parse_pair_cursor).transpose()?;
     let label = params
@@ -282,19 +276,11 @@ pub async fn rounds(
         params.after.is_some(),
         |key| cursor::whole(key).is_some(),
     )?;
-    if let Some(after) = params.after {
-        if after < 0 {
-            return Err(ApiError::invalid(
-                "after",
-                format!("must be a nonce (0 or more); got {after}"),
-            ));
-        }
-        if order == Order::Newest {
-            return Err(ApiError::invalid(
-                "after",
-                "is for order=oldest only (deprecated): use cursor",
-            ));
-        }
+    if let Some(after) = params.after.filter(|a| *a < 0) {
+        return Err(ApiError::invalid(
+            "after",
+            format!("must be a nonce (0 or more); got {after}"),
+        ));
     }
     let after = key.as_deref().and_then(cursor::whole).or(params.after);
     let store = state.dealer.store();

@@ -74,7 +74,8 @@ pub fn next(listing: Listing, order: Order, key: &str) -> String {
 
 /// Where a page starts: its order and the key it continues after, from the
 /// query's `order` and `cursor`, and whether the deprecated `after` was
-/// given too. The key is checked by `key_ok`.
+/// given too (it pages oldest first only, and never beside a cursor). The
+/// key is checked by `key_ok`.
 pub fn start(
     listing: Listing,
     order: Option<ListOrder>,
@@ -83,7 +84,14 @@ pub fn start(
     key_ok: impl Fn(&str) -> bool,
 ) -> Result<(Order, Option<String>), ApiError> {
     let Some(cursor) = cursor else {
-        return Ok((order.unwrap_or_default().into(), None));
+        let order = order.unwrap_or_default().into();
+        if after_given && order == Order::Newest {
+            return Err(ApiError::invalid(
+                "after",
+                "is for order=oldest only (deprecated): use cursor",
+            ));
+        }
+        return Ok((order, None));
     };
     if after_given {
         return Err(ApiError::invalid(
