@@ -58,6 +58,8 @@ type KeyedLimiter =
 pub struct KeyLimits {
     limit: RateLimit,
     limiter: KeyedLimiter,
+    /// `RateLimit-Policy`, the same on every answer: made once.
+    policy: HeaderValue,
 }
 
 impl std::fmt::Debug for KeyLimits {
@@ -87,6 +89,8 @@ impl KeyLimits {
         Arc::new(Self {
             limit,
             limiter: RateLimiter::keyed(quota).with_middleware::<StateInformationMiddleware>(),
+            policy: HeaderValue::from_str(&limit.policy())
+                .expect("a policy of ASCII digits and punctuation"),
         })
     }
 
@@ -139,16 +143,14 @@ pub async fn layer(
     next: Next,
 ) -> Response {
     let slot = Slot::default();
-    let policy = limits.limit.policy();
+    let policy = limits.policy.clone();
     request.extensions_mut().insert(limits);
     request.extensions_mut().insert(slot.clone());
     let mut response = next.run(request).await;
     let standing = *slot.0.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(standing) = standing {
         let headers = response.headers_mut();
-        if let Ok(value) = HeaderValue::from_str(&policy) {
-            headers.insert("ratelimit-policy", value);
-        }
+        headers.insert("ratelimit-policy", policy);
         let now = format!("\"per-key\";r={};t={}", standing.remaining, standing.reset);
         if let Ok(value) = HeaderValue::from_str(&now) {
             headers.insert("ratelimit", value);
